@@ -1,0 +1,1 @@
+//! hark-macros (work in progress)

@@ -1,0 +1,1 @@
+//! hark-rtvi (work in progress)

@@ -1,0 +1,1 @@
+//! hark-schema (work in progress)

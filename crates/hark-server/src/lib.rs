@@ -1,0 +1,1 @@
+//! hark-server (work in progress)

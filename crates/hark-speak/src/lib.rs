@@ -1,0 +1,1 @@
+//! hark-speak (work in progress)

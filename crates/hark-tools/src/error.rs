@@ -1,0 +1,107 @@
+//! The errors a tool call can end with, and the text the model reads for each.
+//!
+//! Spec: `tools-reference.md`, "A call that is refused", "A required argument left out or empty",
+//! "webhook_tool" (point 3: model text and event text are kept apart).
+
+use serde_json::{Map, Value, json};
+
+/// Why a tool call did not produce a result.
+///
+/// `ToolError` is what a tool function, a custom [`ToolExecutor`](crate::ToolExecutor) or the
+/// registry returns for a failure the model should read. Its [`model_text`](Self::model_text)
+/// reaches the model exactly as written. Its [`event_text`](Self::event_text) is what sinks and
+/// logs get: by default the same text, but a webhook sets it to the HTTP status only, so that text
+/// another service sent never reaches a sink.
+///
+/// A refusal ([`ToolError::refused`]) is a `ToolError` whose JSON reads `{"refused": …}`; an
+/// [`ArgumentsMissing`](ToolError::arguments_missing) refusal also lists the missing arguments.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{model_text}")]
+pub struct ToolError {
+    model_text: String,
+    event_text: Option<String>,
+    kind: ToolErrorKind,
+}
+
+/// Which kind of [`ToolError`] this is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The tool ran, or tried to, and failed: the model reads `{"error": text}`.
+    Failed,
+    /// The tool did not run: the model reads `{"refused": text}` and acts on its hint.
+    Refused,
+    /// Required arguments were absent or blank: `{"refused": text, "missing": [names]}`.
+    ArgumentsMissing(Vec<String>),
+    /// The call was cancelled (the caller talked over a tool whose interruption rule cancels):
+    /// sinks see `tool.failed` with the error `cancelled`.
+    Cancelled,
+}
+
+impl ToolError {
+    /// A failure whose text the model reads as written, e.g.
+    /// `"No table is free that day. Offer another day."`.
+    pub fn new(model_text: impl Into<String>) -> Self {
+        Self { model_text: model_text.into(), event_text: None, kind: ToolErrorKind::Failed }
+    }
+
+    /// A refusal: the tool did not run; the model reads `{"refused": text}`.
+    pub fn refused(model_text: impl Into<String>) -> Self {
+        Self { model_text: model_text.into(), event_text: None, kind: ToolErrorKind::Refused }
+    }
+
+    /// The `ArgumentsMissing` refusal: `{"refused": text, "missing": [names]}`.
+    pub fn arguments_missing(model_text: impl Into<String>, missing: Vec<String>) -> Self {
+        Self {
+            model_text: model_text.into(),
+            event_text: None,
+            kind: ToolErrorKind::ArgumentsMissing(missing),
+        }
+    }
+
+    /// A cancelled call; the model reads `{"error": "cancelled"}`.
+    pub fn cancelled() -> Self {
+        Self { model_text: "cancelled".into(), event_text: None, kind: ToolErrorKind::Cancelled }
+    }
+
+    /// Sets the text sinks and logs get instead of the model text (e.g. `"HTTP 500"`).
+    pub fn with_event_text(mut self, event_text: impl Into<String>) -> Self {
+        self.event_text = Some(event_text.into());
+        self
+    }
+
+    /// The text the model reads.
+    pub fn model_text(&self) -> &str {
+        &self.model_text
+    }
+
+    /// The text sinks and logs get: the event text if one was set, else the model text.
+    pub fn event_text(&self) -> &str {
+        self.event_text.as_deref().unwrap_or(&self.model_text)
+    }
+
+    /// Which kind of error this is.
+    pub fn kind(&self) -> &ToolErrorKind {
+        &self.kind
+    }
+
+    /// True for a refusal (`Refused` or `ArgumentsMissing`): the tool did not run.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self.kind, ToolErrorKind::Refused | ToolErrorKind::ArgumentsMissing(_))
+    }
+
+    /// The JSON object the model reads for this error:
+    /// `{"error": text}`, `{"refused": text}` or `{"refused": text, "missing": [..]}`.
+    pub fn to_model_json(&self) -> Value {
+        match &self.kind {
+            ToolErrorKind::Failed | ToolErrorKind::Cancelled => json!({"error": self.model_text}),
+            ToolErrorKind::Refused => json!({"refused": self.model_text}),
+            ToolErrorKind::ArgumentsMissing(missing) => {
+                let mut map = Map::new();
+                map.insert("refused".into(), Value::String(self.model_text.clone()));
+                map.insert("missing".into(), json!(missing));
+                Value::Object(map)
+            }
+        }
+    }
+}

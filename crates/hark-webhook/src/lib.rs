@@ -1,0 +1,1 @@
+//! hark-webhook (work in progress)
