@@ -1,1 +1,76 @@
-//! hark-server (work in progress)
+//! hark-server: RTVI over WebSocket for Pipecat's JS client, the demo page, and the `hark` binary.
+//!
+//! A [`Server`] listens on one address and serves:
+//! - `/ws`: one RTVI session per WebSocket (binary protobuf `pipecat.Frame`s carrying RTVI JSON,
+//!   rtvi-ui.md §1.2): the `client-ready` → `bot-ready` handshake (§1.3), `send-text`,
+//!   `client-message`, `ui-snapshot`, `ui-event`, `ui-cancel-job-group` (§2); bad input gets an
+//!   `error-response` or `error` and never a panic; an oversize frame closes the socket with 1009.
+//! - `/`: the demo page from [`ServerConfig::web_dir`] (or a page saying how to build it).
+//!
+//! Each session hands typed [`SessionInput`]s to a [`SessionHandler`] (the seam where an agent
+//! or UI worker plugs in; [`NoAgentHandler`] until then) and publishes [`SessionEvent`]s on the
+//! [`Sessions`] registry, which also keeps each session's latest snapshot and sends server
+//! messages (e.g. `ui-command`s) to a session.
+//!
+//! # Example
+//!
+//! A server on a free port, a client that does the handshake, and a `ui-command` sent to it:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use futures::{SinkExt, StreamExt};
+//! use hark_rtvi::frame::{decode_frame, encode_message_json};
+//! use hark_rtvi::message::ServerMessage;
+//! use hark_rtvi::ui::UiCommand;
+//! use hark_server::{Server, ServerConfig, SessionEventKind};
+//! use tokio_tungstenite::tungstenite::Message;
+//!
+//! let server = Server::bind(ServerConfig::with_addr("127.0.0.1:0".parse()?))?;
+//! let addr = server.local_addr();
+//! let sessions = server.sessions();
+//! let mut events = sessions.subscribe();
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! let serving = tokio::spawn(server.run_until(async { let _ = stopped.await; }));
+//!
+//! let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await?;
+//! let hello = r#"{"label":"rtvi-ai","type":"client-ready","id":"a1b2c3d4","data":{"version":"2.1.0"}}"#;
+//! ws.send(Message::Binary(encode_message_json(hello).into())).await?;
+//! let reply = ws.next().await.unwrap()?.into_data();
+//! let json: serde_json::Value = serde_json::from_str(decode_frame(&reply)?.message_json().unwrap())?;
+//! assert_eq!((json["type"].as_str(), json["id"].as_str()), (Some("bot-ready"), Some("a1b2c3d4")));
+//! assert_eq!(json["data"]["version"], "2.1.0");
+//!
+//! // The server side saw the session become ready; send it a command.
+//! let id = loop {
+//!     let event = events.recv().await?;
+//!     if let SessionEventKind::Ready { .. } = event.kind { break event.session; }
+//! };
+//! sessions.send(id, ServerMessage::UiCommand(UiCommand::click("e7"))).await?;
+//! let frame = ws.next().await.unwrap()?.into_data();
+//! let json: serde_json::Value = serde_json::from_str(decode_frame(&frame)?.message_json().unwrap())?;
+//! assert_eq!(json["type"], "ui-command");
+//! assert_eq!(json["data"]["command"], "click");
+//!
+//! stop.send(()).unwrap();
+//! serving.await??;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod cli;
+pub mod config;
+pub mod messages;
+pub mod registry;
+pub mod server;
+pub mod session;
+pub mod socket;
+mod wire;
+
+pub use config::ServerConfig;
+pub use registry::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
+pub use server::Server;
+pub use session::{
+    HandlerFactory, NoAgentHandler, Outbox, Outgoing, SendError, SessionHandler, SessionInput,
+    run_connection,
+};

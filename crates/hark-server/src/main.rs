@@ -1,1 +1,82 @@
-fn main() {}
+//! The `hark` binary: a thin wrapper over [`hark_server::Server`]. See `hark --help`.
+
+use std::process::ExitCode;
+
+use hark_server::Server;
+use hark_server::cli::{self, Command};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = match cli::parse_from(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
+    let filter = match EnvFilter::try_new(&cli.log) {
+        Ok(filter) => filter,
+        Err(err) => {
+            eprintln!(
+                "hark: --log / RUST_LOG {:?} is not a log filter: {err}",
+                cli.log
+            );
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+
+    match cli.command {
+        Command::Serve(args) => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let config = args.to_config(&cwd);
+            let server = match Server::bind(config) {
+                Ok(server) => server,
+                Err(err) => {
+                    eprintln!("hark: cannot listen on {}: {err}", args.addr);
+                    return ExitCode::FAILURE;
+                }
+            };
+            if args.demo {
+                tracing::info!("demo page: http://{}/", server.local_addr());
+            }
+            match server.run_until(shutdown_signal()).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("hark: server failed: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::error!("cannot listen for Ctrl-C: {err}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut sig) => {
+                sig.recv().await;
+            }
+            Err(err) => {
+                tracing::error!("cannot listen for SIGTERM: {err}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("SIGINT received"),
+        () = term => tracing::info!("SIGTERM received"),
+    }
+}

@@ -1,0 +1,131 @@
+//! Every sentence the server says to a client, a browser or an operator, in one place.
+//!
+//! Texts that travel in RTVI messages (`error`, `error-response`, `bot-output`), WebSocket close
+//! reasons, the fallback HTML pages and the startup log lines. Each is a function with named
+//! inputs; the tests at the bottom pin the words. The wording of `Unsupported type <t>` and
+//! `Invalid message: …` belongs to `hark_rtvi` (its `ParseError` Display) and is not repeated here.
+
+use std::path::Path;
+
+/// The build command for the demo page, as printed in the fallback page and the startup log.
+pub const DEMO_BUILD_COMMAND: &str = "npm --prefix web ci && npm --prefix web run build";
+
+/// The plain line a text turn gets while no agent is configured (issue 2, point 6).
+///
+/// Sent as the text of `bot-llm-text`, `bot-output` and `bot-tts-text`.
+pub fn no_agent_reply() -> String {
+    "No agent is configured on this server yet, so I cannot answer. Start hark with an agent to talk to one.".to_owned()
+}
+
+/// The `error` text for a WebSocket text frame (case P3): RTVI travels in binary protobuf frames.
+pub fn text_frame_refused() -> String {
+    "Text frames are not supported: send binary frames holding a protobuf pipecat.Frame \
+     whose MessageFrame carries the RTVI JSON (as @pipecat-ai/websocket-transport does)."
+        .to_owned()
+}
+
+/// The close reason for a frame over the size limit (close code 1009, case P3).
+///
+/// A close reason must fit in 123 bytes; this one does for any `limit_bytes` value.
+pub fn frame_too_large(limit_bytes: usize) -> String {
+    format!("Frame too large: the limit is {limit_bytes} bytes")
+}
+
+/// The close reason sent to every open session on SIGINT/SIGTERM (close code 1001).
+pub fn shutting_down() -> String {
+    "Server shutting down".to_owned()
+}
+
+/// The `error-response` text for a `client-message` no handler answers.
+pub fn unhandled_client_message(t: &str) -> String {
+    format!(
+        "No handler answers client-message \"{t}\" on this server. The built-in handler answers \"ping\" only."
+    )
+}
+
+/// The startup log line when the web directory has no `index.html`.
+pub fn web_dir_missing_log(dir: &Path) -> String {
+    format!(
+        "The demo page is not built: {} has no index.html. Build it with `{DEMO_BUILD_COMMAND}`, \
+         or point --web-dir / HARK_WEB_DIR at a built page.",
+        dir.display()
+    )
+}
+
+/// The HTML page `/` answers when the web directory has no `index.html`.
+pub fn web_dir_missing_page(dir: &Path) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hark: demo page not built</title></head>\n\
+         <body><h1>The demo page is not built</h1>\n\
+         <p>hark looked for <code>index.html</code> in <code>{}</code> and found none.</p>\n\
+         <p>Build it from the repository root with:</p>\n<pre>{DEMO_BUILD_COMMAND}</pre>\n\
+         <p>then reload this page, or start hark with <code>--web-dir</code> pointing at a built page.\n\
+         RTVI is served at <code>/ws</code> either way.</p></body></html>\n",
+        html_escape(&dir.display().to_string())
+    )
+}
+
+/// The HTML page `/` answers when the server runs without `--demo`.
+pub fn no_demo_page() -> String {
+    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hark</title></head>\n\
+     <body><h1>hark</h1><p>This server speaks RTVI over WebSocket at <code>/ws</code> \
+     (binary protobuf frames, as @pipecat-ai/websocket-transport sends them).</p>\n\
+     <p>Start it with <code>hark serve --demo</code> to serve the demo page here.</p></body></html>\n"
+        .to_owned()
+}
+
+/// Escapes `&`, `<`, `>` and `"` for HTML text.
+fn html_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_command_is_the_one_the_issue_names() {
+        assert_eq!(
+            DEMO_BUILD_COMMAND,
+            "npm --prefix web ci && npm --prefix web run build"
+        );
+        let page = web_dir_missing_page(Path::new("/x/<web>/dist"));
+        assert!(page.contains("<pre>npm --prefix web ci && npm --prefix web run build</pre>"));
+        assert!(page.contains("/x/&lt;web&gt;/dist"), "{page}");
+        let log = web_dir_missing_log(Path::new("/x/web/dist"));
+        assert!(log.contains("/x/web/dist has no index.html"));
+        assert!(log.contains("npm --prefix web ci && npm --prefix web run build"));
+    }
+
+    #[test]
+    fn no_agent_line_says_no_agent_is_configured() {
+        assert!(no_agent_reply().starts_with("No agent is configured on this server"));
+    }
+
+    #[test]
+    fn close_reasons_fit_a_close_frame() {
+        // RFC 6455 §5.5: control frame payload ≤ 125 bytes, 2 of them for the code.
+        assert_eq!(
+            frame_too_large(1_048_576),
+            "Frame too large: the limit is 1048576 bytes"
+        );
+        assert!(frame_too_large(usize::MAX).len() <= 123);
+        assert!(shutting_down().len() <= 123);
+    }
+
+    #[test]
+    fn frame_errors_say_what_to_send() {
+        assert!(text_frame_refused().starts_with("Text frames are not supported"));
+        assert!(unhandled_client_message("foo").contains("\"foo\""));
+    }
+}

@@ -1,0 +1,271 @@
+//! The registry of open sessions: events, latest snapshots, sending to a session.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hark_rtvi::message::ServerMessage;
+use hark_rtvi::snapshot::A11ySnapshot;
+use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::session::{Outbox, SendError};
+
+/// How many events a [`Sessions::subscribe`] receiver may fall behind before it skips
+/// (it then gets `RecvError::Lagged(n)` from tokio's broadcast channel).
+pub const EVENT_BUFFER: usize = 1024;
+
+/// Identifies one WebSocket session for the life of the server: `s1`, `s2`, … in accept order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(pub u64);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "s{}", self.0)
+    }
+}
+
+/// Something that happened in a session, as seen by [`Sessions::subscribe`].
+#[derive(Debug, Clone)]
+pub struct SessionEvent {
+    /// The session it happened in.
+    pub session: SessionId,
+    /// What happened.
+    pub kind: SessionEventKind,
+}
+
+/// What happened in a session.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum SessionEventKind {
+    /// The WebSocket was accepted.
+    Opened,
+    /// The client sent `client-ready` and the server answered `bot-ready` (rtvi-ui.md §1.3).
+    Ready {
+        /// The client's `data.version` as sent (`None` when absent).
+        client_version: Option<String>,
+        /// The client's `data.about.library` (e.g. `@pipecat-ai/client-js`).
+        client_library: Option<String>,
+    },
+    /// A `send-text` reached the session as a user turn.
+    UserText(String),
+    /// A `ui-snapshot` was received; it is now [`Sessions::latest_snapshot`].
+    Snapshot(Arc<A11ySnapshot>),
+    /// A `ui-event` was received.
+    UiEvent(UiEvent),
+    /// A `ui-cancel-job-group` was received.
+    CancelJobGroup(UiCancelJobGroup),
+    /// A `client-message` was received (`t` is its message type).
+    ClientMessage {
+        /// The client message's `t`.
+        t: String,
+    },
+    /// An input was refused with an `error` or `error-response`; `error` is the text sent.
+    Refused {
+        /// The text the client received.
+        error: String,
+    },
+    /// The session ended.
+    Closed(CloseCause),
+}
+
+/// Why a session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloseCause {
+    /// The client closed the socket or the connection dropped.
+    ClientGone,
+    /// The client sent a frame over the limit; the server closed with 1009.
+    FrameTooLarge {
+        /// Announced size, in bytes.
+        size: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// The server shut down; the session was sent a close frame with 1001.
+    Shutdown,
+}
+
+/// Queue depths and counters of one session, read with [`Sessions::stats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionStats {
+    /// WebSocket messages read from the client so far.
+    pub frames_received: u64,
+    /// Messages written to the client so far.
+    pub messages_sent: u64,
+    /// Decoded client messages waiting for the session now.
+    pub inbound_len: usize,
+    /// Bound of the inbound queue.
+    pub inbound_capacity: usize,
+    /// Largest inbound depth seen.
+    pub inbound_high_water: usize,
+    /// Server messages waiting for the socket now.
+    pub outbound_len: usize,
+    /// Bound of the outbound queue.
+    pub outbound_capacity: usize,
+    /// Largest outbound depth seen.
+    pub outbound_high_water: usize,
+}
+
+/// Live counters shared by a session's stages and the registry.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) frames_received: AtomicU64,
+    pub(crate) messages_sent: AtomicU64,
+    pub(crate) inbound_high_water: AtomicUsize,
+    pub(crate) outbound_high_water: AtomicUsize,
+}
+
+impl Counters {
+    pub(crate) fn note_depth(slot: &AtomicUsize, depth: usize) {
+        slot.fetch_max(depth, Ordering::Relaxed);
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    outbox: Outbox,
+    inbound: mpsc::WeakSender<crate::session::ReaderItem>,
+    inbound_capacity: usize,
+    counters: Arc<Counters>,
+    latest_snapshot: Option<Arc<A11ySnapshot>>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    sessions: Mutex<HashMap<SessionId, Entry>>,
+    events: broadcast::Sender<SessionEvent>,
+    next_id: AtomicU64,
+}
+
+/// The open sessions of a server. Cheap to clone (an `Arc`); every clone sees the same sessions.
+#[derive(Debug, Clone)]
+pub struct Sessions {
+    inner: Arc<Inner>,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sessions {
+    /// An empty registry.
+    pub fn new() -> Self {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        Self {
+            inner: Arc::new(Inner {
+                sessions: Mutex::new(HashMap::new()),
+                events,
+                next_id: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// Receives every [`SessionEvent`] from now on, in order per session. A receiver more than
+    /// [`EVENT_BUFFER`] events behind skips the oldest (`Lagged`).
+    pub fn subscribe(&self) -> broadcast::Receiver<SessionEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// The last `ui-snapshot` the session sent (`None`: no snapshot yet or no such session).
+    pub fn latest_snapshot(&self, id: SessionId) -> Option<Arc<A11ySnapshot>> {
+        self.lock().get(&id).and_then(|e| e.latest_snapshot.clone())
+    }
+
+    /// Sends a server message (e.g. a `ui-command`) to the session, without an `id`.
+    ///
+    /// Waits while the session's outbound queue is full.
+    ///
+    /// # Errors
+    /// [`SendError`] when no such session is open (it closed, or never existed).
+    pub async fn send(&self, id: SessionId, message: ServerMessage) -> Result<(), SendError> {
+        let outbox = self.outbox(id).ok_or(SendError { session: id })?;
+        outbox.send(message).await
+    }
+
+    /// The outbox of an open session, to send to it from elsewhere (e.g. a UI worker).
+    pub fn outbox(&self, id: SessionId) -> Option<Outbox> {
+        self.lock().get(&id).map(|e| e.outbox.clone())
+    }
+
+    /// The ids of the open sessions, oldest first.
+    pub fn ids(&self) -> Vec<SessionId> {
+        let mut ids: Vec<SessionId> = self.lock().keys().copied().collect();
+        ids.sort();
+        ids
+    }
+
+    /// Queue depths and counters of an open session.
+    pub fn stats(&self, id: SessionId) -> Option<SessionStats> {
+        let sessions = self.lock();
+        let e = sessions.get(&id)?;
+        let inbound_len = e
+            .inbound
+            .upgrade()
+            .map(|tx| tx.max_capacity() - tx.capacity())
+            .unwrap_or(0);
+        Some(SessionStats {
+            frames_received: e.counters.frames_received.load(Ordering::Relaxed),
+            messages_sent: e.counters.messages_sent.load(Ordering::Relaxed),
+            inbound_len,
+            inbound_capacity: e.inbound_capacity,
+            inbound_high_water: e.counters.inbound_high_water.load(Ordering::Relaxed),
+            outbound_len: e.outbox.len(),
+            outbound_capacity: e.outbox.capacity(),
+            outbound_high_water: e.counters.outbound_high_water.load(Ordering::Relaxed),
+        })
+    }
+
+    pub(crate) fn next_id(&self) -> SessionId {
+        SessionId(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    pub(crate) fn register(
+        &self,
+        id: SessionId,
+        outbox: Outbox,
+        inbound: mpsc::WeakSender<crate::session::ReaderItem>,
+        inbound_capacity: usize,
+        counters: Arc<Counters>,
+    ) {
+        self.lock().insert(
+            id,
+            Entry {
+                outbox,
+                inbound,
+                inbound_capacity,
+                counters,
+                latest_snapshot: None,
+            },
+        );
+        self.publish(id, SessionEventKind::Opened);
+    }
+
+    pub(crate) fn unregister(&self, id: SessionId, cause: CloseCause) {
+        self.lock().remove(&id);
+        self.publish(id, SessionEventKind::Closed(cause));
+    }
+
+    pub(crate) fn store_snapshot(&self, id: SessionId, snapshot: Arc<A11ySnapshot>) {
+        if let Some(e) = self.lock().get_mut(&id) {
+            e.latest_snapshot = Some(snapshot);
+        }
+    }
+
+    pub(crate) fn publish(&self, session: SessionId, kind: SessionEventKind) {
+        // No subscriber is fine: events are for whoever listens.
+        let _ = self.inner.events.send(SessionEvent { session, kind });
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, Entry>> {
+        // A panic while holding this lock cannot leave the map half-updated (single inserts and
+        // removes), so a poisoned lock is still usable.
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

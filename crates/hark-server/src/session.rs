@@ -1,0 +1,771 @@
+//! One RTVI session: the connection loop (reader → session → writer) and the handler seam.
+//!
+//! A connection runs three stages joined in one task, linked by bounded queues:
+//!
+//! ```text
+//! socket Stream ─► reader ─(inbound queue)─► session ─(outbound queue)─► writer ─► socket Sink
+//!                  decode frame + RTVI        handshake, registry,         encode frame
+//!                  refuse bad input           SessionHandler
+//! ```
+//!
+//! When a queue is full the stage feeding it waits; the reader then stops reading and TCP
+//! pushes back on the client, so memory per session stays bounded (case P3). The loop is
+//! written against a generic `Stream`/`Sink` of [`WsMessage`] so tests drive it with channels.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{Sink, SinkExt, Stream, StreamExt};
+use hark_rtvi::message::{ClientMessage, Inbound, ServerMessage};
+use hark_rtvi::snapshot::A11ySnapshot;
+use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
+use hark_rtvi::version::{VersionCheck, check_client_version};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, warn};
+
+use crate::config::ServerConfig;
+use crate::messages;
+use crate::registry::{CloseCause, Counters, SessionEventKind, SessionId, Sessions};
+use crate::socket::{CLOSE_GOING_AWAY, CLOSE_TOO_BIG, CloseInfo, RecvError, WsMessage};
+use crate::wire;
+
+/// The `about.library` the server reports in `bot-ready`.
+pub const LIBRARY: &str = "hark";
+
+/// What a [`SessionHandler`] is handed, one input at a time, in the order the client sent them.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum SessionInput {
+    /// The handshake finished: `bot-ready` was sent.
+    Ready {
+        /// Outcome of the client's version check (legacy clients get v1 `bot-output`).
+        version: VersionCheck,
+    },
+    /// A `send-text`: a user turn.
+    UserText {
+        /// `data.content`.
+        text: String,
+    },
+    /// A `client-message` to answer with `server-response` or `error-response` (with
+    /// [`Outbox::respond`] and `request_id`).
+    ClientMessage {
+        /// The request's `id`, to put on the answer.
+        request_id: Option<String>,
+        /// `data.t`, the message type.
+        t: String,
+        /// `data.d`, the payload (`None` when absent).
+        d: Option<Value>,
+    },
+    /// A `ui-snapshot`, already stored as the session's latest.
+    Snapshot(Arc<A11ySnapshot>),
+    /// A `ui-event`.
+    UiEvent(UiEvent),
+    /// A `ui-cancel-job-group`.
+    CancelJobGroup(UiCancelJobGroup),
+}
+
+/// The per-session logic plugged into the connection loop (issue 2, point 6): an agent, a UI
+/// worker, or the built-in [`NoAgentHandler`].
+///
+/// The session awaits each `handle` before taking the next input, so a slow handler slows the
+/// reader (bounded memory) but never reorders inputs. The future is dropped at shutdown or when
+/// the client leaves; work that must outlive one input belongs in a task the handler owns.
+pub trait SessionHandler: Send + 'static {
+    /// Handles one input; answers go through `outbox`.
+    fn handle<'a>(&'a mut self, input: SessionInput, outbox: &'a Outbox) -> BoxFuture<'a, ()>;
+}
+
+/// Makes the handler of each new session.
+pub trait HandlerFactory: Send + Sync + 'static {
+    /// A handler for the session `session`.
+    fn create(&self, session: SessionId) -> Box<dyn SessionHandler>;
+}
+
+impl<F> HandlerFactory for F
+where
+    F: Fn(SessionId) -> Box<dyn SessionHandler> + Send + Sync + 'static,
+{
+    fn create(&self, session: SessionId) -> Box<dyn SessionHandler> {
+        self(session)
+    }
+}
+
+impl fmt::Debug for dyn HandlerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("HandlerFactory")
+    }
+}
+
+/// The handler used until an agent exists: a text turn gets [`messages::no_agent_reply`] as one
+/// bot reply; a `client-message` of type `ping` gets `server-response {t: "ping", d}` (its `d`
+/// echoed), any other type an `error-response`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoAgentHandler;
+
+impl SessionHandler for NoAgentHandler {
+    fn handle<'a>(&'a mut self, input: SessionInput, outbox: &'a Outbox) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            // A send fails only when the client is gone; nothing is left to do then.
+            match input {
+                SessionInput::UserText { .. } => {
+                    for m in wire::bot_reply(&messages::no_agent_reply(), outbox.legacy()) {
+                        if outbox.send(m).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                SessionInput::ClientMessage { request_id, t, d } => {
+                    let answer = if t == "ping" {
+                        wire::server_response(&t, d)
+                    } else {
+                        wire::error_response(&messages::unhandled_client_message(&t))
+                    };
+                    let _ = outbox.respond(request_id, answer).await;
+                }
+                _ => {}
+            }
+        })
+    }
+}
+
+/// A server message with the `id` it answers (`None` for unsolicited messages).
+#[derive(Debug)]
+pub struct Outgoing {
+    /// The client request id this answers (`bot-ready`, `server-response`, `error-response`).
+    pub id: Option<String>,
+    /// The message.
+    pub message: ServerMessage,
+}
+
+/// The session is closed (or never existed); the message was not sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("session {session} is closed; the message was not sent")]
+pub struct SendError {
+    /// The session addressed.
+    pub session: SessionId,
+}
+
+/// The sending side of one session's outbound queue. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Outbox {
+    session: SessionId,
+    tx: mpsc::Sender<Outgoing>,
+    counters: Arc<Counters>,
+    legacy: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Outbox {
+    /// A detached outbox of `capacity` messages and its receiving end, to test a
+    /// [`SessionHandler`] without a socket.
+    pub fn channel(session: SessionId, capacity: usize) -> (Outbox, mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        let outbox = Outbox {
+            session,
+            tx,
+            counters: Arc::default(),
+            legacy: Arc::default(),
+        };
+        (outbox, rx)
+    }
+
+    /// The session this outbox sends to.
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
+    /// Whether the client speaks protocol 1.x (set by the handshake; v1 `bot-output` shape).
+    pub fn legacy(&self) -> bool {
+        self.legacy.load(Ordering::Relaxed)
+    }
+
+    /// Queues an unsolicited message (no `id`), waiting while the queue is full.
+    ///
+    /// # Errors
+    /// [`SendError`] when the session has closed.
+    pub async fn send(&self, message: ServerMessage) -> Result<(), SendError> {
+        self.push(Outgoing { id: None, message }).await
+    }
+
+    /// Queues an answer to the client request `id`, waiting while the queue is full.
+    ///
+    /// # Errors
+    /// [`SendError`] when the session has closed.
+    pub async fn reply(
+        &self,
+        id: impl Into<String>,
+        message: ServerMessage,
+    ) -> Result<(), SendError> {
+        self.push(Outgoing {
+            id: Some(id.into()),
+            message,
+        })
+        .await
+    }
+
+    /// Queues an answer to the client request `id` when the request had one (a request without
+    /// an `id` gets its answer without one), waiting while the queue is full.
+    ///
+    /// # Errors
+    /// [`SendError`] when the session has closed.
+    pub async fn respond(
+        &self,
+        id: Option<String>,
+        message: ServerMessage,
+    ) -> Result<(), SendError> {
+        self.push(Outgoing { id, message }).await
+    }
+
+    async fn push(&self, out: Outgoing) -> Result<(), SendError> {
+        self.tx.send(out).await.map_err(|_| SendError {
+            session: self.session,
+        })?;
+        Counters::note_depth(&self.counters.outbound_high_water, self.len());
+        Ok(())
+    }
+
+    /// Messages waiting in the queue now.
+    pub fn len(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+
+    /// Whether no message is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The queue's bound, in messages.
+    pub fn capacity(&self) -> usize {
+        self.tx.max_capacity()
+    }
+}
+
+/// Per-session limits, taken from [`ServerConfig`].
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    /// Largest incoming frame, bytes (enforced by the WebSocket layer; named in the close reason).
+    pub max_frame_bytes: usize,
+    /// Inbound queue bound, messages.
+    pub inbound_queue: usize,
+    /// Outbound queue bound, messages.
+    pub outbound_queue: usize,
+    /// Wait for the client's close answer at shutdown.
+    pub close_grace: Duration,
+}
+
+impl SessionLimits {
+    /// The limits of `config` (queue bounds of 0 become 1).
+    pub fn from_config(config: &ServerConfig) -> Self {
+        Self {
+            max_frame_bytes: config.max_frame_bytes,
+            inbound_queue: config.inbound_queue.max(1),
+            outbound_queue: config.outbound_queue.max(1),
+            close_grace: config.close_grace,
+        }
+    }
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self::from_config(&ServerConfig::default())
+    }
+}
+
+/// Everything [`run_connection`] needs besides the socket.
+#[derive(Debug)]
+pub struct ConnectionSetup {
+    /// The session's id (from the registry).
+    pub id: SessionId,
+    /// The registry the session registers in and publishes events to.
+    pub sessions: Sessions,
+    /// The session's logic.
+    pub handler: Box<dyn SessionHandler>,
+    /// Queue bounds and frame limit.
+    pub limits: SessionLimits,
+    /// Cancelled at server shutdown: the session sends close 1001 and ends.
+    pub shutdown: CancellationToken,
+}
+
+impl fmt::Debug for dyn SessionHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SessionHandler")
+    }
+}
+
+/// What the reader hands the session: a decoded message, or a refusal to send back.
+#[derive(Debug)]
+pub(crate) enum ReaderItem {
+    Message(Inbound),
+    Refused(wire::Refusal),
+}
+
+/// Runs one session over a socket until the client leaves, the client breaks a limit, or
+/// `setup.shutdown` fires. Registers the session in `setup.sessions` for its lifetime and
+/// publishes its events. Never panics on client input.
+pub async fn run_connection<W, R>(sink: W, stream: R, setup: ConnectionSetup) -> CloseCause
+where
+    W: Sink<WsMessage> + Unpin,
+    W::Error: fmt::Display,
+    R: Stream<Item = Result<WsMessage, RecvError>> + Unpin,
+{
+    let ConnectionSetup {
+        id,
+        sessions,
+        handler,
+        limits,
+        shutdown,
+    } = setup;
+    let counters = Arc::new(Counters::default());
+    let (in_tx, in_rx) = mpsc::channel::<ReaderItem>(limits.inbound_queue);
+    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(limits.outbound_queue);
+    let (close_tx, close_rx) = mpsc::channel::<CloseInfo>(1);
+    let outbox = Outbox {
+        session: id,
+        tx: out_tx,
+        counters: counters.clone(),
+        legacy: Arc::default(),
+    };
+    sessions.register(
+        id,
+        outbox.clone(),
+        in_tx.downgrade(),
+        limits.inbound_queue,
+        counters.clone(),
+    );
+    let session_done = CancellationToken::new();
+
+    let reader = read_loop(stream, in_tx, close_tx, &counters, &shutdown, limits);
+    let session = async {
+        session_loop(id, &sessions, handler, in_rx, outbox, &shutdown).await;
+        session_done.cancel();
+    };
+    let writer = write_loop(
+        sink,
+        out_rx,
+        close_rx,
+        &counters,
+        &shutdown,
+        &session_done,
+        limits,
+    );
+    let (cause, (), ()) = tokio::join!(reader, session, writer);
+    sessions.unregister(id, cause.clone());
+    cause
+}
+
+async fn read_loop<R>(
+    mut stream: R,
+    in_tx: mpsc::Sender<ReaderItem>,
+    close_tx: mpsc::Sender<CloseInfo>,
+    counters: &Counters,
+    shutdown: &CancellationToken,
+    limits: SessionLimits,
+) -> CloseCause
+where
+    R: Stream<Item = Result<WsMessage, RecvError>> + Unpin,
+{
+    loop {
+        let next = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => break,
+            next = stream.next() => next,
+        };
+        let Some(next) = next else {
+            return CloseCause::ClientGone;
+        };
+        counters.frames_received.fetch_add(1, Ordering::Relaxed);
+        let item = match next {
+            Ok(WsMessage::Binary(bytes)) => match wire::decode(&bytes) {
+                Ok(Some(inbound)) => ReaderItem::Message(inbound),
+                Ok(None) => continue,
+                Err(refusal) => ReaderItem::Refused(refusal),
+            },
+            Ok(WsMessage::Text(_)) => {
+                ReaderItem::Refused(wire::Refusal::error(messages::text_frame_refused()))
+            }
+            Ok(WsMessage::Ping(_) | WsMessage::Pong(_)) => continue,
+            Ok(WsMessage::Close(_)) => return CloseCause::ClientGone,
+            Err(RecvError::TooLarge { size, limit }) => {
+                warn!(size, limit, "frame over the limit; closing with 1009");
+                let _ = close_tx.try_send(CloseInfo {
+                    code: CLOSE_TOO_BIG,
+                    reason: messages::frame_too_large(limit),
+                });
+                return CloseCause::FrameTooLarge { size, limit };
+            }
+            Err(RecvError::Other(err)) => {
+                debug!(%err, "socket ended");
+                return CloseCause::ClientGone;
+            }
+        };
+        // Waits while the session is behind: this is what bounds memory under a flood.
+        let sent = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => break,
+            sent = in_tx.send(item) => sent,
+        };
+        if sent.is_err() {
+            return CloseCause::ClientGone;
+        }
+        Counters::note_depth(
+            &counters.inbound_high_water,
+            in_tx.max_capacity() - in_tx.capacity(),
+        );
+    }
+    // Shutdown: the writer sends the close frame; read on (discarding) until the client's
+    // answer, so the closing handshake completes, but no longer than the grace period.
+    drop(in_tx);
+    let _ = tokio::time::timeout(limits.close_grace, async {
+        while let Some(Ok(m)) = stream.next().await {
+            if matches!(m, WsMessage::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
+    CloseCause::Shutdown
+}
+
+async fn session_loop(
+    id: SessionId,
+    sessions: &Sessions,
+    mut handler: Box<dyn SessionHandler>,
+    mut in_rx: mpsc::Receiver<ReaderItem>,
+    outbox: Outbox,
+    shutdown: &CancellationToken,
+) {
+    loop {
+        let item = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => return,
+            item = in_rx.recv() => item,
+        };
+        let Some(item) = item else { return };
+        let input = match item {
+            ReaderItem::Refused(refusal) => {
+                info!(error = %refusal.text, "input refused");
+                sessions.publish(
+                    id,
+                    SessionEventKind::Refused {
+                        error: refusal.text.clone(),
+                    },
+                );
+                if send_refusal(&outbox, refusal).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            ReaderItem::Message(inbound) => match accept(id, sessions, &outbox, inbound).await {
+                Ok(Some(input)) => input,
+                Ok(None) => continue,
+                Err(SendError { .. }) => return,
+            },
+        };
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => return,
+            () = handler.handle(input, &outbox) => {}
+        }
+    }
+}
+
+async fn send_refusal(outbox: &Outbox, refusal: wire::Refusal) -> Result<(), SendError> {
+    match refusal.id {
+        Some(id) => {
+            outbox
+                .respond(Some(id), wire::error_response(&refusal.text))
+                .await
+        }
+        None => outbox.send(wire::error(&refusal.text)).await,
+    }
+}
+
+/// Applies the session's own duties for one message (handshake, registry, events) and turns
+/// it into the handler's input.
+async fn accept(
+    id: SessionId,
+    sessions: &Sessions,
+    outbox: &Outbox,
+    inbound: Inbound,
+) -> Result<Option<SessionInput>, SendError> {
+    let request_id = inbound.id.clone();
+    Ok(Some(match inbound.message {
+        ClientMessage::ClientReady(ready) => {
+            let check = check_client_version(ready.version.as_deref());
+            outbox.legacy.store(check.is_legacy(), Ordering::Relaxed);
+
+            if let Some(warning) = check.warning() {
+                warn!(client_version = ?ready.version, "{warning}");
+                outbox
+                    .respond(request_id.clone(), wire::error_response(warning))
+                    .await?;
+            }
+            outbox.respond(request_id, wire::bot_ready(&check)).await?;
+            let library = ready
+                .about
+                .as_ref()
+                .and_then(|about| about.get("library"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            info!(client_version = ?ready.version, library = ?library, "bot-ready sent");
+            sessions.publish(
+                id,
+                SessionEventKind::Ready {
+                    client_version: ready.version.clone(),
+                    client_library: library,
+                },
+            );
+            SessionInput::Ready { version: check }
+        }
+        ClientMessage::SendText(send) => {
+            sessions.publish(id, SessionEventKind::UserText(send.content.clone()));
+            SessionInput::UserText { text: send.content }
+        }
+        ClientMessage::ClientMessage(m) => {
+            sessions.publish(id, SessionEventKind::ClientMessage { t: m.t.clone() });
+            SessionInput::ClientMessage {
+                request_id,
+                t: m.t,
+                d: m.d,
+            }
+        }
+        ClientMessage::UiSnapshot(snapshot) => {
+            let snapshot: Arc<A11ySnapshot> = Arc::from(snapshot);
+            info!(
+                nodes = snapshot.root.count(),
+                captured_at = snapshot.captured_at,
+                "ui-snapshot"
+            );
+            sessions.store_snapshot(id, snapshot.clone());
+            sessions.publish(id, SessionEventKind::Snapshot(snapshot.clone()));
+            SessionInput::Snapshot(snapshot)
+        }
+        ClientMessage::UiEvent(event) => {
+            debug!(event = %event.event, "ui-event");
+            sessions.publish(id, SessionEventKind::UiEvent(event.clone()));
+            SessionInput::UiEvent(event)
+        }
+        ClientMessage::UiCancelJobGroup(cancel) => {
+            debug!(job_id = %cancel.job_id, "ui-cancel-job-group");
+            sessions.publish(id, SessionEventKind::CancelJobGroup(cancel.clone()));
+            SessionInput::CancelJobGroup(cancel)
+        }
+        other => {
+            debug!(message = ?other, "accepted, nothing to do");
+            return Ok(None);
+        }
+    }))
+}
+
+async fn write_loop<W>(
+    mut sink: W,
+    mut out_rx: mpsc::Receiver<Outgoing>,
+    mut close_rx: mpsc::Receiver<CloseInfo>,
+    counters: &Counters,
+    shutdown: &CancellationToken,
+    session_done: &CancellationToken,
+    limits: SessionLimits,
+) where
+    W: Sink<WsMessage> + Unpin,
+    W::Error: fmt::Display,
+{
+    let close = loop {
+        let out = tokio::select! {
+            biased;
+            Some(close) = close_rx.recv() => break Some(close),
+            () = shutdown.cancelled() => break Some(going_away()),
+            // Answers already queued still go out after the session ends.
+            out = out_rx.recv() => match out {
+                Some(out) => out,
+                None => break None,
+            },
+            () = session_done.cancelled() => break None,
+        };
+        let frame = WsMessage::Binary(wire::encode(out).into());
+        let sent = tokio::select! {
+            biased;
+            Some(close) = close_rx.recv() => break Some(close),
+            () = shutdown.cancelled() => break Some(going_away()),
+            sent = sink.send(frame) => sent,
+        };
+        match sent {
+            Ok(()) => {
+                counters.messages_sent.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(err) => {
+                debug!(%err, "socket write failed");
+                return;
+            }
+        }
+    };
+    // Our close frame (limit, shutdown), then a flush that also sends the WebSocket library's
+    // answer to a close frame from the client.
+    let _ = tokio::time::timeout(limits.close_grace, async {
+        if let Some(close) = close {
+            let _ = sink.send(WsMessage::Close(Some(close))).await;
+        }
+        let _ = sink.close().await;
+    })
+    .await;
+}
+
+fn going_away() -> CloseInfo {
+    CloseInfo {
+        code: CLOSE_GOING_AWAY,
+        reason: messages::shutting_down(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::channel::mpsc as fmpsc;
+    use std::sync::atomic::AtomicUsize;
+
+    fn unknown_type_frame(n: usize) -> WsMessage {
+        let json = format!(r#"{{"label":"rtvi-ai","type":"nope","id":"m{n}","data":{{}}}}"#);
+        WsMessage::Binary(hark_rtvi::frame::encode_message_json(&json).into())
+    }
+
+    fn setup(
+        sessions: &Sessions,
+        limits: SessionLimits,
+        shutdown: CancellationToken,
+    ) -> (SessionId, ConnectionSetup) {
+        let id = sessions.next_id();
+        let setup = ConnectionSetup {
+            id,
+            sessions: sessions.clone(),
+            handler: Box::new(NoAgentHandler),
+            limits,
+            shutdown,
+        };
+        (id, setup)
+    }
+
+    /// Case P3 flood, driven with channels: while the socket does not accept writes, the loop
+    /// pulls at most what its bounded queues hold (plus one item in each stage's hands), then
+    /// stops reading; once the socket drains, every answer goes out, in order.
+    #[tokio::test]
+    async fn a_stalled_socket_stops_the_reader_at_the_queue_bounds() {
+        const N: usize = 10_000;
+        let limits = SessionLimits {
+            inbound_queue: 4,
+            outbound_queue: 8,
+            ..SessionLimits::default()
+        };
+        let pulled = Arc::new(AtomicUsize::new(0));
+        let counter = pulled.clone();
+        let stream =
+            futures::stream::iter((0..N).map(|n| Ok(unknown_type_frame(n)))).inspect(move |_| {
+                counter.fetch_add(1, Ordering::SeqCst);
+            });
+        // A socket that takes one message and then stalls until its receiver reads.
+        let (sink, mut socket_rx) = fmpsc::channel::<WsMessage>(0);
+        let sessions = Sessions::new();
+        let (id, setup) = setup(&sessions, limits, CancellationToken::new());
+        let conn = tokio::spawn(run_connection(sink, stream, setup));
+
+        let mut full = false;
+        for _ in 0..100_000 {
+            tokio::task::yield_now().await;
+            if let Some(s) = sessions.stats(id)
+                && s.inbound_len == 4
+                && s.outbound_len == 8
+            {
+                full = true;
+                break;
+            }
+        }
+        assert!(full, "queues never filled: {:?}", sessions.stats(id));
+        // Let every stage run until blocked, then count what was read.
+        for _ in 0..1_000 {
+            tokio::task::yield_now().await;
+        }
+        let read = pulled.load(Ordering::SeqCst);
+        assert!(read >= 4 + 8, "read {read}");
+        assert!(
+            read <= 4 + 8 + 4,
+            "read {read} with queues of 4 and 8: the reader did not wait"
+        );
+
+        for n in 0..N {
+            let Some(WsMessage::Binary(bytes)) = socket_rx.next().await else {
+                panic!("expected answer {n}");
+            };
+            let json = hark_rtvi::frame::decode_frame(&bytes).unwrap();
+            let v: Value = serde_json::from_str(json.message_json().unwrap()).unwrap();
+            assert_eq!(v["id"], format!("m{n}"));
+            assert_eq!(v["data"]["error"], "Unsupported type nope");
+        }
+        assert_eq!(conn.await.unwrap(), CloseCause::ClientGone);
+        assert!(sessions.stats(id).is_none(), "unregistered at the end");
+    }
+
+    /// Shutdown: the writer sends close 1001 with the shutdown reason and the loop ends.
+    #[tokio::test]
+    async fn shutdown_sends_close_1001() {
+        let limits = SessionLimits {
+            close_grace: Duration::from_millis(50),
+            ..SessionLimits::default()
+        };
+        let (sink, mut socket_rx) = fmpsc::channel::<WsMessage>(8);
+        let stream = futures::stream::pending::<Result<WsMessage, RecvError>>();
+        let sessions = Sessions::new();
+        let token = CancellationToken::new();
+        let (_, setup) = setup(&sessions, limits, token.clone());
+        let conn = tokio::spawn(run_connection(sink, stream, setup));
+        token.cancel();
+        assert_eq!(
+            socket_rx.next().await,
+            Some(WsMessage::Close(Some(CloseInfo {
+                code: 1001,
+                reason: "Server shutting down".into()
+            })))
+        );
+        assert_eq!(conn.await.unwrap(), CloseCause::Shutdown);
+    }
+
+    /// The built-in handler: `ping` is answered, other client messages get an error-response.
+    #[tokio::test]
+    async fn no_agent_handler_answers_ping_and_refuses_the_rest() {
+        let (outbox, mut rx) = Outbox::channel(SessionId(1), 8);
+        let mut h = NoAgentHandler;
+        h.handle(
+            SessionInput::ClientMessage {
+                request_id: Some("r1".into()),
+                t: "ping".into(),
+                d: Some(serde_json::json!(7)),
+            },
+            &outbox,
+        )
+        .await;
+        let out = rx.recv().await.unwrap();
+        assert_eq!(out.id.as_deref(), Some("r1"));
+        assert_eq!(
+            out.message.to_json(None),
+            r#"{"label":"rtvi-ai","type":"server-response","data":{"t":"ping","d":7}}"#
+        );
+        h.handle(
+            SessionInput::ClientMessage {
+                request_id: Some("r2".into()),
+                t: "other".into(),
+                d: None,
+            },
+            &outbox,
+        )
+        .await;
+        let out = rx.recv().await.unwrap();
+        assert_eq!(out.id.as_deref(), Some("r2"));
+        assert_eq!(
+            out.message,
+            ServerMessage::ErrorResponse {
+                error: messages::unhandled_client_message("other")
+            }
+        );
+    }
+}

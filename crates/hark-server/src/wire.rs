@@ -1,0 +1,213 @@
+//! The edge between socket bytes and typed RTVI values (hark-rtvi's codec), in one place.
+
+use hark_rtvi::message::{Inbound, ParseError, ServerMessage, parse_client_message};
+use hark_rtvi::version::VersionCheck;
+use serde_json::Value;
+use tracing::{info, trace};
+
+use crate::session::Outgoing;
+
+/// A client input the session refuses: the text to send back, as an `error-response` when the
+/// request `id` is known, else as an `error` (not fatal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) id: Option<String>,
+    pub(crate) text: String,
+}
+
+/// Longest refusal text sent back, in bytes: texts that echo client input (an unknown `type`)
+/// are cut here, so a 1 MiB `type` cannot make a 1 MiB answer in every outbound slot.
+pub(crate) const MAX_REFUSAL_BYTES: usize = 2048;
+
+impl Refusal {
+    pub(crate) fn error(text: String) -> Self {
+        Self::new(None, text)
+    }
+
+    pub(crate) fn new(id: Option<String>, text: String) -> Self {
+        Self {
+            id: id.map(|id| cut(id, 256)),
+            text: cut(text, MAX_REFUSAL_BYTES),
+        }
+    }
+}
+
+/// `text` cut to at most `max` bytes on a char boundary, ending in `…` when cut.
+fn cut(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max - '…'.len_utf8();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    text
+}
+
+/// Decodes one binary WebSocket message into an RTVI client message.
+///
+/// `Ok(None)`: a frame the session does not act on (audio, text, transcription, interruption
+/// frames; an RTVI message with another `label`, which rtvi-ui.md §1.1 says to ignore).
+/// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data).
+pub(crate) fn decode(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
+    // The WebSocket layer already enforces the configured size limit.
+    let frame = hark_rtvi::frame::decode_frame_with_limit(bytes, usize::MAX)
+        .map_err(|e| Refusal::error(e.to_string()))?;
+    let Some(json) = frame.message_json() else {
+        trace!("non-message frame ignored");
+        return Ok(None);
+    };
+    match parse_client_message(json) {
+        Ok(inbound) => Ok(Some(inbound)),
+        Err(ParseError::WrongLabel(label)) => {
+            info!(label, "message with another label ignored");
+            Ok(None)
+        }
+        Err(err) => Err(Refusal::new(err.id().map(str::to_owned), err.to_string())),
+    }
+}
+
+/// The bytes of one binary WebSocket message for `out`.
+pub(crate) fn encode(out: Outgoing) -> Vec<u8> {
+    out.message.to_frame(out.id.as_deref())
+}
+
+/// `bot-ready` with `about: {library: "hark", library_version: <this crate's version>}`.
+pub(crate) fn bot_ready(check: &VersionCheck) -> ServerMessage {
+    ServerMessage::bot_ready(check, env!("CARGO_PKG_VERSION"))
+}
+
+pub(crate) fn error_response(text: &str) -> ServerMessage {
+    ServerMessage::ErrorResponse {
+        error: text.to_owned(),
+    }
+}
+
+pub(crate) fn error(text: &str) -> ServerMessage {
+    ServerMessage::Error {
+        error: text.to_owned(),
+        fatal: false,
+    }
+}
+
+pub(crate) fn server_response(t: &str, d: Option<Value>) -> ServerMessage {
+    ServerMessage::ServerResponse { t: t.to_owned(), d }
+}
+
+/// One complete bot text reply without speech, the way Pipecat frames it for a text turn:
+/// `bot-llm-started`, `bot-llm-text`, `bot-output` (one sentence-aggregated segment, not to be
+/// spoken), `bot-llm-stopped`. `legacy`: a protocol 1.x client (v1 `bot-output` with `spoken`).
+/// No `bot-tts-text` is sent: nothing is spoken.
+pub(crate) fn bot_reply(line: &str, legacy: bool) -> Vec<ServerMessage> {
+    let output = if legacy {
+        ServerMessage::BotOutput {
+            text: line.to_owned(),
+            aggregated_by: "sentence".to_owned(),
+            segment_id: None,
+            will_be_spoken: None,
+            spoken_status: None,
+            spoken_progress: None,
+            spoken: Some(false),
+        }
+    } else {
+        ServerMessage::BotOutput {
+            text: line.to_owned(),
+            aggregated_by: "sentence".to_owned(),
+            segment_id: Some(0),
+            will_be_spoken: Some(false),
+            spoken_status: None,
+            spoken_progress: None,
+            spoken: None,
+        }
+    };
+    vec![
+        ServerMessage::BotLlmStarted,
+        ServerMessage::BotLlmText {
+            text: line.to_owned(),
+        },
+        output,
+        ServerMessage::BotLlmStopped,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hark_rtvi::frame::encode_message_json;
+
+    #[test]
+    fn truncated_protobuf_is_refused_with_the_codec_text() {
+        let bytes = encode_message_json(r#"{"label":"rtvi-ai","type":"client-ready","id":"x"}"#);
+        let err = decode(&bytes[..bytes.len() / 2]).unwrap_err();
+        assert_eq!(err.id, None);
+        assert!(err.text.starts_with("Invalid frame:"), "{}", err.text);
+    }
+
+    #[test]
+    fn invalid_json_inside_is_refused() {
+        let err = decode(&encode_message_json("{not json")).unwrap_err();
+        assert_eq!(err.id, None);
+        assert!(err.text.contains("not a JSON object"), "{}", err.text);
+    }
+
+    #[test]
+    fn unknown_type_is_refused_with_its_id() {
+        let err = decode(&encode_message_json(
+            r#"{"label":"rtvi-ai","type":"foo","id":"ab12cd34","data":{}}"#,
+        ))
+        .unwrap_err();
+        assert_eq!(err.id.as_deref(), Some("ab12cd34"));
+        assert_eq!(err.text, "Unsupported type foo");
+    }
+
+    #[test]
+    fn refusals_echoing_huge_input_are_cut() {
+        let json = format!(
+            r#"{{"label":"rtvi-ai","type":"{}","id":"{}","data":{{}}}}"#,
+            "é".repeat(300_000),
+            "i".repeat(1000)
+        );
+        let err = decode(&encode_message_json(&json)).unwrap_err();
+        assert!(err.text.len() <= MAX_REFUSAL_BYTES, "{}", err.text.len());
+        assert!(err.text.starts_with("Unsupported type éé"));
+        assert!(err.text.ends_with('…'));
+        assert!(err.id.unwrap().len() <= 256);
+        assert_eq!(cut("short".into(), 10), "short");
+    }
+
+    #[test]
+    fn other_labels_and_audio_frames_are_ignored() {
+        assert_eq!(
+            decode(&encode_message_json(
+                r#"{"label":"other","type":"x","id":"1"}"#
+            )),
+            Ok(None)
+        );
+        let audio = hark_rtvi::frame::Frame::audio(vec![0; 640], 16_000, 1).to_bytes();
+        assert_eq!(decode(&audio), Ok(None));
+    }
+
+    #[test]
+    fn bot_reply_mimics_a_pipecat_text_turn() {
+        let types: Vec<String> = bot_reply("Hi.", false)
+            .iter()
+            .map(ServerMessage::type_name)
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "bot-llm-started",
+                "bot-llm-text",
+                "bot-output",
+                "bot-llm-stopped"
+            ]
+        );
+        let json = bot_reply("Hi.", false)[2].to_json(None);
+        assert!(json.contains(r#""aggregated_by":"sentence""#), "{json}");
+        assert!(!json.contains("\"spoken\""), "{json}");
+        let v1 = bot_reply("Hi.", true)[2].to_json(None);
+        assert!(v1.contains(r#""spoken":false"#), "{v1}");
+    }
+}
