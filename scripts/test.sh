@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Sets up and runs every test of the workspace, browser tests included.
+#
+#   scripts/test.sh
+#
+# 1. system packages the tests need (Debian: chromium, chromium-driver), installed when missing;
+# 2. services the tests need, started here and stopped on exit;
+# 3. the demo page: npm ci, build, its own tests (node --test, in headless Chromium);
+# 4. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc).
+# Works from any directory and can be run again; stops at the first failing step.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+fail() { echo "test.sh: $*" >&2; exit 1; }
+step() { echo; echo "==> $*"; }
+need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not found: $2"; }
+need cargo "install the Rust toolchain (rustup, Rust 1.95 or newer)"
+need node "install Node.js 20 or newer"
+need npm "install npm (it comes with Node.js)"
+
+# ---- 1. system packages ---------------------------------------------------------------------
+# command -> Debian package that provides it
+declare -A debian_package=([chromium]=chromium [chromedriver]=chromium-driver)
+missing=()
+for cmd in chromium chromedriver; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${debian_package[$cmd]}")
+done
+if ((${#missing[@]} > 0)); then
+  step "installing ${missing[*]} (apt-get)"
+  need apt-get "install ${missing[*]} with your system's package manager"
+  if [[ "$(id -u)" == 0 ]]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    fail "installing ${missing[*]} needs root: run as root, install sudo, or install them yourself"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # apt-get update only when apt does not know the packages yet, or when the install fails on
+  # stale lists.
+  if ! apt-cache show "${missing[@]}" >/dev/null 2>&1; then
+    "${as_root[@]}" apt-get update
+  fi
+  if ! "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+    "${as_root[@]}" apt-get update
+    "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}" ||
+      fail "apt-get could not install ${missing[*]}"
+  fi
+fi
+
+# ---- 2. services the tests need -------------------------------------------------------------
+# Start each service here, record its pid in service_pids and export where tests find it.
+# None yet. Later: a Redis server for the bus tests, e.g.
+#   redis-server --port 0 --unixsocket "$tmp/redis.sock" --save '' & service_pids+=($!)
+#   export HARK_TEST_REDIS_URL="unix://$tmp/redis.sock"
+service_pids=()
+stop_services() {
+  local pid
+  for pid in "${service_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+trap stop_services EXIT
+
+# ---- 3. the demo page -----------------------------------------------------------------------
+step "web: npm ci"
+npm --prefix web ci --no-audit --no-fund || fail "npm ci failed in web/ (see above)"
+step "web: build (web/dist)"
+npm --prefix web run --silent build || fail "building the demo page failed (see above)"
+step "web: page tests (node --test, headless Chromium)"
+npm --prefix web test || fail "demo page tests failed (see above)"
+
+# ---- 4. the Rust workspace ------------------------------------------------------------------
+step "cargo test --workspace --all-targets"
+cargo test --workspace --all-targets
+step "cargo test --workspace --doc"
+cargo test --workspace --doc

@@ -1,0 +1,149 @@
+// Hark demo page: connects to the hark server's RTVI endpoint (`/ws` on the page's own host) with
+// Pipecat's JS client, streams accessibility snapshots of the page, carries out the server's UI
+// commands and shows the conversation.
+//
+// For tests: `document.body.dataset.rtviState` mirrors the client's transport state
+// ("connecting", "ready", "error", ...), and `window.harkDemo` holds `{ client, runUICommand }`.
+
+import { PipecatClient } from "@pipecat-ai/client-js";
+import { WavMediaManager, WebSocketTransport } from "@pipecat-ai/websocket-transport";
+
+import { runUICommand } from "./commands.js";
+import { setupShop } from "./shop.js";
+
+const status = document.getElementById("status");
+const reconnect = document.getElementById("reconnect");
+const log = document.getElementById("log");
+const messageForm = document.getElementById("message-form");
+const message = document.getElementById("message");
+
+/** The RTVI WebSocket URL: `/ws` on the host that served this page. */
+export function wsUrl(loc = window.location) {
+  return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws`;
+}
+
+// ---- conversation log ----------------------------------------------------------------------
+
+function addLine(kind, who, text) {
+  const item = document.createElement("li");
+  item.className = kind;
+  const label = document.createElement("span");
+  label.className = "who";
+  label.textContent = `${who}:`;
+  const body = document.createElement("span");
+  body.className = "text";
+  body.textContent = text;
+  item.append(label, body);
+  log.append(item);
+  log.scrollTop = log.scrollHeight;
+  return body;
+}
+
+// One bot line per reply. Its text comes from `bot-output`: sentence (or other non-word)
+// aggregations keyed by segment, a repeated segment replacing its text; word-level `bot-output`
+// is spoken progress of text already shown, used only when a bot sends nothing else. Streamed
+// `bot-llm-text` tokens fill the line until the first `bot-output` of the reply arrives.
+let reply = null; // { body, tokens, segments: Map<segment key, text>, words: string[] }
+
+function replyLine() {
+  if (!reply) reply = { body: addLine("bot", "Bot", ""), tokens: "", segments: new Map(), words: [] };
+  return reply;
+}
+
+function endReply() {
+  if (reply && !reply.body.textContent) reply.body.parentElement.remove();
+  reply = null;
+}
+
+const tidy = (parts) => parts.join(" ").replace(/\s+/g, " ").trim();
+
+function onBotOutput(data) {
+  if (!data?.text) return;
+  const r = replyLine();
+  if (data.aggregated_by === "word") r.words.push(data.text);
+  else r.segments.set(data.segment_id ?? `auto-${r.segments.size}`, data.text);
+  r.body.textContent = r.segments.size > 0 ? tidy([...r.segments.values()]) : tidy(r.words);
+}
+
+function onBotLlmText(data) {
+  if (!data?.text) return;
+  const r = replyLine();
+  r.tokens += data.text;
+  if (r.segments.size === 0 && r.words.length === 0) r.body.textContent = r.tokens;
+}
+
+function onServerMessage(data) {
+  const text = typeof data === "string" ? data : typeof data?.text === "string" ? data.text : JSON.stringify(data);
+  addLine("system", "Server", text);
+}
+
+function errorText(rtviMessage) {
+  const data = rtviMessage?.data;
+  return data?.error ?? data?.message ?? JSON.stringify(rtviMessage);
+}
+
+// ---- connection --------------------------------------------------------------------------
+
+function showState(state) {
+  document.body.dataset.rtviState = state;
+  status.textContent = `Connection: ${state}`;
+  reconnect.hidden = !(state === "disconnected" || state === "error");
+}
+
+const client = new PipecatClient({
+  // WavMediaManager: the default media manager loads a script bundle from the network at connect
+  // time, which never finishes offline; the demo is text-only, so no microphone either.
+  transport: new WebSocketTransport({ mediaManager: new WavMediaManager() }),
+  enableMic: false,
+  enableCam: false,
+  callbacks: {
+    onTransportStateChanged: showState,
+    onBotReady: () => addLine("system", "System", "Connected to the bot."),
+    onDisconnected: () => endReply(),
+    onBotOutput,
+    onBotLlmText,
+    onBotLlmStarted: () => endReply(),
+    onBotLlmStopped: () => endReply(),
+    onServerMessage,
+    onUICommand: (data) => runUICommand(data),
+    onError: (msg) => addLine("system", "Error", errorText(msg)),
+    onMessageError: (msg) => addLine("system", "Error", errorText(msg)),
+  },
+});
+
+async function connect() {
+  showState("connecting");
+  try {
+    await client.connect({ wsUrl: wsUrl() });
+    client.startUISnapshotStream();
+  } catch (err) {
+    console.warn("connect failed", err);
+    showState("error");
+    addLine("system", "Error", `Could not connect to ${wsUrl()}: ${err?.message ?? err}`);
+  }
+}
+
+reconnect.addEventListener("click", connect);
+
+messageForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const text = message.value.trim();
+  if (!text) return;
+  endReply();
+  addLine("user", "You", text);
+  message.value = "";
+  try {
+    await client.sendText(text);
+  } catch (err) {
+    addLine("system", "Error", `Message not sent: ${err?.message ?? err}`);
+  }
+});
+
+setupShop({
+  onEvent: (name, payload) => {
+    if (client.state === "ready") client.sendUIEvent(name, payload);
+  },
+});
+
+window.harkDemo = { client, runUICommand };
+connect();

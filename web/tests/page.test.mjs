@@ -1,0 +1,267 @@
+// Tests of the demo page in headless Chromium, against a small RTVI endpoint (harness.mjs).
+// They pin the page's side of the protocol: the handshake, the snapshot stream, the UI commands
+// of research notes §5.1, sending text and showing the bot's lines.
+// Run: npm test (from web/, after npm run build).
+
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { find, startBrowser, startServer } from "./harness.mjs";
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
+
+let server;
+let browser;
+let peer;
+
+/** The latest snapshot the page sent. */
+function latestTree() {
+  const snaps = peer.received.filter((m) => m.type === "ui-snapshot");
+  assert.ok(snaps.length > 0, "the page sent no ui-snapshot");
+  return snaps.at(-1).data.tree;
+}
+
+/** The ref of the element with this role and name in the latest snapshot. */
+function refOf(role, name) {
+  const node = find(latestTree(), role, name);
+  assert.ok(node, `no ${role} "${name}" in the latest snapshot`);
+  assert.match(node.ref, /^e\d+$/);
+  return node.ref;
+}
+
+/** Waits until the page has logged `count` more console.debug lines starting with `prefix`. */
+async function debugLines(prefix, from, count = 1) {
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    const hits = browser.consoleLines.slice(from).filter((l) => l.type === "debug" && l.text.startsWith(prefix));
+    if (hits.length >= count) return hits;
+    assert.ok(Date.now() < deadline, `no console.debug "${prefix}"`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("demo page", () => {
+  before(async () => {
+    server = await startServer(dist);
+    browser = await startBrowser();
+    await browser.open(server.url);
+    peer = await server.peer();
+  });
+
+  after(async () => {
+    if (process.env.HARK_PAGE_SCREENSHOT && browser) {
+      await writeFile(process.env.HARK_PAGE_SCREENSHOT, await browser.screenshot());
+    }
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("connects to /ws on its own host, sends client-ready and reaches ready", async () => {
+    const ready = await peer.waitFor("client-ready", (m) => m.type === "client-ready");
+    assert.equal(ready.label, "rtvi-ai");
+    assert.equal(ready.data.about.library, "@pipecat-ai/client-js");
+    assert.match(ready.data.version, /^2\./);
+    await browser.until("state ready", "document.body.dataset.rtviState === 'ready'");
+    assert.equal(await browser.evaluate("document.getElementById('status').textContent"), "Connection: ready");
+  });
+
+  test("streams snapshots that show the shop, the checkout form and the conversation panel", async () => {
+    const snap = await peer.waitFor("ui-snapshot", (m) => m.type === "ui-snapshot");
+    const tree = snap.data.tree;
+    assert.equal(tree.root.role, "generic");
+    assert.equal(typeof tree.captured_at, "number");
+    for (const [role, name] of [
+      ["textbox", "Search"],
+      ["button", "Add to cart"],
+      ["link", "Cart (0)"],
+      ["textbox", "Name"],
+      ["textbox", "Email"],
+      ["combobox", "Country"],
+      ["checkbox", "Gift wrap"],
+      ["button", "Place order"],
+      ["textbox", "Message"],
+      ["button", "Send"],
+    ]) {
+      assert.ok(find(tree, role, name), `snapshot lacks ${role} "${name}"`);
+    }
+  });
+
+  test("set_input_value by ref replaces the value, fires input then change, and the next snapshot shows it", async () => {
+    await browser.evaluate(`(() => {
+      const el = document.getElementById('name');
+      window.events = [];
+      for (const type of ['input', 'change']) document.body.addEventListener(type, (e) => { if (e.target === el) window.events.push(type); });
+      el.value = 'old';
+    })()`);
+    const ref = refOf("textbox", "Name");
+    const next = peer.next("a snapshot with the new Name", (m) => m.type === "ui-snapshot" && find(m.data.tree, "textbox", "Name")?.value === "Ana Lima");
+    peer.command("set_input_value", { value: "Ana Lima", ref, target_id: null, replace: true });
+    await browser.until("Name filled", "document.getElementById('name').value === 'Ana Lima'");
+    assert.deepEqual(await browser.evaluate("window.events"), ["input", "change"]);
+    await next;
+  });
+
+  test("set_input_value with replace false appends", async () => {
+    const ref = refOf("textbox", "Name");
+    peer.command("set_input_value", { value: " Silva", ref, replace: false });
+    await browser.until("Name appended", "document.getElementById('name').value === 'Ana Lima Silva'");
+  });
+
+  test("set_input_value falls back to target_id when the ref does not resolve", async () => {
+    peer.command("set_input_value", { value: "ana@example.com", ref: "e99999", target_id: "email" });
+    await browser.until("Email filled", "document.getElementById('email').value === 'ana@example.com'");
+  });
+
+  test("set_input_value leaves read-only and disabled inputs alone", async () => {
+    await browser.evaluate("document.getElementById('email').readOnly = true; document.getElementById('name').disabled = true");
+    const from = browser.consoleLines.length;
+    peer.command("set_input_value", { value: "x@example.com", target_id: "email" });
+    await debugLines("ui-command set_input_value refused: input is read-only", from);
+    peer.command("set_input_value", { value: "Mallory", target_id: "name" });
+    await debugLines("ui-command set_input_value refused: input is disabled", from);
+    assert.equal(await browser.evaluate("document.getElementById('email').value"), "ana@example.com");
+    assert.equal(await browser.evaluate("document.getElementById('name').value"), "Ana Lima Silva");
+    await browser.evaluate("document.getElementById('email').readOnly = false; document.getElementById('name').disabled = false");
+  });
+
+  test("set_input_value on the select sets its value and fires change", async () => {
+    await browser.evaluate(`window.selectChanges = 0; document.getElementById('country').addEventListener('change', () => window.selectChanges++)`);
+    const ref = refOf("combobox", "Country");
+    peer.command("set_input_value", { value: "Portugal", ref, replace: false });
+    await browser.until("Country Portugal", "document.getElementById('country').value === 'Portugal'");
+    assert.equal(await browser.evaluate("window.selectChanges"), 1);
+  });
+
+  test("set_input_value on Search filters the product list", async () => {
+    const ref = refOf("textbox", "Search");
+    peer.command("set_input_value", { value: "mug", ref });
+    await browser.until("list filtered", "document.querySelectorAll('#product-list li:not([hidden])').length === 1");
+    assert.equal(await browser.evaluate("document.querySelector('#product-list li:not([hidden]) .name').textContent"), "Travel mug");
+    peer.command("set_input_value", { value: "", ref });
+    await browser.until("list restored", "document.querySelectorAll('#product-list li:not([hidden])').length === 8");
+  });
+
+  test("click on Add to cart updates the cart link; a disabled target is not clicked", async () => {
+    const ref = refOf("button", "Add to cart");
+    peer.command("click", { ref });
+    await browser.until("Cart (1)", "document.getElementById('cart-link').textContent === 'Cart (1)'");
+    const from = browser.consoleLines.length;
+    await browser.evaluate("document.querySelector('#product-list button').disabled = true");
+    peer.command("click", { ref });
+    await debugLines("ui-command click refused: target is disabled", from);
+    await browser.evaluate("document.querySelector('#product-list button').disabled = false");
+    await browser.evaluate("document.querySelector('#product-list button').setAttribute('aria-disabled', 'true')");
+    peer.command("click", { ref });
+    await debugLines("ui-command click refused: target is aria-disabled", from);
+    await browser.evaluate("document.querySelector('#product-list button').removeAttribute('aria-disabled')");
+    assert.equal(await browser.evaluate("document.getElementById('cart-link').textContent"), "Cart (1)");
+  });
+
+  test("click on the Gift wrap checkbox checks it", async () => {
+    const ref = refOf("checkbox", "Gift wrap");
+    peer.command("click", { ref, target_id: null });
+    await browser.until("Gift wrap checked", "document.getElementById('gift-wrap').checked");
+  });
+
+  test("highlight adds ui-highlight for duration_ms, and a new highlight clears the previous one", async () => {
+    peer.command("highlight", { target_id: "place-order", duration_ms: 60000 });
+    await browser.until("Place order highlighted", "document.getElementById('place-order').classList.contains('ui-highlight')");
+    peer.command("highlight", { target_id: "cart-link", duration_ms: 100 });
+    await browser.until("Cart highlighted", "document.getElementById('cart-link').classList.contains('ui-highlight')");
+    assert.equal(await browser.evaluate("document.getElementById('place-order').classList.contains('ui-highlight')"), false);
+    await browser.until("Cart highlight removed", "!document.getElementById('cart-link').classList.contains('ui-highlight')");
+  });
+
+  test("focus moves focus to the target", async () => {
+    const ref = refOf("textbox", "Email");
+    peer.command("focus", { ref });
+    await browser.until("Email focused", "document.activeElement === document.getElementById('email')");
+  });
+
+  test("select_text selects a range inside an input, and the text of a paragraph", async () => {
+    const ref = refOf("textbox", "Name");
+    peer.command("select_text", { ref, start_offset: 4, end_offset: 8 });
+    await browser.until(
+      "Name selection 4..8",
+      "(() => { const el = document.getElementById('name'); return document.activeElement === el && el.selectionStart === 4 && el.selectionEnd === 8; })()",
+    );
+    // An email input has no selection range: the handler selects it all instead of throwing.
+    const from = browser.consoleLines.length;
+    peer.command("select_text", { target_id: "email", start_offset: 0, end_offset: 3 });
+    await browser.until("Email focused", "document.activeElement === document.getElementById('email')");
+    assert.equal(browser.consoleLines.slice(from).filter((l) => l.type === "warning").length, 0);
+    peer.command("select_text", { target_id: "cart-summary", start_offset: 0, end_offset: 7 });
+    await browser.until("document selection", "String(window.getSelection()) === 'In your'");
+    peer.command("select_text", { target_id: "cart-summary" });
+    await browser.until("whole paragraph selected", "String(window.getSelection()) === document.getElementById('cart-summary').textContent");
+  });
+
+  test("scroll_to brings the target into view", async () => {
+    await browser.evaluate("window.scrollTo(0, 0); document.body.style.minHeight = '4000px'; document.getElementById('order-result').style.marginTop = '3000px'");
+    peer.command("scroll_to", { target_id: "order-result", behavior: "instant" });
+    await browser.until(
+      "order result in view",
+      "(() => { const r = document.getElementById('order-result').getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; })()",
+    );
+    await browser.evaluate("document.body.style.minHeight = ''; document.getElementById('order-result').style.marginTop = ''; window.scrollTo(0, 0)");
+  });
+
+  test("unknown commands and missing targets change nothing and say why on console.debug", async () => {
+    const before = await browser.evaluate("document.body.innerHTML");
+    const from = browser.consoleLines.length;
+    peer.command("navigate", { view: "nowhere" });
+    await debugLines("ui-command navigate ignored: this page does not handle it", from);
+    peer.command("click", { ref: "e99999", target_id: "no-such-id" });
+    await debugLines("ui-command click refused: no element for this ref or target_id", from);
+    assert.equal(await browser.evaluate("document.body.innerHTML"), before);
+  });
+
+  test("Send sends the message as send-text and the log shows it", async () => {
+    await browser.evaluate("document.getElementById('message').value = 'Where is my cart?'; document.getElementById('send').click()");
+    const sent = await peer.waitFor("send-text", (m) => m.type === "send-text");
+    assert.equal(sent.data.content, "Where is my cart?");
+    await browser.until("user line", "[...document.querySelectorAll('#log li.user')].some((li) => li.textContent === 'You:Where is my cart?')");
+    assert.equal(await browser.evaluate("document.getElementById('message').value"), "");
+  });
+
+  test("the bot's reply shows as one line: streamed tokens, then bot-output sentences replacing them", async () => {
+    const lastBot = "(() => { const l = [...document.querySelectorAll('#log li.bot .text')].at(-1); return l ? l.textContent : null; })()";
+    const bots = "document.querySelectorAll('#log li.bot').length";
+    const before = await browser.evaluate(bots);
+    peer.send({ label: "rtvi-ai", type: "bot-llm-started" });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-text", data: { text: "It is " } });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-text", data: { text: "up top." } });
+    await browser.until("streamed tokens", `${lastBot} === 'It is up top.'`);
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "It is up top.", aggregated_by: "sentence", segment_id: 1, will_be_spoken: false } });
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "It has one item.", aggregated_by: "sentence", segment_id: 2, will_be_spoken: false } });
+    await browser.until("bot-output sentences", `${lastBot} === 'It is up top. It has one item.'`);
+    // Spoken progress (word level) and a repeated segment do not add text.
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "It", aggregated_by: "word", segment_id: 1, spoken_status: "in-progress" } });
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "It has one item.", aggregated_by: "sentence", segment_id: 2, spoken_status: "completed" } });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-stopped" });
+    peer.send({ label: "rtvi-ai", type: "server-message", data: { text: "marker 1" } });
+    await browser.until("marker", "document.getElementById('log').textContent.includes('marker 1')");
+    assert.equal(await browser.evaluate(lastBot), "It is up top. It has one item.");
+    assert.equal(await browser.evaluate(bots), before + 1);
+  });
+
+  test("a bot that sends only word-level bot-output gets one line of its words", async () => {
+    const lastBot = "(() => { const l = [...document.querySelectorAll('#log li.bot .text')].at(-1); return l ? l.textContent : null; })()";
+    peer.send({ label: "rtvi-ai", type: "bot-llm-started" });
+    for (const word of ["Your", " order", " ships", " today."]) {
+      peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: word, aggregated_by: "word" } });
+    }
+    peer.send({ label: "rtvi-ai", type: "bot-llm-stopped" });
+    await browser.until("word line", `${lastBot} === 'Your order ships today.'`);
+  });
+
+  test("server messages and errors show in the log", async () => {
+    peer.send({ label: "rtvi-ai", type: "server-message", data: { text: "Order service is up." } });
+    peer.send({ label: "rtvi-ai", type: "error", data: { error: "LLM failed", fatal: false } });
+    await browser.until("server line", "[...document.querySelectorAll('#log li.system')].some((li) => li.textContent === 'Server:Order service is up.')");
+    await browser.until("error line", "[...document.querySelectorAll('#log li.system')].some((li) => li.textContent === 'Error:LLM failed')");
+  });
+});
