@@ -83,6 +83,8 @@ impl CallHooks {
     pub async fn drain(&self, limit: Duration) -> DrainReport {
         self.tracker.close();
         let _ = tokio::time::timeout(limit, self.tracker.wait()).await;
-        DrainReport { unfinished: self.tracker.len() }
+        DrainReport {
+            unfinished: self.tracker.len(),
+        }
     }
 }

@@ -33,6 +33,13 @@ pub enum ToolErrorKind {
     Refused,
     /// Required arguments were absent or blank: `{"refused": text, "missing": [names]}`.
     ArgumentsMissing(Vec<String>),
+    /// Arguments failed the schema check or could not be decoded: one line per problem
+    /// (`party: 40 is greater than the maximum of 12`). The model reads `{"refused": text}`; sinks
+    /// get only field names and keywords.
+    InvalidArguments(Vec<String>),
+    /// Any failure the model must not read the details of: it reads "<tool> failed before
+    /// completing. Do not claim success." and the details go only to the log.
+    Internal,
     /// The call was cancelled (the caller talked over a tool whose interruption rule cancels):
     /// sinks see `tool.failed` with the error `cancelled`.
     Cancelled,
@@ -42,12 +49,20 @@ impl ToolError {
     /// A failure whose text the model reads as written, e.g.
     /// `"No table is free that day. Offer another day."`.
     pub fn new(model_text: impl Into<String>) -> Self {
-        Self { model_text: model_text.into(), event_text: None, kind: ToolErrorKind::Failed }
+        Self {
+            model_text: model_text.into(),
+            event_text: None,
+            kind: ToolErrorKind::Failed,
+        }
     }
 
     /// A refusal: the tool did not run; the model reads `{"refused": text}`.
     pub fn refused(model_text: impl Into<String>) -> Self {
-        Self { model_text: model_text.into(), event_text: None, kind: ToolErrorKind::Refused }
+        Self {
+            model_text: model_text.into(),
+            event_text: None,
+            kind: ToolErrorKind::Refused,
+        }
     }
 
     /// The `ArgumentsMissing` refusal: `{"refused": text, "missing": [names]}`.
@@ -59,14 +74,47 @@ impl ToolError {
         }
     }
 
+    /// Arguments that failed a check: `lines` are what the model reads (each `path: reason`),
+    /// `event_text` what sinks and logs get (field names and keywords, never a value).
+    pub fn invalid_arguments(lines: Vec<String>, event_text: impl Into<String>) -> Self {
+        Self {
+            model_text: lines.join("\n"),
+            event_text: Some(event_text.into()),
+            kind: ToolErrorKind::InvalidArguments(lines),
+        }
+    }
+
+    /// A failure whose details the model must not read (a bug, a broken dependency). The
+    /// registry shows the model "<tool> failed before completing. Do not claim success." and
+    /// logs `details`.
+    pub fn internal(details: impl std::fmt::Display) -> Self {
+        let details = details.to_string();
+        Self {
+            model_text: details.clone(),
+            event_text: Some(details),
+            kind: ToolErrorKind::Internal,
+        }
+    }
+
     /// A cancelled call; the model reads `{"error": "cancelled"}`.
     pub fn cancelled() -> Self {
-        Self { model_text: "cancelled".into(), event_text: None, kind: ToolErrorKind::Cancelled }
+        Self {
+            model_text: "cancelled".into(),
+            event_text: None,
+            kind: ToolErrorKind::Cancelled,
+        }
     }
 
     /// Sets the text sinks and logs get instead of the model text (e.g. `"HTTP 500"`).
     pub fn with_event_text(mut self, event_text: impl Into<String>) -> Self {
         self.event_text = Some(event_text.into());
+        self
+    }
+
+    /// The same error with the text the model reads replaced (the registry uses it to put the
+    /// tool's name into the texts of `InvalidArguments` and `Internal`).
+    pub(crate) fn with_model_text(mut self, model_text: String) -> Self {
+        self.model_text = model_text;
         self
     }
 
@@ -87,15 +135,24 @@ impl ToolError {
 
     /// True for a refusal (`Refused` or `ArgumentsMissing`): the tool did not run.
     pub fn is_refusal(&self) -> bool {
-        matches!(self.kind, ToolErrorKind::Refused | ToolErrorKind::ArgumentsMissing(_))
+        matches!(
+            self.kind,
+            ToolErrorKind::Refused
+                | ToolErrorKind::ArgumentsMissing(_)
+                | ToolErrorKind::InvalidArguments(_)
+        )
     }
 
     /// The JSON object the model reads for this error:
     /// `{"error": text}`, `{"refused": text}` or `{"refused": text, "missing": [..]}`.
     pub fn to_model_json(&self) -> Value {
         match &self.kind {
-            ToolErrorKind::Failed | ToolErrorKind::Cancelled => json!({"error": self.model_text}),
-            ToolErrorKind::Refused => json!({"refused": self.model_text}),
+            ToolErrorKind::Failed | ToolErrorKind::Cancelled | ToolErrorKind::Internal => {
+                json!({"error": self.model_text})
+            }
+            ToolErrorKind::Refused | ToolErrorKind::InvalidArguments(_) => {
+                json!({"refused": self.model_text})
+            }
             ToolErrorKind::ArgumentsMissing(missing) => {
                 let mut map = Map::new();
                 map.insert("refused".into(), Value::String(self.model_text.clone()));

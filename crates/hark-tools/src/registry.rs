@@ -1,0 +1,608 @@
+//! `ToolRegistry`: the tools of a call, the call path, what the model reads, and the sinks.
+//!
+//! Spec: `tools-reference.md`, "Inputs and outputs" (checks before the function runs),
+//! "Outputs", "A result the model does not read", "A required argument left out or empty",
+//! "Arguments the schema does not name", "Ask the registry", "Watch tool calls"; cases T1–T4, T9.
+//!
+//! The call path is a fixed pipeline of steps, each a function below:
+//! `resolve tool → parse arguments → check arguments → executor.validate → run → check result →
+//! what the model reads → sinks`. Part 2 (prechecks, locked arguments, announce lines,
+//! interruption, assign and reply rows, effects) inserts its steps between these.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use futures::FutureExt;
+use serde_json::{Map, Value};
+
+use crate::error::{ToolError, ToolErrorKind};
+use crate::executor::{Arguments, ToolContext};
+use crate::messages;
+use crate::output::{is_error_result, pointer_to_path};
+use crate::schema::{Dialect, dialect_schema};
+use crate::sink::{Source, ToolEvent, ToolSink, ToolStage};
+use crate::spec::{BuildError, Interruption, ToolSpec};
+
+/// The raw arguments of a call as a provider sends them: a JSON text, a JSON value, or nothing.
+/// `None`, `null`, `""` (or only spaces) and `"{}"` all mean `{}` (case T3). A JSON text that
+/// holds a JSON text of an object (double encoding) is decoded once more.
+#[derive(Debug, Clone, Copy)]
+pub enum RawArguments<'a> {
+    /// No arguments field at all.
+    None,
+    /// The arguments as a JSON text.
+    Text(&'a str),
+    /// The arguments as a parsed JSON value.
+    Json(&'a Value),
+}
+
+impl<'a> From<&'a str> for RawArguments<'a> {
+    fn from(text: &'a str) -> Self {
+        Self::Text(text)
+    }
+}
+
+impl<'a> From<&'a String> for RawArguments<'a> {
+    fn from(text: &'a String) -> Self {
+        Self::Text(text)
+    }
+}
+
+impl<'a> From<Option<&'a str>> for RawArguments<'a> {
+    fn from(text: Option<&'a str>) -> Self {
+        text.map_or(Self::None, Self::Text)
+    }
+}
+
+impl<'a> From<&'a Value> for RawArguments<'a> {
+    fn from(value: &'a Value) -> Self {
+        Self::Json(value)
+    }
+}
+
+impl<'a> From<Option<&'a Value>> for RawArguments<'a> {
+    fn from(value: Option<&'a Value>) -> Self {
+        value.map_or(Self::None, Self::Json)
+    }
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallStatus {
+    /// The tool ran and its result fits its output.
+    Succeeded,
+    /// The tool ran and failed, or its result reports an error or does not fit.
+    Failed,
+    /// The tool did not run: unknown tool, bad or missing arguments, or a refusal.
+    Refused,
+}
+
+/// The outcome of one call: exactly one result the model reads, always (case T2).
+#[derive(Debug, Clone)]
+pub struct ToolOutcome {
+    /// The tool's name as the model called it.
+    pub tool: String,
+    /// How the call ended.
+    pub status: CallStatus,
+    /// The full result: the checked result on success (task code, assign rows and reply lines
+    /// read it), else the error JSON.
+    pub result: Value,
+    /// What the model reads: `result` after `show_result` and `hidden`, or the error JSON.
+    pub model_result: Value,
+    /// The error, when the call did not succeed.
+    pub error: Option<ToolError>,
+    /// Milliseconds the tool ran (0 when it did not run).
+    pub ms: u64,
+}
+
+impl ToolOutcome {
+    /// The JSON text the model reads.
+    pub fn model_text(&self) -> String {
+        self.model_result.to_string()
+    }
+
+    /// True when the tool ran and succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.status == CallStatus::Succeeded
+    }
+}
+
+/// One tool as a provider receives it: name, description, and parameters in its dialect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// The description the model reads (with result instructions).
+    pub description: String,
+    /// The parameters schema in the dialect asked for.
+    pub parameters: Value,
+}
+
+/// Every tool of a registry in one dialect: the tools that could be expressed, and one line per
+/// tool that could not, naming the tool and the keyword (case T9). A refused tool never keeps
+/// the others out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderTools {
+    /// The dialect.
+    pub dialect: Dialect,
+    /// The tools, in registry order.
+    pub tools: Vec<ToolDefinition>,
+    /// One line per tool the dialect cannot express.
+    pub refused: Vec<String>,
+}
+
+/// The tools of one agent or call, and the path every call takes.
+///
+/// Build it once per call (or once and share it): every schema and validator was built with its
+/// [`ToolSpec`]; a call does no schema work beyond checking.
+pub struct ToolRegistry {
+    tools: Vec<ToolSpec>,
+    index: HashMap<String, usize>,
+    sinks: RwLock<Vec<Arc<dyn ToolSink>>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sinks = self.sinks.read().map(|s| s.len()).unwrap_or(0);
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .field("sinks", &sinks)
+            .finish()
+    }
+}
+
+impl ToolRegistry {
+    /// A registry of these tools. Two tools with one name fail, naming it.
+    pub fn new(tools: Vec<ToolSpec>) -> Result<Self, BuildError> {
+        Self::with_sinks(tools, Vec::new())
+    }
+
+    fn with_sinks(tools: Vec<ToolSpec>, sinks: Vec<Arc<dyn ToolSink>>) -> Result<Self, BuildError> {
+        let mut index = HashMap::new();
+        let mut problems = Vec::new();
+        for (i, tool) in tools.iter().enumerate() {
+            if index.insert(tool.name().to_string(), i).is_some() {
+                problems.push(messages::duplicate_tool(tool.name()));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        Ok(Self {
+            tools,
+            index,
+            sinks: RwLock::new(sinks),
+        })
+    }
+
+    /// The tools' names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.name().to_string()).collect()
+    }
+
+    /// The tools, in order.
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+
+    /// The tool of this name.
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// True when the registry has a tool of this name ("Ask the registry").
+    pub fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// True when the caller's speech must leave a running call of this tool alone (its
+    /// interruption is `Continue`). An unknown name gives `false`, so the call is cancelled.
+    pub fn keeps_running(&self, name: &str) -> bool {
+        self.get(name)
+            .is_some_and(|t| t.interruption_rule() == Interruption::Continue)
+    }
+
+    fn sinks_snapshot(&self) -> Vec<Arc<dyn ToolSink>> {
+        self.sinks.read().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// A registry of only the named tools (names it lacks are skipped), keeping the sinks.
+    pub fn only(&self, names: &[&str]) -> ToolRegistry {
+        let tools = self
+            .tools
+            .iter()
+            .filter(|t| names.contains(&t.name()))
+            .cloned()
+            .collect();
+        Self::with_sinks(tools, self.sinks_snapshot()).expect("a subset of unique names is unique")
+    }
+
+    /// A registry with these tools added, keeping the sinks. A name already taken fails.
+    pub fn with_tools(&self, tools: Vec<ToolSpec>) -> Result<ToolRegistry, BuildError> {
+        let mut all = self.tools.clone();
+        all.extend(tools);
+        Self::with_sinks(all, self.sinks_snapshot())
+    }
+
+    /// Adds a sink. A sink already held (the same `Arc`) is not added again; returns whether it
+    /// was added.
+    pub fn listen(&self, sink: Arc<dyn ToolSink>) -> bool {
+        let Ok(mut sinks) = self.sinks.write() else {
+            return false;
+        };
+        if sinks
+            .iter()
+            .any(|s| std::ptr::addr_eq(Arc::as_ptr(s), Arc::as_ptr(&sink)))
+        {
+            return false;
+        }
+        sinks.push(sink);
+        true
+    }
+
+    /// Every tool's definition in one provider dialect. A tool the dialect cannot express is
+    /// left out with a line naming the tool and the keyword; the others still come out (T9).
+    pub fn definitions(&self, dialect: Dialect) -> ProviderTools {
+        let mut tools = Vec::new();
+        let mut refused = Vec::new();
+        for tool in &self.tools {
+            match dialect_schema(tool.model_parameters(), dialect) {
+                Ok(parameters) => tools.push(ToolDefinition {
+                    name: tool.name().to_string(),
+                    description: tool.description(),
+                    parameters,
+                }),
+                Err(problems) => {
+                    for problem in problems {
+                        let line = messages::dialect_refused(tool.name(), &problem);
+                        tracing::warn!(tool = tool.name(), "{line}");
+                        refused.push(line);
+                    }
+                }
+            }
+        }
+        ProviderTools {
+            dialect,
+            tools,
+            refused,
+        }
+    }
+
+    /// What the model reads for a result of the tool `name`: a failure or refusal as it is;
+    /// a success as `{"ok": true}` with `show_result = false`, else without its `hidden` fields.
+    pub fn for_model(&self, name: &str, result: &Value) -> Value {
+        match self.get(name) {
+            Some(tool) if !is_error_result(result) => model_view(tool, result),
+            _ => result.clone(),
+        }
+    }
+
+    fn emit(&self, event: ToolEvent) {
+        let sinks = self.sinks_snapshot();
+        for sink in sinks {
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| sink.on_event(&event)));
+            match outcome {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    tracing::warn!(tool = %event.tool, stage = event.stage.as_str(), "a tool sink failed: {error}");
+                }
+                Err(_) => {
+                    tracing::warn!(tool = %event.tool, stage = event.stage.as_str(), "a tool sink panicked");
+                }
+            }
+        }
+    }
+
+    /// Runs one call through the whole path and returns exactly one outcome.
+    ///
+    /// `raw_arguments` is what the provider sent (see [`RawArguments`]). The source is `event`
+    /// when `context.event` is set, else `model`. Never panics, whatever the arguments or the
+    /// tool do: a panicking tool reads "<tool> failed before completing. Do not claim success."
+    pub async fn call<'r>(
+        &self,
+        name: &str,
+        raw_arguments: impl Into<RawArguments<'r>>,
+        context: &ToolContext,
+    ) -> ToolOutcome {
+        let source = if context.event.is_some() {
+            Source::Event
+        } else {
+            Source::Model
+        };
+        let Some(tool) = self.get(name) else {
+            let error = ToolError::refused(messages::unknown_tool(name, &self.names()))
+                .with_event_text("unknown tool");
+            return self.refuse(name, source, error);
+        };
+        let arguments = match parse_arguments(raw_arguments.into()) {
+            Ok(arguments) => arguments,
+            Err(()) => {
+                let error = ToolError::refused(messages::arguments_not_an_object(name))
+                    .with_event_text("arguments are not a JSON object");
+                return self.refuse(name, source, error);
+            }
+        };
+        let arguments = match check_arguments(tool, arguments)
+            .and_then(|arguments| tool.executor().validate(arguments))
+        {
+            Ok(arguments) => arguments,
+            Err(error) => return self.refuse(name, source, finish_error(name, error)),
+        };
+        self.emit(ToolEvent {
+            stage: ToolStage::Started,
+            tool: name.to_string(),
+            source,
+            ms: None,
+            error: None,
+        });
+        let started = Instant::now();
+        let run = AssertUnwindSafe(tool.executor().run(arguments, context))
+            .catch_unwind()
+            .await;
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let run = run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
+        let outcome = match run {
+            Ok(result) if is_error_result(&result) => ToolOutcome {
+                tool: name.to_string(),
+                status: CallStatus::Failed,
+                model_result: result.clone(),
+                result,
+                error: None,
+                ms,
+            },
+            Ok(result) => match tool.output().check(result) {
+                Ok(checked) => ToolOutcome {
+                    tool: name.to_string(),
+                    status: CallStatus::Succeeded,
+                    model_result: model_view(tool, &checked),
+                    result: checked,
+                    error: None,
+                    ms,
+                },
+                Err(mismatch) => {
+                    let output = tool.output().name();
+                    tracing::warn!(
+                        tool = name,
+                        "{name} returned a result that does not fit {output}: {}",
+                        mismatch.log_detail
+                    );
+                    let error = ToolError::new(messages::result_does_not_fit(
+                        name,
+                        output,
+                        &mismatch.model_detail,
+                    ))
+                    .with_event_text(format!(
+                        "result does not fit {output}: {}",
+                        mismatch.log_detail
+                    ));
+                    failed(name, error, ms)
+                }
+            },
+            Err(error) => {
+                let error = finish_error(name, error);
+                let mut outcome = failed(name, error, ms);
+                if outcome.error.as_ref().is_some_and(ToolError::is_refusal) {
+                    outcome.status = CallStatus::Refused;
+                }
+                outcome
+            }
+        };
+        let stage = match outcome.status {
+            CallStatus::Succeeded => ToolStage::Succeeded,
+            CallStatus::Failed => ToolStage::Failed,
+            CallStatus::Refused => ToolStage::Refused,
+        };
+        let event_error = match (&outcome.error, outcome.status) {
+            (Some(error), _) => Some(error.event_text().to_string()),
+            (None, CallStatus::Failed) => Some("the result reports an error".to_string()),
+            _ => None,
+        };
+        tracing::info!(tool = name, ms, "{}", stage.as_str());
+        self.emit(ToolEvent {
+            stage,
+            tool: name.to_string(),
+            source,
+            ms: Some(ms),
+            error: event_error,
+        });
+        outcome
+    }
+
+    fn refuse(&self, name: &str, source: Source, error: ToolError) -> ToolOutcome {
+        tracing::info!(tool = name, reason = error.event_text(), "tool.refused");
+        self.emit(ToolEvent {
+            stage: ToolStage::Refused,
+            tool: name.to_string(),
+            source,
+            ms: None,
+            error: Some(error.event_text().to_string()),
+        });
+        let result = error.to_model_json();
+        ToolOutcome {
+            tool: name.to_string(),
+            status: CallStatus::Refused,
+            model_result: result.clone(),
+            result,
+            error: Some(error),
+            ms: 0,
+        }
+    }
+}
+
+fn failed(name: &str, error: ToolError, ms: u64) -> ToolOutcome {
+    let result = error.to_model_json();
+    ToolOutcome {
+        tool: name.to_string(),
+        status: CallStatus::Failed,
+        model_result: result.clone(),
+        result,
+        error: Some(error),
+        ms,
+    }
+}
+
+/// Puts the tool's name into the texts that need it: argument errors get their closing hint,
+/// an internal failure reads "<tool> failed before completing. Do not claim success." (its
+/// details go to the log only).
+fn finish_error(name: &str, error: ToolError) -> ToolError {
+    match error.kind().clone() {
+        ToolErrorKind::InvalidArguments(lines) => {
+            error.with_model_text(messages::invalid_arguments(name, &lines))
+        }
+        ToolErrorKind::Internal => {
+            tracing::error!(tool = name, details = error.event_text(), "tool failed");
+            error
+                .with_model_text(messages::failed_before_completing(name))
+                .with_event_text("failed before completing")
+        }
+        _ => error,
+    }
+}
+
+fn model_view(tool: &ToolSpec, result: &Value) -> Value {
+    if !tool.shows_result() {
+        return serde_json::json!({"ok": true});
+    }
+    match result {
+        Value::Object(map) if !tool.hidden_fields().is_empty() => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !tool.hidden_fields().contains(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => result.clone(),
+    }
+}
+
+/// Turns what the provider sent into an argument object. `Err` when it is not an object.
+pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ()> {
+    fn from_value(value: Value, depth: u8) -> Result<Arguments, ()> {
+        match value {
+            Value::Null => Ok(Map::new()),
+            Value::Object(map) => Ok(map),
+            Value::String(text) if depth == 0 => from_text(&text, depth + 1),
+            _ => Err(()),
+        }
+    }
+    fn from_text(text: &str, depth: u8) -> Result<Arguments, ()> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(Map::new());
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => from_value(value, depth),
+            Err(_) => Err(()),
+        }
+    }
+    match raw {
+        RawArguments::None => Ok(Map::new()),
+        RawArguments::Text(text) => from_text(text, 0),
+        RawArguments::Json(value) => from_value(value.clone(), 0),
+    }
+}
+
+/// The checks before the function runs, in order: arguments the schema does not name, then
+/// required arguments absent or blank (`ArgumentsMissing`), then the schema check with every
+/// error of the call, one line each.
+pub(crate) fn check_arguments(
+    tool: &ToolSpec,
+    mut arguments: Arguments,
+) -> Result<Arguments, ToolError> {
+    let rules = tool.rules();
+    let name = tool.name();
+    if arguments.values().any(has_null) {
+        // OpenAI strict mode sends null for every optional value it leaves out.
+        let mut value = Value::Object(arguments);
+        hark_schema::drop_strict_nulls(tool.model_parameters(), &mut value);
+        arguments = match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+    }
+    let mut extra = Map::new();
+    if !rules.open {
+        let unknown: Vec<String> = arguments
+            .keys()
+            .filter(|k| !rules.properties.contains(*k))
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            if !tool.executor().checks_extra_arguments() {
+                return Err(
+                    ToolError::refused(messages::unknown_arguments(name, &unknown))
+                        .with_event_text(format!("unknown arguments: {}", unknown.join(", "))),
+                );
+            }
+            for key in unknown {
+                if let Some(value) = arguments.remove(&key) {
+                    extra.insert(key, value);
+                }
+            }
+        }
+    }
+    let missing: Vec<String> = rules
+        .required
+        .iter()
+        .filter(|(field, nullable)| match arguments.get(field) {
+            None => true,
+            Some(Value::Null) => !nullable,
+            Some(Value::String(text)) => text.trim().is_empty(),
+            Some(_) => false,
+        })
+        .map(|(field, _)| field.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ToolError::arguments_missing(
+            messages::arguments_missing(name, &missing),
+            missing.clone(),
+        )
+        .with_event_text(format!("missing: {}", missing.join(", "))));
+    }
+    let instance = Value::Object(arguments);
+    if !tool.validator().is_valid(&instance) {
+        let mut lines = Vec::new();
+        let mut fields = Vec::new();
+        for error in tool.validator().iter_errors(&instance) {
+            let path = pointer_to_path(error.instance_path().as_str());
+            lines.push(messages::argument_error_line(&path, &error.to_string()));
+            let field = if path.is_empty() {
+                "(arguments)".to_string()
+            } else {
+                path
+            };
+            fields.push(format!("{field} ({})", error.kind().keyword()));
+        }
+        return Err(ToolError::invalid_arguments(
+            lines,
+            format!("invalid arguments: {}", fields.join(", ")),
+        ));
+    }
+    let mut arguments = match instance {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    arguments.extend(extra);
+    Ok(arguments)
+}
+
+fn has_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(has_null),
+        Value::Object(map) => map.values().any(has_null),
+        _ => false,
+    }
+}
+
+/// "A required argument left out or empty", point 3: whether the model replies to this result.
+/// An `ArgumentsMissing` refusal (`{"refused": …, "missing": […]}`) after a reply that already
+/// said something gets no model reply: that reply asked the caller, so the caller answers next.
+/// Every other result, and a refusal after a silent reply, gets one.
+pub fn replies_to(result: &Value, spoke: bool) -> bool {
+    let is_missing_refusal = result.as_object().is_some_and(|m| {
+        m.get("refused").is_some_and(|r| r.is_string()) && m.get("missing").is_some()
+    });
+    !(is_missing_refusal && spoke)
+}

@@ -1,0 +1,68 @@
+//! Schemas: building them from Rust types, the schema the model reads, provider dialects, and
+//! schema helpers for argument types schemars does not know (jiff civil dates and times).
+//!
+//! Spec: `tools-reference.md`, "The schema the model reads", "Rules for a hand-written schema".
+//! The normalisation itself lives in the `hark-schema` crate; this module is the one place the
+//! tool layer calls it.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
+use serde_json::Value;
+
+pub use hark_schema::Dialect;
+
+/// The JSON Schema (draft 2020-12, nested types under `$defs`) of a Rust type, as schemars writes
+/// it. Doc comments become descriptions; `#[schemars(range(..), length(..), regex(..))]` become
+/// limits.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
+    generator.into_root_schema_for::<T>().to_value()
+}
+
+/// The schema the model reads for a hand-written or generated parameters schema: optional
+/// values with a null default lose that branch, `format`/`pattern` become words, local `$ref`s
+/// are inlined, and hand-written-schema violations (`definitions`, `$id`, `nullable`, root
+/// keywords) are refused, one line per problem naming the keyword and the fix.
+pub fn model_schema(schema: &Value) -> Result<Value, Vec<String>> {
+    hark_schema::normalise(schema)
+        .map_err(|errors| errors.0.iter().map(|e| e.to_string()).collect())
+}
+
+/// A normalised schema in one provider's dialect; a keyword the dialect refuses moves into the
+/// description. `Err` lines name the keyword a dialect cannot express.
+pub fn dialect_schema(normalised: &Value, dialect: Dialect) -> Result<Value, Vec<String>> {
+    hark_schema::for_dialect(normalised, dialect)
+        .map_err(|errors| errors.0.iter().map(|e| e.to_string()).collect())
+}
+
+/// Schema of a `jiff::civil::Date` argument: `{"type": "string", "format": "date"}` (the model
+/// reads "a date written year-month-day"). Use it on your own input models:
+/// `#[schemars(schema_with = "hark_tools::schema::date")] day: jiff::civil::Date`.
+/// The `#[tool]` macro adds it by itself to parameters typed `Date`.
+pub fn date(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "format": "date"})
+}
+
+/// Schema of an `Option<jiff::civil::Date>`: a date or `null`.
+pub fn optional_date(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": ["string", "null"], "format": "date"})
+}
+
+/// Schema of a `jiff::civil::Time` argument: `{"type": "string", "format": "time"}`.
+pub fn time(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "format": "time"})
+}
+
+/// Schema of an `Option<jiff::civil::Time>`: a time or `null`.
+pub fn optional_time(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": ["string", "null"], "format": "time"})
+}
+
+/// Schema of a `jiff::civil::DateTime` argument: `{"type": "string", "format": "date-time"}`.
+pub fn datetime(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "format": "date-time"})
+}
+
+/// Schema of an `Option<jiff::civil::DateTime>`: a date-time or `null`.
+pub fn optional_datetime(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": ["string", "null"], "format": "date-time"})
+}
