@@ -1,0 +1,80 @@
+//! # hark-ui
+//!
+//! The screen side of a voice/UI split (spec `ui-worker.md`): the UI worker keeps the latest
+//! accessibility snapshot of the user's page, renders it for an LLM as `<ui_state>` (byte for
+//! byte as pipecat-ai 1.14.0 does), renders client events as `<ui_event>`, applies the context
+//! injection rules, and drives the page with UI commands.
+//!
+//! - [`UiWorker`]: `on_snapshot`, `snapshot`, `selection`, `render_ui_state`,
+//!   `render_ui_event`, `send_command` and the typed helpers `scroll_to`, `highlight`, `focus`,
+//!   `click`, `set_input_value`, `select_text`, `toast`, `navigate`. A command for a ref that is
+//!   not in the latest snapshot is refused, not sent ([`CommandError::StaleRef`], case U1).
+//! - [`render`]: [`render_ui_state`], [`render_ui_state_value`] (pipecat's dict path),
+//!   [`render_ui_event`]; [`pyjson`]: Python's `json.dumps` / `repr` text.
+//! - [`context`]: [`UiContext`] and the pure rules (`<ui_event>` before the handler, `<ui_state>`
+//!   only on a user turn, per-job reset unless `keep_history`, the prompt guide kept in the
+//!   system instruction).
+//! - [`decode`]: [`snapshot_from_json`], snapshot JSON straight into the typed tree (same
+//!   result as hark-rtvi's decoder, about twice as fast on valid input).
+//! - [`messages`]: every text hark-ui says, including the prompt guide.
+//!
+//! Snapshot and command types come from `hark-rtvi` ([`A11ySnapshot`], [`UiCommand`]); commands
+//! leave as [`hark_rtvi::ServerMessage::UiCommand`] through a [`CommandSink`].
+//!
+//! ## Example: a worker, a snapshot, an event and a command
+//!
+//! ```
+//! use std::sync::Arc;
+//! use hark_rtvi::{A11ySnapshot, ServerMessage, UiEvent};
+//! use hark_ui::{CommandError, UiContext, UiContextOptions, UiWorker};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Commands for the client go to the session's outbound queue.
+//! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ServerMessage>();
+//! let worker = UiWorker::new("ui", Arc::new(tx));
+//!
+//! // The client's `ui-snapshot` (decoded by hark-rtvi at the edge).
+//! let snapshot = A11ySnapshot::from_json(r#"{"root":{"ref":"e1","role":"generic","children":[
+//!     {"ref":"e2","role":"checkbox","name":"Gift wrap"},
+//!     {"ref":"e3","role":"button","name":"Pay now","state":["offscreen"]}]},
+//!     "captured_at":1767225600000}"#)?;
+//! worker.on_snapshot(snapshot);
+//! assert_eq!(worker.render_ui_state(), "<ui_state>
+//! - generic [ref=e1]:
+//!   - checkbox \"Gift wrap\" [ref=e2]
+//!   - button \"Pay now\" [offscreen] [ref=e3]
+//! </ui_state>");
+//!
+//! // A UI event goes into the LLM context as a developer message before any handler runs.
+//! let mut ctx = UiContext::new(UiContextOptions::default(), Some("Answer in one sentence."));
+//! let event = UiEvent { event: "nav_click".into(), payload: Some(serde_json::json!({"view": "cart"})) };
+//! ctx.on_ui_event(&worker.render_ui_event(&event));
+//! assert_eq!(ctx.messages()[0].content, r#"<ui_event name="nav_click">{"view": "cart"}</ui_event>"#);
+//!
+//! // A respond turn: the query, then <ui_state> right before the inference.
+//! ctx.start_turn("is gift wrap on?");
+//! assert!(ctx.before_inference(&worker.render_ui_state()));
+//!
+//! // Drive the page: refs of the latest snapshot only.
+//! worker.click("e2")?;
+//! let Some(ServerMessage::UiCommand(cmd)) = rx.try_recv().ok() else { panic!("sent") };
+//! assert_eq!(cmd.command, "click");
+//! assert_eq!(cmd.payload, serde_json::json!({"ref": "e2", "target_id": null}));
+//! let stale = worker.click("e7").unwrap_err();
+//! assert!(matches!(stale, CommandError::StaleRef { .. }));
+//! assert!(stale.to_string().starts_with("e7 is not on the screen any more"));
+//! # Ok(()) }
+//! ```
+
+pub mod context;
+pub mod decode;
+pub mod messages;
+pub mod pyjson;
+pub mod render;
+pub mod worker;
+
+pub use context::{ContextMessage, Role, UiContext, UiContextOptions};
+pub use decode::snapshot_from_json;
+pub use hark_rtvi::{A11yNode, A11ySelection, A11ySnapshot, UiCommand, UiEvent};
+pub use render::{render_ui_event, render_ui_state, render_ui_state_value};
+pub use worker::{CommandError, CommandSink, Screen, SinkClosed, UiSelection, UiWorker};

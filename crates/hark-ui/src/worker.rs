@@ -1,0 +1,395 @@
+//! [`UiWorker`]: the latest snapshot, its refs, rendering, and UI commands to the client
+//! (ui-worker.md "Properties", "UI commands"; rtvi-ui.md §5.1).
+//!
+//! The worker stores the latest [`A11ySnapshot`] (decoded at the edge by hark-rtvi) and the set
+//! of its refs. Commands go out as [`ServerMessage::UiCommand`] through a [`CommandSink`]
+//! (a tokio channel in a server session). Beyond pipecat (case U1): a command aimed at a ref
+//! that is not in the latest snapshot is refused with a [`CommandError`], never sent.
+//!
+//! Later slices (respond/screen jobs, classifiers, job groups, the reply tool) build on this
+//! type: they read [`UiWorker::snapshot`] and act through the same command helpers.
+
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+
+use hark_rtvi::ServerMessage;
+use hark_rtvi::ui::{
+    Click, Focus, Highlight, Navigate, ScrollTo, SelectText, SetInputValue, Toast, UiCommand,
+    UiEvent,
+};
+use hark_rtvi::{A11yNode, A11ySnapshot};
+use serde_json::{Map, Value};
+
+use crate::context::UiContextOptions;
+use crate::{messages, render};
+
+/// Where the worker's commands go: the client session's outbound queue.
+///
+/// Implemented for `tokio::sync::mpsc::UnboundedSender<ServerMessage>`; implement it for any
+/// other transport (a bus, a test recorder). `send` must not block.
+pub trait CommandSink: Send + Sync + std::fmt::Debug {
+    /// Queues one message for the client. Errors with [`SinkClosed`] when the session is gone.
+    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed>;
+}
+
+/// The client session behind a [`CommandSink`] has ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the client session has ended")]
+pub struct SinkClosed;
+
+impl CommandSink for tokio::sync::mpsc::UnboundedSender<ServerMessage> {
+    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed> {
+        tokio::sync::mpsc::UnboundedSender::send(self, message).map_err(|_| SinkClosed)
+    }
+}
+
+/// Why a UI command was not sent. `Display` is the text a model or caller reads
+/// (from [`crate::messages`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// The ref is not in the latest snapshot: the page changed (case U1).
+    #[error("{}", messages::stale_ref(command, ref_))]
+    StaleRef {
+        /// Command name.
+        command: String,
+        /// The refused ref.
+        ref_: String,
+    },
+    /// No snapshot has arrived yet, so no ref can be valid.
+    #[error("{}", messages::no_snapshot(command, ref_))]
+    NoSnapshot {
+        /// Command name.
+        command: String,
+        /// The refused ref.
+        ref_: String,
+    },
+    /// The ref is the empty string (text nodes have no ref).
+    #[error("{}", messages::empty_ref(command))]
+    EmptyRef {
+        /// Command name.
+        command: String,
+    },
+    /// `payload.ref` is present but not a string.
+    #[error("{}", messages::ref_not_a_string(command))]
+    RefNotAString {
+        /// Command name.
+        command: String,
+    },
+    /// `select_text` offsets that are not a range (`start > end`, or negative).
+    #[error("{}", messages::bad_offsets(*start, *end))]
+    BadOffsets {
+        /// Start offset given.
+        start: i64,
+        /// End offset given.
+        end: i64,
+    },
+    /// `select_text` with only one of the two offsets.
+    #[error("{}", messages::half_offsets())]
+    HalfOffsets,
+    /// The client session has ended.
+    #[error("{}", messages::channel_closed(command))]
+    Closed {
+        /// Command name.
+        command: String,
+    },
+}
+
+/// The latest snapshot with its ref index. Cheap to clone (behind an `Arc`).
+#[derive(Debug)]
+pub struct Screen {
+    snapshot: A11ySnapshot,
+    refs: HashSet<String>,
+}
+
+impl Screen {
+    /// Indexes `snapshot`'s non-empty refs (iteratively; any depth).
+    pub fn new(snapshot: A11ySnapshot) -> Self {
+        let mut refs = HashSet::new();
+        let mut stack: Vec<&A11yNode> = vec![&snapshot.root];
+        while let Some(node) = stack.pop() {
+            if !node.ref_.is_empty() {
+                refs.insert(node.ref_.clone());
+            }
+            stack.extend(node.children.iter());
+        }
+        Screen { snapshot, refs }
+    }
+
+    /// The snapshot as the client sent it.
+    pub fn snapshot(&self) -> &A11ySnapshot {
+        &self.snapshot
+    }
+
+    /// Whether `ref_` names an element of this snapshot.
+    pub fn has_ref(&self, ref_: &str) -> bool {
+        self.refs.contains(ref_)
+    }
+
+    /// Number of distinct refs in the snapshot.
+    pub fn ref_count(&self) -> usize {
+        self.refs.len()
+    }
+}
+
+/// The user's selected text (ui-worker.md `selection`): the ref of the element the selection is
+/// in and the text, trimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UiSelection {
+    /// Snapshot ref of the element holding the selection.
+    pub ref_: String,
+    /// Selected text, surrounding whitespace removed; never empty.
+    pub text: String,
+}
+
+/// The screen side of a voice/UI split: holds the latest snapshot and drives the client.
+///
+/// Thread-safe: share it in an `Arc`; snapshots arrive from the session task while jobs and
+/// event handlers read it and send commands.
+#[derive(Debug)]
+pub struct UiWorker {
+    name: String,
+    options: UiContextOptions,
+    screen: RwLock<Option<Arc<Screen>>>,
+    sink: Arc<dyn CommandSink>,
+}
+
+impl UiWorker {
+    /// A worker named `name` (the name requesters address jobs to) sending commands to `sink`,
+    /// with pipecat's default context options.
+    pub fn new(name: impl Into<String>, sink: Arc<dyn CommandSink>) -> Self {
+        Self::with_options(name, sink, UiContextOptions::default())
+    }
+
+    /// As [`UiWorker::new`] with explicit context options.
+    pub fn with_options(
+        name: impl Into<String>,
+        sink: Arc<dyn CommandSink>,
+        options: UiContextOptions,
+    ) -> Self {
+        UiWorker {
+            name: name.into(),
+            options,
+            screen: RwLock::new(None),
+            sink,
+        }
+    }
+
+    /// The worker's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The context options (`inject_events`, `auto_inject_ui_state`, `keep_history`,
+    /// `prompt_guide`).
+    pub fn options(&self) -> &UiContextOptions {
+        &self.options
+    }
+
+    /// Stores a snapshot from the client (`ui-snapshot`); it replaces the previous one, and from
+    /// now on only its refs are accepted.
+    pub fn on_snapshot(&self, snapshot: A11ySnapshot) {
+        let screen = Arc::new(Screen::new(snapshot));
+        let mut slot = self.screen.write().unwrap_or_else(|e| e.into_inner());
+        *slot = Some(screen);
+    }
+
+    /// The latest snapshot and its refs, or `None` before the first one arrives.
+    pub fn snapshot(&self) -> Option<Arc<Screen>> {
+        self.screen
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The user's selected text, or `None` when nothing is selected (no selection, an empty ref,
+    /// or only whitespace selected), as pipecat's `selection`.
+    pub fn selection(&self) -> Option<UiSelection> {
+        let screen = self.snapshot()?;
+        let sel = screen.snapshot.selection.as_ref()?;
+        let text = sel.text.trim();
+        (!sel.ref_.is_empty() && !text.is_empty()).then(|| UiSelection {
+            ref_: sel.ref_.clone(),
+            text: text.to_string(),
+        })
+    }
+
+    /// The `<ui_state>` block of the latest snapshot, `""` before the first
+    /// (see [`render::render_ui_state`]).
+    pub fn render_ui_state(&self) -> String {
+        self.snapshot()
+            .map(|s| render::render_ui_state(&s.snapshot))
+            .unwrap_or_default()
+    }
+
+    /// The `<ui_event>` text of a client event (see [`render::render_ui_event`]).
+    pub fn render_ui_event(&self, event: &UiEvent) -> String {
+        render::render_ui_event(&event.event, event.payload.as_ref())
+    }
+
+    /// Sends a named command with a free-form payload (`Value::Null` is sent as `{}`).
+    ///
+    /// Any name is allowed. When the payload is an object with a `ref` that is not `null`, the
+    /// ref must be a non-empty string of the latest snapshot, else the command is refused
+    /// (beyond pipecat, case U1). Errors: [`CommandError`].
+    pub fn send_command(&self, name: &str, payload: Value) -> Result<(), CommandError> {
+        let payload = if payload.is_null() {
+            Value::Object(Map::new())
+        } else {
+            payload
+        };
+        match payload.get("ref") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(r)) => self.check_ref(name, r)?,
+            Some(_) => {
+                return Err(CommandError::RefNotAString {
+                    command: name.to_string(),
+                });
+            }
+        }
+        self.dispatch(UiCommand::new(name, payload))
+    }
+
+    /// `scroll_to` (§5.1): bring `ref_` into view; payload `{"ref","target_id":null,"behavior":null}`.
+    pub fn scroll_to(&self, ref_: &str) -> Result<(), CommandError> {
+        self.checked(
+            ref_,
+            &ScrollTo {
+                ref_: Some(ref_.into()),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// `highlight` (§5.1): flash `ref_`; payload `{"ref","target_id":null,"duration_ms":null}`.
+    pub fn highlight(&self, ref_: &str) -> Result<(), CommandError> {
+        self.checked(
+            ref_,
+            &Highlight {
+                ref_: Some(ref_.into()),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// `focus` (§5.1): focus `ref_`; payload `{"ref","target_id":null}`.
+    pub fn focus(&self, ref_: &str) -> Result<(), CommandError> {
+        self.checked(
+            ref_,
+            &Focus {
+                ref_: Some(ref_.into()),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// `click` (§5.1): click `ref_` (the client no-ops on disabled targets); payload
+    /// `{"ref","target_id":null}`.
+    pub fn click(&self, ref_: &str) -> Result<(), CommandError> {
+        self.checked(
+            ref_,
+            &Click {
+                ref_: Some(ref_.into()),
+                ..Default::default()
+            },
+        )
+    }
+
+    /// `set_input_value` (§5.1): write `value` into `ref_`, replacing (`replace = true`, pipecat's
+    /// default) or appending; payload `{"value","ref","target_id":null,"replace"}`.
+    pub fn set_input_value(
+        &self,
+        ref_: &str,
+        value: &str,
+        replace: bool,
+    ) -> Result<(), CommandError> {
+        let payload = SetInputValue {
+            value: value.into(),
+            ref_: Some(ref_.into()),
+            target_id: None,
+            replace,
+        };
+        self.checked(ref_, &payload)
+    }
+
+    /// `select_text` (§5.1): select `ref_`'s whole text, or the character range
+    /// `start_offset..end_offset` (end exclusive) when both are given; payload
+    /// `{"ref","target_id":null,"start_offset","end_offset"}`.
+    ///
+    /// Errors beyond the ref checks: [`CommandError::HalfOffsets`] when only one offset is
+    /// given, [`CommandError::BadOffsets`] when `start < 0` or `start > end`.
+    pub fn select_text(
+        &self,
+        ref_: &str,
+        start_offset: Option<i64>,
+        end_offset: Option<i64>,
+    ) -> Result<(), CommandError> {
+        match (start_offset, end_offset) {
+            (Some(start), Some(end)) if start < 0 || start > end => {
+                return Err(CommandError::BadOffsets { start, end });
+            }
+            (Some(_), None) | (None, Some(_)) => return Err(CommandError::HalfOffsets),
+            _ => {}
+        }
+        let payload = SelectText {
+            ref_: Some(ref_.into()),
+            target_id: None,
+            start_offset,
+            end_offset,
+        };
+        self.checked(ref_, &payload)
+    }
+
+    /// `toast` (§5.1): a notification; no ref involved. Payload: every [`Toast`] field, nulls
+    /// kept.
+    pub fn toast(&self, toast: &Toast) -> Result<(), CommandError> {
+        self.dispatch(UiCommand::from_payload(toast))
+    }
+
+    /// `navigate` (§5.1): switch the app to `view` with optional `params`; payload
+    /// `{"view","params"}`.
+    pub fn navigate(
+        &self,
+        view: &str,
+        params: Option<Map<String, Value>>,
+    ) -> Result<(), CommandError> {
+        self.dispatch(UiCommand::from_payload(&Navigate {
+            view: view.into(),
+            params,
+        }))
+    }
+
+    fn checked<P: hark_rtvi::ui::CommandPayload>(
+        &self,
+        ref_: &str,
+        payload: &P,
+    ) -> Result<(), CommandError> {
+        self.check_ref(P::COMMAND, ref_)?;
+        self.dispatch(UiCommand::from_payload(payload))
+    }
+
+    fn check_ref(&self, command: &str, ref_: &str) -> Result<(), CommandError> {
+        if ref_.is_empty() {
+            return Err(CommandError::EmptyRef {
+                command: command.to_string(),
+            });
+        }
+        match self.snapshot() {
+            None => Err(CommandError::NoSnapshot {
+                command: command.to_string(),
+                ref_: ref_.to_string(),
+            }),
+            Some(screen) if !screen.has_ref(ref_) => Err(CommandError::StaleRef {
+                command: command.to_string(),
+                ref_: ref_.to_string(),
+            }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn dispatch(&self, command: UiCommand) -> Result<(), CommandError> {
+        let name = command.command.clone();
+        self.sink
+            .send(ServerMessage::UiCommand(command))
+            .map_err(|SinkClosed| CommandError::Closed { command: name })
+    }
+}
