@@ -1,1 +1,98 @@
-//! hark-webhook (work in progress)
+//! Webhook tools that are safe to point at the internet.
+//!
+//! Spec: `tools-reference.md`, "Webhooks", "webhook_tool", "WebhookAuth", "Time and size
+//! limits", "Private addresses", "Inputs and outputs of a webhook"; issue 5.
+//!
+//! [`webhook_tool`] builds a [`hark_tools::ToolSpec`] whose executor sends one HTTP request per
+//! call and returns the answer's JSON to the model:
+//!
+//! - **Build checks** (all problems at once): https (http only with `allow_private_network`), a
+//!   host, no user info, no fragment, port 1–65535, no IP-literal host in a refused range, a GET
+//!   tool's input or locked names not among the URL's query values, no fixed `Authorization`
+//!   header next to `auth` (any letter case).
+//! - **Network guard** ([`NetworkGuard`], off only with `allow_private_network`): private,
+//!   loopback, link-local, unique-local, multicast, unspecified, CGNAT, documentation,
+//!   benchmarking, broadcast and metadata addresses are refused in every spelling, on the first
+//!   request and on every redirect hop (at most 5); names are resolved once and the checked
+//!   address is the one connected to. See [`addr`] for the exact ranges. A request with `auth`
+//!   or fixed headers follows redirects only within its first URL's origin, so a key never
+//!   reaches another host.
+//! - **One deadline** (default 10 s) over credentials, DNS, connection, redirects and the whole
+//!   answer; **64 KiB caps** on the request and on the answer, read as a stream.
+//! - **Errors**: the model reads the status and a short excerpt ([`body::excerpt`]); sinks and
+//!   logs get the status only ([`hark_tools::ToolError::event_text`]).
+//! - **Auth** ([`WebhookAuth`]) from an environment variable or an async token function, and
+//!   optional HMAC signing ([`WebhookSigning`], header `X-Hark-Signature`, see [`auth`]).
+//! - **`wait_for_response(false)`**: `{"ok": true, "accepted": true}` at once; the request runs
+//!   on the call's [`hark_tools::CallHooks`], which let it finish when the call ends.
+//! - **Body shapes**: the arguments object, or the envelope documented in [`body`].
+//! - **Locked arguments** ([`Locked`]) are kept on the executor
+//!   ([`WebhookExecutor::locked`]) for the registry to fill; a GET tool's locked names are
+//!   checked against the URL's query values at build.
+//!
+//! ```
+//! use axum::{Json, Router, routing::post};
+//! use hark_tools::{ToolContext, ToolRegistry};
+//! use hark_webhook::{webhook_tool, Method};
+//! use serde_json::{json, Value};
+//!
+//! #[derive(schemars::JsonSchema, serde::Deserialize)]
+//! struct OrderQuery {
+//!     /// The order id the caller reads out.
+//!     order_id: String,
+//! }
+//!
+//! #[derive(schemars::JsonSchema, serde::Serialize)]
+//! struct Order {
+//!     status: String,
+//! }
+//!
+//! // A public URL with a private address fails at build, naming the fix.
+//! let refused = webhook_tool("lookup_order", "Look up an order.", "https://127.0.0.1/orders")
+//!     .input::<OrderQuery>()
+//!     .output::<Order>()
+//!     .build()
+//!     .unwrap_err();
+//! assert!(refused.to_string().contains("127.0.0.1 is loopback"));
+//!
+//! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+//! // Your own service on localhost: allow_private_network (never for URLs others write).
+//! let app = Router::new().route("/orders", post(|Json(args): Json<Value>| async move {
+//!     Json(json!({"status": format!("{} shipped", args["order_id"].as_str().unwrap_or("?"))}))
+//! }));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+//! let url = format!("http://{}/orders", listener.local_addr().unwrap());
+//! tokio::spawn(async move { axum::serve(listener, app).await });
+//!
+//! let tool = webhook_tool("lookup_order", "Look up an order by its id.", url)
+//!     .method(Method::Post)
+//!     .input::<OrderQuery>()
+//!     .output::<Order>()
+//!     .allow_private_network(true)
+//!     .build()
+//!     .unwrap();
+//! let registry = ToolRegistry::new(vec![tool]).unwrap();
+//! let outcome = registry.call("lookup_order", r#"{"order_id": "A-12"}"#, &ToolContext::default()).await;
+//! assert_eq!(outcome.model_text(), r#"{"status":"A-12 shipped"}"#);
+//! # });
+//! ```
+
+pub mod addr;
+pub mod auth;
+pub mod body;
+pub mod builder;
+pub mod client;
+pub mod executor;
+pub mod guard;
+pub mod messages;
+
+pub use auth::{
+    AuthFailure, SIGNATURE_HEADER, TokenSource, WebhookAuth, WebhookSigning, signature,
+};
+pub use body::BodyShape;
+pub use builder::{MAX_TIMEOUT, WebhookOptions, WebhookToolBuilder, webhook_tool};
+pub use client::{
+    BODY_CAP, DEFAULT_TIMEOUT, SendError, WebhookAnswer, WebhookClient, WebhookRequest,
+};
+pub use executor::{Clock, Locked, Method, WebhookExecutor};
+pub use guard::{DEFAULT_MAX_REDIRECTS, GuardRefusal, NetworkGuard, Resolver, SystemResolver};
