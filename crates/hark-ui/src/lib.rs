@@ -66,8 +66,10 @@
 //! # Ok(()) }
 //! ```
 
+pub mod classifier;
 pub mod context;
 pub mod decode;
+pub mod job;
 pub mod messages;
 pub mod pyjson;
 pub mod render;
@@ -76,5 +78,6 @@ pub mod worker;
 pub use context::{ContextMessage, Role, UiContext, UiContextOptions};
 pub use decode::snapshot_from_json;
 pub use hark_rtvi::{A11yNode, A11ySelection, A11ySnapshot, UiCommand, UiEvent};
+pub use job::JobResponse;
 pub use render::{render_ui_event, render_ui_state, render_ui_state_value};
 pub use worker::{CommandError, CommandSink, Screen, SinkClosed, UiSelection, UiWorker};

@@ -1,0 +1,136 @@
+//! Questions about the screen and the classifiers that answer them.
+//!
+//! Spec: `ui-worker.md` ("Screen questions", `classifier`); shapes from rtvi-ui.md §5.4 (pipecat
+//! PR #5863): yes/no, choice and score questions, each answered with probabilities.
+//!
+//! A [`Classifier`] answers several named questions about one state (a JSON value such as
+//! `{"utterance": …, "screen": "<ui_state>…"}`) in one call. Implementations: the LLM classifier
+//! over any OpenAI-compatible endpoint ([`llm`]), and the local classifier (its own issue).
+
+use std::fmt;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A yes/no question: `instructions` says what to decide; `yes` and `no` optionally describe
+/// what each answer means.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct YesNoQuestion {
+    /// What to decide, as text or JSON data.
+    pub instructions: Value,
+    /// What "yes" means, when it needs saying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yes: Option<String>,
+    /// What "no" means, when it needs saying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no: Option<String>,
+}
+
+/// A choice among named options (at most 255), each with an optional description, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChoiceQuestion {
+    /// What to choose, as text or JSON data.
+    pub instructions: Value,
+    /// The options in order: `(option, description)`. Option names are unique.
+    pub options: Vec<(String, Option<String>)>,
+}
+
+/// A score on an ordered scale of at least two levels (level 0 first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreQuestion {
+    /// What to score, as text or JSON data.
+    pub instructions: Value,
+    /// The levels, lowest first (at least two).
+    pub levels: Vec<String>,
+}
+
+/// One question for a classifier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Question {
+    /// A yes/no question.
+    YesNo(YesNoQuestion),
+    /// A choice among options.
+    Choice(ChoiceQuestion),
+    /// A score on a scale.
+    Score(ScoreQuestion),
+}
+
+/// The answer to a yes/no question: the probability of "yes", in `[0, 1]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct YesNoResult {
+    /// P(yes), in `[0, 1]`.
+    pub probability: f64,
+}
+
+impl YesNoResult {
+    /// `probability >= 0.5`.
+    pub fn is_yes(&self) -> bool {
+        self.probability >= 0.5
+    }
+}
+
+/// The answer to a choice question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChoiceResult {
+    /// The chosen option (one of the question's options).
+    pub choice: String,
+    /// Each option's probability, in the question's order; each in `[0, 1]`.
+    pub probabilities: Vec<(String, f64)>,
+    /// The chosen option's probability, in `[0, 1]`.
+    pub confidence: f64,
+}
+
+/// The answer to a score question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreResult {
+    /// The chosen level's index (0 = lowest).
+    pub score: usize,
+    /// Each level's probability, lowest level first.
+    pub probabilities: Vec<f64>,
+    /// The chosen level's probability, in `[0, 1]`.
+    pub confidence: f64,
+}
+
+/// One answer, of the kind of its question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Answer {
+    /// Answer to a [`Question::YesNo`].
+    YesNo(YesNoResult),
+    /// Answer to a [`Question::Choice`].
+    Choice(ChoiceResult),
+    /// Answer to a [`Question::Score`].
+    Score(ScoreResult),
+}
+
+/// Why a classifier could not answer. Its text says what was wrong; the worker answers the job
+/// with `{"error": text}` and status `error`, or falls back to another classifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ClassifierError {
+    /// What went wrong, in a sentence.
+    pub message: String,
+}
+
+impl ClassifierError {
+    /// A classifier error with this text.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// Answers questions about a state. Implementations must answer every question asked, with an
+/// answer of the question's kind, or fail the whole call with a [`ClassifierError`].
+pub trait Classifier: Send + Sync + fmt::Debug + 'static {
+    /// Answers `questions` (name → question, in order) about `state` in one call; the result
+    /// holds one `(name, answer)` per question, in the same order.
+    fn ask<'a>(
+        &'a self,
+        state: &'a Value,
+        questions: &'a [(String, Question)],
+    ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>>;
+}
