@@ -2,9 +2,21 @@
 //! against its output → the JSON text the model reads. Beside it: `bench/python_call_path.py`.
 //!
 //! Run: `cargo bench -p hark-tools --bench call_path -- --measurement-time 3 --warm-up-time 1`
+//!
+//! Instructions per call (stable on a loaded machine): with `HARK_BENCH_CALLS=N` set, the binary
+//! makes N calls of `book_table` and exits without criterion; run it under
+//! `valgrind --tool=callgrind` for two values of N and divide the difference in instructions by
+//! the difference in calls (setup cancels out):
+//!
+//! ```sh
+//! bin=$(cargo bench -p hark-tools --bench call_path --no-run 2>&1 | grep -o 'target/[^)]*')
+//! for n in 1000 11000; do
+//!   HARK_BENCH_CALLS=$n valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.$n $bin 2>&1 | grep refs
+//! done
+//! ```
 #![allow(missing_docs)]
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use hark_tools::{ToolContext, ToolError, ToolRegistry, tool};
 use jiff::civil::Date;
 
@@ -50,6 +62,23 @@ async fn book_table(
 const RAW: &str =
     r#"{"day": "2026-10-16", "party": 4, "seating": "terrace", "name": "Ada Lovelace"}"#;
 
+/// `HARK_BENCH_CALLS=N`: N calls of `book_table`, no criterion (for instruction counts).
+fn calls_only(n: u64) {
+    let registry = ToolRegistry::new(vec![book_table_tool().unwrap()]).unwrap();
+    let context = ToolContext::default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        for _ in 0..n {
+            let outcome = registry
+                .call("book_table", std::hint::black_box(RAW), &context)
+                .await;
+            std::hint::black_box(outcome.model_text());
+        }
+    });
+}
+
 fn call_path(c: &mut Criterion) {
     let registry = ToolRegistry::new(vec![book_table_tool().unwrap()]).unwrap();
     let context = ToolContext::default();
@@ -86,4 +115,15 @@ fn call_path(c: &mut Criterion) {
 }
 
 criterion_group!(benches, call_path);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(n) = std::env::var("HARK_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        calls_only(n);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -31,6 +31,8 @@ pub struct ToolContext {
     pub event: Option<Map<String, Value>>,
     /// The call's hooks: background work is spawned here.
     pub hooks: CallHooks,
+    /// The call's transcript, oldest first (what a locked `Transcript` value reads).
+    pub transcript: Vec<crate::state::TranscriptMessage>,
 }
 
 /// Runs one kind of tool.

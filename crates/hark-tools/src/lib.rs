@@ -48,30 +48,104 @@
 //! );
 //! # });
 //! ```
+//!
+//! In a call (part 2): the call's [`CallState`] (a typed State, what the call carries, language,
+//! timezone, transcript), a [`LiveCall`] that speaks through the runtime's [`Speech`], and
+//! [`ToolRegistry::call_live`], which fills locked values and announce lines, runs the tool
+//! (cancelled when the caller talks over it, unless it `continue`s), saves assign rows in one
+//! batch, says the first reply that matches, and reports `ends_conversation`.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use hark_tools::{
+//!     Assign, CallInfo, CallState, FixedClock, InMemorySpeech, LiveCall, ToolError,
+//!     ToolRegistry, ToolReply, ToolSpec,
+//! };
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Query { order_id: String }
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Order {
+//!     order_id: String,
+//!     #[schemars(schema_with = "hark_tools::schema::date")]
+//!     arrives: jiff::civil::Date,
+//! }
+//!
+//! /// The call's State.
+//! #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Default)]
+//! struct State {
+//!     /// The caller's order number.
+//!     order_number: Option<String>,
+//!     /// The customer's id in the CRM.
+//!     customer_id: Option<String>,
+//! }
+//!
+//! let find_order = ToolSpec::local("find_order", "Find an order.", |q: Query| async move {
+//!     Ok::<_, ToolError>(Order { order_id: q.order_id, arrives: "2026-10-16".parse().unwrap() })
+//! })?
+//! .announce(["One moment."])?;
+//! let registry = ToolRegistry::builder(vec![find_order])
+//!     .state::<State>()
+//!     .assign("find_order", [Assign::new("order_number", ["order_id"])])
+//!     .replies([ToolReply::say(["Your order arrives {{result.arrives}}."]).tool("find_order")])
+//!     .build()?;
+//!
+//! // One per call: 2026-10-15 at noon in New York.
+//! let state = CallState::new(CallInfo::default(), "en-US", Some("America/New_York"));
+//! let speech = Arc::new(InMemorySpeech::new());
+//! let clock = Arc::new(FixedClock("2026-10-15T16:00:00Z".parse()?));
+//! let live = LiveCall::with_clock(state, speech.clone(), clock)?;
+//!
+//! # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+//! let generation = live.generation();
+//! let done = registry.call_live("find_order", r#"{"order_id": "A-17"}"#, &live, &generation)
+//!     .await
+//!     .expect("not discarded");
+//! assert_eq!(speech.lines(), ["One moment.", "Your order arrives tomorrow, October 16."]);
+//! assert!(!done.ask_model_reply); // code spoke: no model reply
+//! assert_eq!(live.state.get("order_number"), Some("A-17".into()));
+//! # });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+pub mod builtin;
 pub mod call;
 pub mod error;
 pub mod executor;
+mod lines;
+pub mod live;
 pub mod messages;
 pub mod output;
 pub mod phone;
 pub mod registry;
+pub mod reply;
 pub mod schema;
 pub mod sink;
 pub mod spec;
+pub mod speech;
+pub mod state;
+mod walk;
 
+pub use builtin::{current_datetime_tool, end_call_tool, user_phone_number_tool};
 pub use call::{CallHooks, CallInfo, CallType, DrainReport};
 pub use error::{ToolError, ToolErrorKind};
 pub use executor::{Arguments, ToolContext, ToolExecutor};
 pub use hark_macros::tool;
+pub use hark_speak::{FixedClock, Speaker};
+pub use live::{CallResult, Discarded, Generation, LiveCall};
 pub use output::{Output, OutputMismatch, is_error_result};
 pub use phone::{Phone, PhoneError};
 pub use registry::{
-    CallStatus, ProviderTools, RawArguments, ToolDefinition, ToolOutcome, ToolRegistry, replies_to,
+    CallStatus, ProviderTools, RawArguments, RegistryBuilder, ToolDefinition, ToolOutcome,
+    ToolRegistry, replies_to,
 };
+pub use reply::{Assign, ToolReply};
 pub use schema::Dialect;
 pub use sink::{SinkError, Source, ToolEvent, ToolSink, ToolStage};
-pub use spec::{BuildError, Interruption, Runner, ToolSpec, runner, to_result};
+pub use spec::{BuildError, Interruption, Locked, Runner, ToolSpec, runner, to_result};
+pub use speech::{InMemorySpeech, Speech, SpeechEvent};
+pub use state::{CallState, State, StateModel, Transcript, TranscriptMessage};
 
 /// What the `#[tool]` macro's generated code refers to. Not a stable API.
 #[doc(hidden)]

@@ -154,6 +154,237 @@ pub fn not_a_phone_number() -> String {
 pub const PHONE_DESCRIPTION: &str =
     "A phone number in international format with its country code, like +14155550123.";
 
+// ------------------------------------------------------------------ part 2: a tool in a call
+
+/// "A call that is refused", point 2: the hint when a step must still confirm the value.
+/// `day not set yet. Run first: it confirms with the caller (confirm_day), then call this tool again.`
+pub fn not_set_confirm(value: &str, step: &str) -> String {
+    format!(
+        "{value} not set yet. Run first: it confirms with the caller ({step}), then call this tool again."
+    )
+}
+
+/// "A call that is refused", point 3: the hint when a task saves the value (the first one wins).
+/// `order not set yet. Run first: it saves order (find_order), then call this tool again.`
+pub fn not_set_saves(value: &str, tool: &str) -> String {
+    format!("{value} not set yet. Run first: it saves {value} ({tool}), then call this tool again.")
+}
+
+/// "A call that is refused", point 4, and the spec's example
+/// `day not set yet. Get it from the caller, then call this tool again.`; with the State field's
+/// description in brackets when it has one (a closing period is dropped inside the brackets).
+pub fn not_set_get(value: &str, description: Option<&str>) -> String {
+    match description
+        .map(|d| d.trim().trim_end_matches('.'))
+        .filter(|d| !d.is_empty())
+    {
+        Some(d) => {
+            format!("{value} not set yet. Get it from the caller ({d}), then call this tool again.")
+        }
+        None => format!("{value} not set yet. Get it from the caller, then call this tool again."),
+    }
+}
+
+/// "Locked arguments", point 4: a tool that locks a call value this call does not carry.
+/// `This tool reads call.carrier_call_id, which this call does not carry.`
+pub fn call_value_missing(name: &str) -> String {
+    format!("This tool reads call.{name}, which this call does not carry.")
+}
+
+/// "A tool the caller talks over", point 3: what the model reads for a `continue` tool whose
+/// reply was cut off. Its result comes in a later reply.
+pub fn still_running(tool: &str) -> String {
+    format!(
+        "{tool} is still running. Its result comes in a later reply; do not say it is done yet."
+    )
+}
+
+/// The note that carries a late result of a `continue` tool into a later request, once.
+pub fn late_result(tool: &str, result: &str) -> String {
+    format!("{tool} finished: {result}")
+}
+
+/// A template error inside a tool's announce line, locked value or reply line.
+pub fn template_problem(tool: &str, place: &str, problem: &str) -> String {
+    format!("{tool}: {place}: {problem}")
+}
+
+/// A locked argument names a parameter the tool does not have.
+pub fn locked_unknown_parameter(tool: &str, parameter: &str, parameters: &[String]) -> String {
+    format!(
+        "{tool}: locked names {parameter}, which is not a parameter of {tool}. Lock one of: {}.",
+        if parameters.is_empty() {
+            "(none)".to_string()
+        } else {
+            parameters.join(", ")
+        }
+    )
+}
+
+/// `Transcript { max_messages }` locked to a parameter that cannot take a list.
+pub fn transcript_needs_list(tool: &str, parameter: &str) -> String {
+    format!(
+        "{tool}: {parameter} is locked to Transcript, a list of messages, but the parameter is not an array. \
+         Type it as a list (Vec<TranscriptMessage>) or leave it without a type."
+    )
+}
+
+/// "Locked arguments", point 6: a locked path whose type does not fit the parameter.
+pub fn locked_type_mismatch(
+    tool: &str,
+    parameter: &str,
+    placeholder: &str,
+    holds: &str,
+    takes: &str,
+) -> String {
+    format!(
+        "{tool}: {parameter} is locked to {placeholder}, which holds {holds}, but {parameter} takes {takes}. \
+         Lock a value of the parameter's type, or change the parameter's type."
+    )
+}
+
+/// A locked value or a State path that reads `{{result.…}}` (only reply lines read the result).
+pub fn result_outside_reply(tool: &str, placeholder: &str) -> String {
+    format!(
+        "{tool}: {placeholder} reads the result, which only reply lines can read. Read a State value or {{{{call.name}}}} instead."
+    )
+}
+
+/// A `{{call.name}}` that the call does not carry at all.
+pub fn unknown_call_value(tool: &str, placeholder: &str) -> String {
+    format!(
+        "{tool}: {placeholder} is not something a call carries. Use call.session_id, call.remote_number, \
+         call.carrier_call_id, call.call_type or call.end_reason."
+    )
+}
+
+/// An announce or reply line reads a value that is neither an argument of the tool nor a State value.
+pub fn unknown_line_value(tool: &str, placeholder: &str, known: &[String]) -> String {
+    format!(
+        "{tool}: {placeholder} is neither an argument of {tool} nor a State value. Use one of: {}.",
+        if known.is_empty() {
+            "(none)".to_string()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
+/// A registry row that needs a State type, on a registry built without one.
+pub fn needs_state(tool: &str, what: &str) -> String {
+    format!("{tool}: {what} needs the State type. Build the registry with .state::<State>().")
+}
+
+/// A registry reply or assign row that names a tool the registry does not have.
+pub fn row_unknown_tool(kind: &str, tool: &str, tools: &[String]) -> String {
+    format!(
+        "{kind} names the tool {tool}, which the registry does not have. Use one of: {}.",
+        tools.join(", ")
+    )
+}
+
+/// "Replies on the tool itself", point 3: a registry reply must name its tool.
+pub fn registry_reply_without_tool() -> String {
+    "A reply on a ToolRegistry names its tool: set tool on the ToolReply.".to_string()
+}
+
+/// "Replies on the tool itself", point 1: a tool's own reply that names another tool.
+pub fn own_reply_names_other(tool: &str, other: &str) -> String {
+    format!(
+        "{tool}: its own reply names the tool {other}. Leave tool out, or put the reply on the registry."
+    )
+}
+
+/// "Save a result and speak it", point 8: a reply on a tool that ends the call.
+pub fn reply_on_ending_tool(tool: &str) -> String {
+    format!(
+        "{tool} ends the call, so a reply on it is refused: the call is over before the line could play. \
+         Say a goodbye with the tool's announce and announce_wait."
+    )
+}
+
+/// A reply with no line to say.
+pub fn reply_without_lines(tool: &str) -> String {
+    format!("{tool}: a reply has no line to say. Give it at least one line in say.")
+}
+
+/// A `when` or `{{result.…}}` path the output does not have.
+pub fn unknown_result_field(tool: &str, field: &str, output: &str, fields: &[String]) -> String {
+    format!(
+        "{tool}: the result field {field} is not in {output}. Use one of: {}.",
+        if fields.is_empty() {
+            "(none)".to_string()
+        } else {
+            fields.join(", ")
+        }
+    )
+}
+
+/// A `state` key, `{{value}}` of a reply or an assign variable the State does not have.
+pub fn unknown_state_value(tool: &str, value: &str, fields: &[String]) -> String {
+    format!(
+        "{tool}: {value} is not a State value. Use one of: {}, or add the field to the State type.",
+        if fields.is_empty() {
+            "(none)".to_string()
+        } else {
+            fields.join(", ")
+        }
+    )
+}
+
+/// "Save a result and speak it", point 10: a `when` value a Literal, bool or enum field cannot hold.
+/// `find_order: when status is "shiped", which status never holds. It holds: "held", "shipped".`
+pub fn when_value_not_held(tool: &str, field: &str, value: &str, holds: &[String]) -> String {
+    format!(
+        "{tool}: when {field} is {value}, which {field} never holds. It holds: {}.",
+        holds.join(", ")
+    )
+}
+
+/// "Save a result and speak it", point 7: a result value whose type cannot fill the State value.
+pub fn assign_type_mismatch(
+    tool: &str,
+    path: &str,
+    holds: &str,
+    variable: &str,
+    takes: &str,
+) -> String {
+    format!(
+        "{tool}: assign saves {path} ({holds}) into {variable}, which takes {takes}. \
+         Save a field of that type, or change the State value's type."
+    )
+}
+
+/// A precheck parameter the tool does not have, or whose type differs.
+pub fn precheck_parameter(tool: &str, parameter: &str) -> String {
+    format!(
+        "{tool}: the precheck takes {parameter}, which is not a parameter of {tool} with the same type. \
+         Take the tool's parameters by name with their types, or the whole input."
+    )
+}
+
+/// A precheck outcome that does not fit the tool's output.
+pub fn precheck_outcome_does_not_fit(tool: &str, output: &str) -> String {
+    format!(
+        "{tool}: the precheck returned an outcome that does not fit {output}. Return the tool's output type."
+    )
+}
+
+/// `current_datetime_tool` with a name that is not an IANA zone ("Built-in tools", point 1).
+pub fn not_an_iana_zone(zone: &str) -> String {
+    format!(
+        "current_datetime_tool: \"{zone}\" is not an IANA time zone. Give one like \"Europe/Madrid\"."
+    )
+}
+
+/// `user_phone_number_tool` on a call without a number ("Built-in tools", point 3).
+pub fn no_phone_number() -> String {
+    "This call has no phone number. Ask the caller for it if you need it.".to_string()
+}
+
+/// `end_call_tool`'s default name.
+pub const END_CALL: &str = "end_call";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +448,32 @@ mod tests {
             unknown_tool("book_tabel", &v(&["book_table", "lookup"]))
                 .contains("book_table, lookup")
         );
+    }
+
+    #[test]
+    fn part_two_texts_match_spec() {
+        // "A call that is refused": the spec's example and its hints, in order.
+        assert_eq!(
+            not_set_get("day", None),
+            "day not set yet. Get it from the caller, then call this tool again."
+        );
+        assert_eq!(
+            not_set_get("day", Some("The day the caller wants.")),
+            "day not set yet. Get it from the caller (The day the caller wants), then call this tool again."
+        );
+        assert!(
+            not_set_confirm("day", "confirm_day")
+                .contains("Run first: it confirms with the caller")
+        );
+        assert!(not_set_saves("order", "find_order").contains("Run first: it saves order"));
+        // "Locked arguments", point 4.
+        assert_eq!(
+            call_value_missing("carrier_call_id"),
+            "This tool reads call.carrier_call_id, which this call does not carry."
+        );
+        // "Save a result and speak it", point 8.
+        assert!(reply_on_ending_tool("end_call").contains(
+            "the call is over before the line could play. Say a goodbye with the tool's announce and announce_wait."
+        ));
     }
 }

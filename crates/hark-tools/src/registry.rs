@@ -22,8 +22,13 @@ use crate::executor::{Arguments, ToolContext};
 use crate::messages;
 use crate::output::{is_error_result, pointer_to_path};
 use crate::schema::{Dialect, dialect_schema};
+use hark_speak::{Placeholder, Scope};
+
+use crate::lines::View;
+use crate::reply::{Assign, Compiled, Rows, ToolReply, compile};
 use crate::sink::{Source, ToolEvent, ToolSink, ToolStage};
-use crate::spec::{BuildError, Interruption, ToolSpec};
+use crate::spec::{BuildError, Interruption, LockedValue, ToolSpec};
+use crate::state::{State, StateModel};
 
 /// The raw arguments of a call as a provider sends them: a JSON text, a JSON value, or nothing.
 /// `None`, `null`, `""` (or only spaces) and `"{}"` all mean `{}` (case T3). A JSON text that
@@ -77,6 +82,10 @@ pub enum CallStatus {
     Failed,
     /// The tool did not run: unknown tool, bad or missing arguments, or a refusal.
     Refused,
+    /// A `continue` tool whose reply was cut off: the model reads that it is still running, and
+    /// its result comes later from [`ToolRegistry::late_results`] ("A tool the caller talks
+    /// over", point 3; case T7).
+    StillRunning,
 }
 
 /// The outcome of one call: exactly one result the model reads, always (case T2).
@@ -141,6 +150,61 @@ pub struct ToolRegistry {
     tools: Vec<ToolSpec>,
     index: HashMap<String, usize>,
     sinks: RwLock<Vec<Arc<dyn ToolSink>>>,
+    pub(crate) compiled: Compiled,
+}
+
+/// Builds a [`ToolRegistry`] with a State type, assign rows, reply rows and confirm steps
+/// ("Save a result and speak it"). [`build`](Self::build) checks every row and every locked
+/// path and returns every problem at once, each naming the fix.
+#[derive(Debug)]
+pub struct RegistryBuilder {
+    tools: Vec<ToolSpec>,
+    rows: Rows,
+}
+
+impl RegistryBuilder {
+    /// The State type of the call: locked paths, `{{value}}`s, `state` conditions and assign
+    /// rows are checked against it, and saves must fit it.
+    pub fn state<S: State>(mut self) -> Self {
+        self.rows.state = Some(StateModel::of::<S>());
+        self
+    }
+
+    /// The State values the result of `tool` saves (in one batch, or none).
+    pub fn assign(
+        mut self,
+        tool: impl Into<String>,
+        rows: impl IntoIterator<Item = Assign>,
+    ) -> Self {
+        self.rows
+            .assign
+            .push((tool.into(), rows.into_iter().collect()));
+        self
+    }
+
+    /// The place's replies, tried in order before each tool's own. Each names its tool.
+    pub fn replies(mut self, replies: impl IntoIterator<Item = ToolReply>) -> Self {
+        self.rows.replies.extend(replies);
+        self
+    }
+
+    /// Declares that the step `step` must still confirm these values with the caller: a tool
+    /// refused for one of them gets the hint `"Run first: it confirms with the caller (<step>)"`.
+    pub fn confirms<S: Into<String>>(
+        mut self,
+        step: impl Into<String>,
+        values: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.rows
+            .confirms
+            .push((step.into(), values.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Builds the registry; every problem at once.
+    pub fn build(self) -> Result<ToolRegistry, BuildError> {
+        ToolRegistry::assemble(self.tools, Vec::new(), self.rows)
+    }
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -155,11 +219,26 @@ impl std::fmt::Debug for ToolRegistry {
 
 impl ToolRegistry {
     /// A registry of these tools. Two tools with one name fail, naming it.
+    ///
+    /// The tools' own replies are checked here too; for a State type, assign rows and place
+    /// replies, use [`builder`](Self::builder).
     pub fn new(tools: Vec<ToolSpec>) -> Result<Self, BuildError> {
-        Self::with_sinks(tools, Vec::new())
+        Self::assemble(tools, Vec::new(), Rows::default())
     }
 
-    fn with_sinks(tools: Vec<ToolSpec>, sinks: Vec<Arc<dyn ToolSink>>) -> Result<Self, BuildError> {
+    /// A builder for a registry with a State type, assign rows and replies.
+    pub fn builder(tools: Vec<ToolSpec>) -> RegistryBuilder {
+        RegistryBuilder {
+            tools,
+            rows: Rows::default(),
+        }
+    }
+
+    fn assemble(
+        tools: Vec<ToolSpec>,
+        sinks: Vec<Arc<dyn ToolSink>>,
+        rows: Rows,
+    ) -> Result<Self, BuildError> {
         let mut index = HashMap::new();
         let mut problems = Vec::new();
         for (i, tool) in tools.iter().enumerate() {
@@ -167,14 +246,27 @@ impl ToolRegistry {
                 problems.push(messages::duplicate_tool(tool.name()));
             }
         }
-        if !problems.is_empty() {
+        let compiled = match compile(&tools, rows) {
+            Ok(compiled) => Some(compiled),
+            Err(found) => {
+                problems.extend(found);
+                None
+            }
+        };
+        let (Some(compiled), true) = (compiled, problems.is_empty()) else {
             return Err(BuildError { problems });
-        }
+        };
         Ok(Self {
             tools,
             index,
             sinks: RwLock::new(sinks),
+            compiled,
         })
+    }
+
+    /// The State type the registry was built with.
+    pub fn state_model(&self) -> Option<&StateModel> {
+        self.compiled.rows.state.as_ref()
     }
 
     /// The tools' names, in order.
@@ -210,20 +302,38 @@ impl ToolRegistry {
 
     /// A registry of only the named tools (names it lacks are skipped), keeping the sinks.
     pub fn only(&self, names: &[&str]) -> ToolRegistry {
-        let tools = self
+        let tools: Vec<ToolSpec> = self
             .tools
             .iter()
             .filter(|t| names.contains(&t.name()))
             .cloned()
             .collect();
-        Self::with_sinks(tools, self.sinks_snapshot()).expect("a subset of unique names is unique")
+        let mut rows = self.compiled.rows.clone();
+        rows.assign.retain(|(t, _)| names.contains(&t.as_str()));
+        rows.replies
+            .retain(|r| r.tool.as_deref().is_some_and(|t| names.contains(&t)));
+        let sinks = self.sinks_snapshot();
+        match Self::assemble(tools.clone(), sinks.clone(), rows) {
+            Ok(registry) => registry,
+            // A subset of checked rows cannot fail; keep the tools without rows if it ever does.
+            Err(_) => Self {
+                index: tools
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.name().to_string(), i))
+                    .collect(),
+                tools,
+                sinks: RwLock::new(sinks),
+                compiled: Compiled::default(),
+            },
+        }
     }
 
     /// A registry with these tools added, keeping the sinks. A name already taken fails.
     pub fn with_tools(&self, tools: Vec<ToolSpec>) -> Result<ToolRegistry, BuildError> {
         let mut all = self.tools.clone();
         all.extend(tools);
-        Self::with_sinks(all, self.sinks_snapshot())
+        Self::assemble(all, self.sinks_snapshot(), self.compiled.rows.clone())
     }
 
     /// Adds a sink. A sink already held (the same `Arc`) is not added again; returns whether it
@@ -279,7 +389,7 @@ impl ToolRegistry {
         }
     }
 
-    fn emit(&self, event: ToolEvent) {
+    pub(crate) fn emit(&self, event: ToolEvent) {
         let sinks = self.sinks_snapshot();
         for sink in sinks {
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| sink.on_event(&event)));
@@ -298,38 +408,40 @@ impl ToolRegistry {
     /// Runs one call through the whole path and returns exactly one outcome.
     ///
     /// `raw_arguments` is what the provider sent (see [`RawArguments`]). The source is `event`
-    /// when `context.event` is set, else `model`. Never panics, whatever the arguments or the
-    /// tool do: a panicking tool reads "<tool> failed before completing. Do not claim success."
+    /// when `context.event` is set, else `model`. Locked arguments are filled from
+    /// `context.state`, `context.call` and `context.transcript`; a precheck outcome is the
+    /// result. Never panics, whatever the arguments or the tool do: a panicking tool reads
+    /// `"<tool> failed before completing. Do not claim success."`
+    ///
+    /// This path says nothing and saves nothing; a call in progress with speech, saves, replies
+    /// and interruptions uses [`call_live`](Self::call_live).
     pub async fn call<'r>(
         &self,
         name: &str,
         raw_arguments: impl Into<RawArguments<'r>>,
         context: &ToolContext,
     ) -> ToolOutcome {
-        let source = if context.event.is_some() {
-            Source::Event
-        } else {
-            Source::Model
+        let source = source_of(context);
+        let (tool, arguments) = match self.prepare(name, raw_arguments.into(), context) {
+            Ok(prepared) => prepared,
+            Err(error) => return self.refuse(name, source, error),
         };
-        let Some(tool) = self.get(name) else {
-            let error = ToolError::refused(messages::unknown_tool(name, &self.names()))
-                .with_event_text("unknown tool");
-            return self.refuse(name, source, error);
-        };
-        let arguments = match parse_arguments(raw_arguments.into()) {
-            Ok(arguments) => arguments,
-            Err(()) => {
-                let error = ToolError::refused(messages::arguments_not_an_object(name))
-                    .with_event_text("arguments are not a JSON object");
-                return self.refuse(name, source, error);
-            }
-        };
-        let arguments = match check_arguments(tool, arguments)
-            .and_then(|arguments| tool.executor().validate(arguments))
-        {
-            Ok(arguments) => arguments,
+        match self.run_precheck(tool, &arguments) {
+            Ok(Some(outcome)) => return self.finish(tool, Ok(outcome), 0, source, false),
+            Ok(None) => {}
             Err(error) => return self.refuse(name, source, finish_error(name, error)),
-        };
+        }
+        self.emit_started(name, source);
+        let started = Instant::now();
+        let run = AssertUnwindSafe(tool.executor().run(arguments, context))
+            .catch_unwind()
+            .await;
+        let ms = elapsed_ms(started);
+        let run = run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
+        self.finish(tool, run, ms, source, true)
+    }
+
+    pub(crate) fn emit_started(&self, name: &str, source: Source) {
         self.emit(ToolEvent {
             stage: ToolStage::Started,
             tool: name.to_string(),
@@ -337,12 +449,114 @@ impl ToolRegistry {
             ms: None,
             error: None,
         });
-        let started = Instant::now();
-        let run = AssertUnwindSafe(tool.executor().run(arguments, context))
-            .catch_unwind()
-            .await;
-        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let run = run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
+    }
+
+    /// The steps before a tool runs: find it, parse the arguments, fill the locked values
+    /// (refused with a hint while one is unset), check them, `executor.validate`.
+    pub(crate) fn prepare<'s>(
+        &'s self,
+        name: &str,
+        raw: RawArguments<'_>,
+        context: &ToolContext,
+    ) -> Result<(&'s ToolSpec, Arguments), ToolError> {
+        let Some(tool) = self.get(name) else {
+            return Err(
+                ToolError::refused(messages::unknown_tool(name, &self.names()))
+                    .with_event_text("unknown tool"),
+            );
+        };
+        let mut arguments = parse_arguments(raw).map_err(|()| {
+            ToolError::refused(messages::arguments_not_an_object(name))
+                .with_event_text("arguments are not a JSON object")
+        })?;
+        self.fill_locked(tool, &mut arguments, context)?;
+        let arguments = check_arguments(tool, arguments)
+            .and_then(|arguments| tool.executor().validate(arguments))
+            .map_err(|error| finish_error(name, error))?;
+        Ok((tool, arguments))
+    }
+
+    /// "Locked arguments": replaces whatever the model sent for each locked argument.
+    fn fill_locked(
+        &self,
+        tool: &ToolSpec,
+        arguments: &mut Arguments,
+        context: &ToolContext,
+    ) -> Result<(), ToolError> {
+        if tool.locked.is_empty() {
+            return Ok(());
+        }
+        let view = View {
+            state: &context.state,
+            state_schema: self.state_model().map(StateModel::schema),
+            call: &context.call,
+            arguments: None,
+            result: None,
+        };
+        for (parameter, value) in &tool.locked {
+            let filled = match value {
+                LockedValue::Transcript(max) => {
+                    let start = context.transcript.len().saturating_sub(*max);
+                    serde_json::to_value(&context.transcript[start..]).unwrap_or(Value::Null)
+                }
+                LockedValue::Template(template) => match template.fill_json(&view) {
+                    Ok(value) => value,
+                    Err(unfilled) => return Err(self.unset_refusal(&unfilled.placeholder)),
+                },
+            };
+            arguments.insert(parameter.clone(), filled);
+        }
+        Ok(())
+    }
+
+    /// The refusal for a value a line or a locked argument needs and the call does not have
+    /// ("A call that is refused", points 2–4; "Locked arguments", point 4).
+    pub(crate) fn unset_refusal(&self, placeholder: &Placeholder) -> ToolError {
+        if placeholder.scope == Scope::Call {
+            let name = placeholder.path.join(".");
+            return ToolError::refused(messages::call_value_missing(&name))
+                .with_event_text(format!("call.{name} not carried"));
+        }
+        let value = placeholder.path.join(".");
+        let top = &placeholder.path[0];
+        let compiled = &self.compiled;
+        let text = if let Some((_, step)) = compiled.confirmers.iter().find(|(v, _)| v == top) {
+            messages::not_set_confirm(&value, step)
+        } else if let Some((_, tool)) = compiled.savers.iter().find(|(v, _)| v == top) {
+            messages::not_set_saves(&value, tool)
+        } else {
+            let description = self.state_model().and_then(|m| m.description(top));
+            messages::not_set_get(&value, description)
+        };
+        ToolError::refused(text).with_event_text(format!("{value} not set"))
+    }
+
+    /// Runs the tool's precheck, if it has one: `Some(outcome)` is the result.
+    pub(crate) fn run_precheck(
+        &self,
+        tool: &ToolSpec,
+        arguments: &Arguments,
+    ) -> Result<Option<Value>, ToolError> {
+        let Some(precheck) = &tool.precheck else {
+            return Ok(None);
+        };
+        match std::panic::catch_unwind(AssertUnwindSafe(|| (precheck.0)(arguments))) {
+            Ok(outcome) => outcome,
+            Err(_) => Err(ToolError::internal("the precheck panicked")),
+        }
+    }
+
+    /// The steps after a tool ran: check the result, what the model reads, sinks. `ran` is false
+    /// for a precheck outcome (no `tool.started` was sent; `ms` is 0).
+    pub(crate) fn finish(
+        &self,
+        tool: &ToolSpec,
+        run: Result<Value, ToolError>,
+        ms: u64,
+        source: Source,
+        ran: bool,
+    ) -> ToolOutcome {
+        let name = tool.name();
         let outcome = match run {
             Ok(result) if is_error_result(&result) => ToolOutcome {
                 tool: name.to_string(),
@@ -392,14 +606,14 @@ impl ToolRegistry {
         let stage = match outcome.status {
             CallStatus::Succeeded => ToolStage::Succeeded,
             CallStatus::Failed => ToolStage::Failed,
-            CallStatus::Refused => ToolStage::Refused,
+            CallStatus::Refused | CallStatus::StillRunning => ToolStage::Refused,
         };
         let event_error = match (&outcome.error, outcome.status) {
             (Some(error), _) => Some(error.event_text().to_string()),
             (None, CallStatus::Failed) => Some("the result reports an error".to_string()),
             _ => None,
         };
-        tracing::info!(tool = name, ms, "{}", stage.as_str());
+        tracing::info!(tool = name, ms, ran, "{}", stage.as_str());
         self.emit(ToolEvent {
             stage,
             tool: name.to_string(),
@@ -410,7 +624,7 @@ impl ToolRegistry {
         outcome
     }
 
-    fn refuse(&self, name: &str, source: Source, error: ToolError) -> ToolOutcome {
+    pub(crate) fn refuse(&self, name: &str, source: Source, error: ToolError) -> ToolOutcome {
         tracing::info!(tool = name, reason = error.event_text(), "tool.refused");
         self.emit(ToolEvent {
             stage: ToolStage::Refused,
@@ -431,6 +645,18 @@ impl ToolRegistry {
     }
 }
 
+pub(crate) fn source_of(context: &ToolContext) -> Source {
+    if context.event.is_some() {
+        Source::Event
+    } else {
+        Source::Model
+    }
+}
+
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 fn failed(name: &str, error: ToolError, ms: u64) -> ToolOutcome {
     let result = error.to_model_json();
     ToolOutcome {
@@ -446,7 +672,7 @@ fn failed(name: &str, error: ToolError, ms: u64) -> ToolOutcome {
 /// Puts the tool's name into the texts that need it: argument errors get their closing hint,
 /// an internal failure reads "<tool> failed before completing. Do not claim success." (its
 /// details go to the log only).
-fn finish_error(name: &str, error: ToolError) -> ToolError {
+pub(crate) fn finish_error(name: &str, error: ToolError) -> ToolError {
     match error.kind().clone() {
         ToolErrorKind::InvalidArguments(lines) => {
             error.with_model_text(messages::invalid_arguments(name, &lines))

@@ -32,16 +32,28 @@ pub enum ToolStage {
     /// `tool.refused`: the tool did not run (unknown tool, bad or missing arguments, a refusal).
     #[serde(rename = "tool.refused")]
     Refused,
+    /// `tool.save_refused`: the State refused the values a result saves; none was saved, the
+    /// model still reads the result ("Save a result and speak it", point 2). `error` names the
+    /// field, never the value.
+    #[serde(rename = "tool.save_refused")]
+    SaveRefused,
+    /// `tool.replied`: code said a reply line, so no model reply is asked ("Save a result and
+    /// speak it", point 11). The line itself is not in the event.
+    #[serde(rename = "tool.replied")]
+    Replied,
 }
 
 impl ToolStage {
-    /// The stage's name: `tool.started`, `tool.succeeded`, `tool.failed`, `tool.refused`.
+    /// The stage's name: `tool.started`, `tool.succeeded`, `tool.failed`, `tool.refused`,
+    /// `tool.save_refused`, `tool.replied`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Started => "tool.started",
             Self::Succeeded => "tool.succeeded",
             Self::Failed => "tool.failed",
             Self::Refused => "tool.refused",
+            Self::SaveRefused => "tool.save_refused",
+            Self::Replied => "tool.replied",
         }
     }
 }

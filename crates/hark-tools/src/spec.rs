@@ -16,11 +16,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use hark_speak::Template;
+
 use crate::error::ToolError;
 use crate::executor::{Arguments, ToolContext, ToolExecutor};
 use crate::messages;
 use crate::output::{Output, resolve};
+use crate::reply::ToolReply;
 use crate::schema::{model_schema, schema_of};
+use crate::state::Transcript;
 
 /// Why a tool (or a registry) could not be built: every problem at once, one line each, each
 /// naming the tool and the fix.
@@ -82,6 +86,74 @@ pub struct ToolSpec {
     hidden: Vec<String>,
     result_instructions: Option<String>,
     interruption: Interruption,
+    pub(crate) locked: Vec<(String, LockedValue)>,
+    pub(crate) announce: Vec<Template>,
+    pub(crate) announce_wait: bool,
+    pub(crate) ends_conversation: bool,
+    pub(crate) replies: Vec<ToolReply>,
+    pub(crate) precheck: Option<Precheck>,
+}
+
+/// A locked argument's value as the tool holds it.
+#[derive(Debug, Clone)]
+pub(crate) enum LockedValue {
+    /// `{{path}}` or a text with placeholders.
+    Template(Template),
+    /// The last `max_messages` messages of the transcript.
+    Transcript(usize),
+}
+
+/// A locked argument's value: a template like `"{{customer.id}}"`, `"{{call.session_id}}"`, or
+/// [`Transcript`]. Spec: "Locked arguments", "Send the transcript".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Locked {
+    /// A template read from the call state and what the call carries.
+    Template(String),
+    /// The transcript's last `max_messages` messages.
+    Transcript(Transcript),
+}
+
+impl From<&str> for Locked {
+    fn from(text: &str) -> Self {
+        Self::Template(text.to_string())
+    }
+}
+
+impl From<String> for Locked {
+    fn from(text: String) -> Self {
+        Self::Template(text)
+    }
+}
+
+impl From<Transcript> for Locked {
+    fn from(transcript: Transcript) -> Self {
+        Self::Transcript(transcript)
+    }
+}
+
+type PrecheckFn = dyn Fn(&Arguments) -> Result<Option<Value>, ToolError> + Send + Sync;
+
+/// A tool's precheck, type-erased: decodes its parameters from the checked arguments and returns
+/// an outcome (the result) or `None`.
+#[derive(Clone)]
+pub(crate) struct Precheck(pub(crate) Arc<PrecheckFn>);
+
+impl fmt::Debug for Precheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Precheck")
+    }
+}
+
+/// Removes the `description`, `title`, `default` and `examples` of a property schema, so two
+/// schemas of one type compare equal.
+fn bare(schema: &Value, root: &Value) -> Value {
+    let mut schema = crate::output::resolve(schema, root).clone();
+    if let Value::Object(map) = &mut schema {
+        for key in ["description", "title", "default", "examples"] {
+            map.remove(key);
+        }
+    }
+    schema
 }
 
 impl fmt::Debug for ToolSpec {
@@ -96,6 +168,15 @@ impl fmt::Debug for ToolSpec {
             .field("hidden", &self.hidden)
             .field("result_instructions", &self.result_instructions)
             .field("interruption", &self.interruption)
+            .field(
+                "locked",
+                &self.locked.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("announce", &self.announce.len())
+            .field("announce_wait", &self.announce_wait)
+            .field("ends_conversation", &self.ends_conversation)
+            .field("replies", &self.replies.len())
+            .field("precheck", &self.precheck.is_some())
             .finish()
     }
 }
@@ -206,6 +287,12 @@ impl ToolSpec {
             hidden: Vec::new(),
             result_instructions: None,
             interruption: Interruption::default(),
+            locked: Vec::new(),
+            announce: Vec::new(),
+            announce_wait: false,
+            ends_conversation: false,
+            replies: Vec::new(),
+            precheck: None,
         })
     }
 
@@ -364,6 +451,211 @@ impl ToolSpec {
     pub fn interruption(mut self, interruption: Interruption) -> Self {
         self.interruption = interruption;
         self
+    }
+
+    /// Locks arguments ("Locked arguments"): each is removed from the schema the model reads, a
+    /// value the model sends is replaced, and the registry fills it before the checks from the
+    /// call state (`"{{customer.id}}"`), what the call carries (`"{{call.session_id}}"`) or the
+    /// transcript ([`Transcript`]). An unset value refuses the call with a hint.
+    ///
+    /// Fails, with every problem at once: a parameter the tool does not have, a template that
+    /// does not parse (`{{@call_id}}` names its new spelling), `Transcript` on a parameter that
+    /// is not an array, `{{result.…}}`, or a `{{call.name}}` a call never carries. Paths into the
+    /// State are checked when a registry is built with a State type.
+    pub fn locked<K: Into<String>, V: Into<Locked>>(
+        mut self,
+        values: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Self, BuildError> {
+        let mut problems = Vec::new();
+        let names: Vec<String> = self.rules.properties.iter().cloned().collect();
+        let mut model = (*self.model_parameters).clone();
+        for (parameter, value) in values {
+            let parameter = parameter.into();
+            let Some(property) = self
+                .parameters
+                .get("properties")
+                .and_then(|p| p.get(&parameter))
+            else {
+                problems.push(messages::locked_unknown_parameter(
+                    &self.name, &parameter, &names,
+                ));
+                continue;
+            };
+            let value = match value.into() {
+                Locked::Template(text) => match Template::parse(&text) {
+                    Ok(template) => {
+                        for p in template.placeholders() {
+                            match p.scope {
+                                hark_speak::Scope::Result => problems.push(
+                                    messages::result_outside_reply(&self.name, &p.to_string()),
+                                ),
+                                hark_speak::Scope::Call
+                                    if !crate::lines::is_call_field(&p.path) =>
+                                {
+                                    problems.push(messages::unknown_call_value(
+                                        &self.name,
+                                        &p.to_string(),
+                                    ))
+                                }
+                                _ => {}
+                            }
+                        }
+                        LockedValue::Template(template)
+                    }
+                    Err(error) => {
+                        problems.push(messages::template_problem(
+                            &self.name,
+                            &format!("locked {parameter}"),
+                            &error.to_string(),
+                        ));
+                        continue;
+                    }
+                },
+                Locked::Transcript(t) => {
+                    let types = crate::walk::types(property, &self.parameters);
+                    if !types.is_empty() && !types.contains("array") {
+                        problems.push(messages::transcript_needs_list(&self.name, &parameter));
+                    }
+                    LockedValue::Transcript(t.max_messages)
+                }
+            };
+            if let Some(Value::Object(props)) = model.get_mut("properties") {
+                props.remove(&parameter);
+            }
+            if let Some(Value::Array(required)) = model.get_mut("required") {
+                required.retain(|r| r != parameter.as_str());
+            }
+            self.locked.retain(|(k, _)| *k != parameter);
+            self.locked.push((parameter, value));
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        self.model_parameters = Arc::new(model);
+        Ok(self)
+    }
+
+    /// Locks one argument; see [`locked`](Self::locked).
+    pub fn lock(
+        self,
+        parameter: impl Into<String>,
+        value: impl Into<Locked>,
+    ) -> Result<Self, BuildError> {
+        self.locked([(parameter.into(), value.into())])
+    }
+
+    /// Announce lines ("Announce lines with values"): one is said before the tool runs, never the
+    /// same one twice in a row. `{{value}}` reads an argument of this call or a State value,
+    /// `{{call.name}}` what the call carries. Every line is filled before one is picked: a value
+    /// that is not set refuses the call and nothing is said. Fails on a line that does not parse,
+    /// or one that reads `{{result.…}}`, naming the line.
+    pub fn announce<S: AsRef<str>>(
+        mut self,
+        lines: impl IntoIterator<Item = S>,
+    ) -> Result<Self, BuildError> {
+        let mut problems = Vec::new();
+        let mut templates = Vec::new();
+        for line in lines {
+            match Template::parse(line.as_ref()) {
+                Ok(t) => {
+                    for p in t.placeholders() {
+                        match p.scope {
+                            hark_speak::Scope::Result => problems
+                                .push(messages::result_outside_reply(&self.name, &p.to_string())),
+                            hark_speak::Scope::Call if !crate::lines::is_call_field(&p.path) => {
+                                problems
+                                    .push(messages::unknown_call_value(&self.name, &p.to_string()))
+                            }
+                            _ => {}
+                        }
+                    }
+                    templates.push(t);
+                }
+                Err(e) => problems.push(messages::template_problem(
+                    &self.name,
+                    "announce",
+                    &e.to_string(),
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        self.announce = templates;
+        Ok(self)
+    }
+
+    /// With `true`, the tool runs only after the announce line has played out ("Announce lines
+    /// with values", point 4). The wait is not in the call's `ms`.
+    pub fn announce_wait(mut self, wait: bool) -> Self {
+        self.announce_wait = wait;
+        self
+    }
+
+    /// The `ends_conversation` effect ("End the call"): a call that succeeds ends the
+    /// conversation. It never fires on a refused or failed call (T5).
+    pub fn ends_conversation(mut self) -> Self {
+        self.ends_conversation = true;
+        self
+    }
+
+    /// True when a successful call ends the conversation.
+    pub fn ends_the_call(&self) -> bool {
+        self.ends_conversation
+    }
+
+    /// The tool's own replies ("Replies on the tool itself"): tried after the place's replies,
+    /// in order. Each leaves `tool` out (one naming another tool fails when the registry is
+    /// built, as does a reply on a tool that ends the call).
+    pub fn replies(mut self, replies: impl IntoIterator<Item = ToolReply>) -> Self {
+        self.replies = replies.into_iter().collect();
+        self
+    }
+
+    /// A precheck ("Check a rule before the tool runs"): a plain function that takes some of the
+    /// tool's parameters by name (the fields of `P`, with the same types) or the whole input,
+    /// locked values filled, and returns an outcome of the tool's output type or `None` to go
+    /// ahead. An outcome is the tool's result: the tool does not run, no announce plays, and the
+    /// tool's replies say it.
+    ///
+    /// Fails when a field of `P` is not a parameter of the tool with the same schema, or when
+    /// `O` is not the tool's output (by its schema name).
+    pub fn precheck<P, O, F>(mut self, function: F) -> Result<Self, BuildError>
+    where
+        P: DeserializeOwned + JsonSchema + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: Fn(P) -> Option<O> + Send + Sync + 'static,
+    {
+        let mut problems = Vec::new();
+        let schema = schema_of::<P>();
+        let tool_props = self.parameters.get("properties");
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            for (name, sub) in props {
+                let same = tool_props
+                    .and_then(|p| p.get(name))
+                    .is_some_and(|t| bare(t, &self.parameters) == bare(sub, &schema));
+                if !same {
+                    problems.push(messages::precheck_parameter(&self.name, name));
+                }
+            }
+        }
+        if O::schema_name() != self.output.name() {
+            problems.push(messages::precheck_outcome_does_not_fit(
+                &self.name,
+                self.output.name(),
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        self.precheck = Some(Precheck(Arc::new(move |arguments: &Arguments| {
+            let input: P = decode(arguments.clone())?;
+            match function(input) {
+                Some(outcome) => to_result(outcome).map(Some),
+                None => Ok(None),
+            }
+        })));
+        Ok(self)
     }
 
     /// The tool's name.

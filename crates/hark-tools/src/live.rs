@@ -1,0 +1,462 @@
+//! A tool call inside a call in progress: announce lines, interruption, saves, replies, effects.
+//!
+//! Spec: `tools-reference.md`, "What a tool does around its call", "A tool the caller talks
+//! over", "Announce lines with values", "End the call", "Save a result and speak it", "Replies on
+//! the tool itself", "Check a rule before the tool runs"; cases T5, T7, T8.
+//!
+//! The runtime builds one [`LiveCall`] per call (it holds the [`CallState`], the [`Speech`] and
+//! the [`Speaker`] whose ICU formatters are built once), and one [`Generation`] per model reply.
+//! It runs each tool call of the reply with [`ToolRegistry::call_live`]; when the caller talks
+//! over the bot it calls [`Generation::interrupt`].
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::FutureExt;
+use hark_speak::{Clock, Speaker, SystemClock};
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::call::CallHooks;
+use crate::error::ToolError;
+use crate::executor::{Arguments, ToolContext};
+use crate::lines::View;
+use crate::messages;
+use crate::registry::{
+    CallStatus, RawArguments, ToolOutcome, ToolRegistry, elapsed_ms, replies_to,
+};
+use crate::sink::{Source, ToolEvent, ToolStage};
+use crate::spec::{BuildError, Interruption, ToolSpec};
+use crate::speech::Speech;
+use crate::state::{CallState, StateModel};
+use crate::walk;
+
+/// One call in progress as the tool layer sees it. Build one per call.
+#[derive(Debug)]
+pub struct LiveCall {
+    /// The call's state (shared; clones see the same values).
+    pub state: CallState,
+    /// The call's voice.
+    pub speech: Arc<dyn Speech>,
+    /// The call's hooks (background work).
+    pub hooks: CallHooks,
+    speaker: Speaker,
+    turns: Mutex<HashMap<String, usize>>,
+    late: Mutex<Vec<Late>>,
+}
+
+#[derive(Debug)]
+struct Late {
+    tool: String,
+    handle: JoinHandle<(Result<Value, ToolError>, u64)>,
+}
+
+impl LiveCall {
+    /// A live call over `state`, speaking through `speech`. The [`Speaker`] is built here from the
+    /// state's language and timezone, once: fails when the timezone is not an IANA name.
+    pub fn new(state: CallState, speech: Arc<dyn Speech>) -> Result<Self, BuildError> {
+        Self::with_clock(state, speech, Arc::new(SystemClock))
+    }
+
+    /// Like [`new`](Self::new) with a clock for "today" (tests, replays).
+    pub fn with_clock(
+        state: CallState,
+        speech: Arc<dyn Speech>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, BuildError> {
+        let timezone = state.timezone();
+        let speaker = Speaker::with_clock(&state.language(), timezone.as_deref(), clock)
+            .map_err(|e| BuildError::new(e.to_string()))?;
+        Ok(Self {
+            state,
+            speech,
+            hooks: CallHooks::new(),
+            speaker,
+            turns: Mutex::new(HashMap::new()),
+            late: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Uses these hooks for the call's background work (webhooks that do not wait).
+    pub fn with_hooks(mut self, hooks: CallHooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// The speaker that says values in the call's language and timezone.
+    pub fn speaker(&self) -> &Speaker {
+        &self.speaker
+    }
+
+    /// A new generation: one model reply and the tool calls in it.
+    pub fn generation(&self) -> Generation {
+        Generation::default()
+    }
+
+    /// The next turn of a rotating choice keyed by `key` (announce lines, reply alternatives).
+    fn next_turn(&self, key: &str) -> usize {
+        let mut turns = self.turns.lock().unwrap_or_else(|p| p.into_inner());
+        let turn = turns.entry(key.to_string()).or_insert(0);
+        let current = *turn;
+        *turn += 1;
+        current
+    }
+
+    /// How many `continue` tools are still running after their reply was cut off.
+    pub fn late_len(&self) -> usize {
+        self.late.lock().map(|l| l.len()).unwrap_or(0)
+    }
+}
+
+#[derive(Debug, Default)]
+struct GenerationInner {
+    token: CancellationToken,
+    spoken: AtomicBool,
+    discarded: AtomicBool,
+}
+
+/// One model reply (a generation) and its tool calls: what the runtime needs to enforce T7 and
+/// T8. Cheap to clone; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct Generation {
+    inner: Arc<GenerationInner>,
+}
+
+impl Generation {
+    /// Marks that some of this reply has been spoken to the caller.
+    pub fn mark_spoken(&self) {
+        self.inner.spoken.store(true, Ordering::SeqCst);
+    }
+
+    /// The caller talked over the bot. Running calls whose interruption is not `continue` are
+    /// cancelled (`tool.failed`, error `cancelled`); `continue` calls keep running and their
+    /// results come from [`ToolRegistry::late_results`]. A generation interrupted before any of
+    /// it was spoken is discarded: its tool calls never run (T8).
+    pub fn interrupt(&self) {
+        if !self.inner.spoken.load(Ordering::SeqCst) {
+            self.inner.discarded.store(true, Ordering::SeqCst);
+        }
+        self.inner.token.cancel();
+    }
+
+    /// True once the generation was interrupted.
+    pub fn is_interrupted(&self) -> bool {
+        self.inner.token.is_cancelled()
+    }
+
+    /// True when the generation was interrupted before any of it was spoken: its tool calls
+    /// must not run, and it leaves nothing in the history.
+    pub fn is_discarded(&self) -> bool {
+        self.inner.discarded.load(Ordering::SeqCst)
+    }
+}
+
+/// A tool call of a discarded generation: it did not run (T8). The runtime leaves the call out
+/// of the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the generation was discarded before any of it was spoken, so its tool calls do not run")]
+pub struct Discarded;
+
+/// Everything one tool call in a call did, for the runtime.
+#[derive(Debug, Clone)]
+pub struct CallResult {
+    /// The outcome: `model_result` is what the model reads for this tool call.
+    pub outcome: ToolOutcome,
+    /// The announce line said before the tool ran, if one was.
+    pub announced: Option<String>,
+    /// Reply lines code said for the result (at most one per call).
+    pub said: Vec<String>,
+    /// False when no model reply should follow: a reply line was said, or an
+    /// `ArgumentsMissing` refusal came after a reply that already spoke.
+    pub ask_model_reply: bool,
+    /// True when the call ends the conversation (only on success, T5).
+    pub ends_conversation: bool,
+    /// The State values saved (empty when the State refused the batch).
+    pub saved: Vec<String>,
+}
+
+impl ToolRegistry {
+    /// Runs one tool call of `generation` in the live call: fills locked values, runs the
+    /// precheck, fills every announce line and says one, runs the tool (cancelled when the
+    /// caller talks over a tool that does not `continue`), checks the result, saves its assign
+    /// rows in one batch, says the first reply that matches and fills, and reports the
+    /// `ends_conversation` effect.
+    ///
+    /// `Err(Discarded)` when the generation was discarded (interrupted before any of it was
+    /// spoken): the tool does not run and no sink hears of it (T8).
+    ///
+    /// A `continue` tool whose generation is interrupted while it runs returns at once with
+    /// status [`CallStatus::StillRunning`]: the model reads that the tool is still running. Its
+    /// real result comes exactly once from [`late_results`](Self::late_results) (T7).
+    pub async fn call_live<'r>(
+        &self,
+        name: &str,
+        raw_arguments: impl Into<RawArguments<'r>>,
+        live: &LiveCall,
+        generation: &Generation,
+    ) -> Result<CallResult, Discarded> {
+        if generation.is_discarded() {
+            tracing::info!(tool = name, "tool call of a discarded generation not run");
+            return Err(Discarded);
+        }
+        let source = Source::Model;
+        let context = live.state.context(&live.hooks);
+        let (tool, arguments) = match self.prepare(name, raw_arguments.into(), &context) {
+            Ok(prepared) => prepared,
+            Err(error) => return Ok(self.plain(self.refuse(name, source, error), live)),
+        };
+        match self.run_precheck(tool, &arguments) {
+            Ok(Some(outcome)) => {
+                let outcome = self.finish(tool, Ok(outcome), 0, source, false);
+                return Ok(self.after(tool, outcome, live, None).await);
+            }
+            Ok(None) => {}
+            Err(error) => {
+                let error = crate::registry::finish_error(name, error);
+                return Ok(self.plain(self.refuse(name, source, error), live));
+            }
+        }
+        let announced = match self.announce_line(tool, &arguments, &context, live) {
+            Ok(line) => line,
+            Err(error) => return Ok(self.plain(self.refuse(name, source, error), live)),
+        };
+        if let Some(line) = &announced {
+            live.speech.say(line).await;
+            if tool.announce_wait {
+                live.speech.wait_playout().await;
+            }
+        }
+        self.emit_started(name, source);
+        let started = Instant::now();
+        let executor = tool.executor().clone();
+        let run_arguments = arguments.clone();
+        let (run, ms) = if tool.interruption_rule() == Interruption::Continue {
+            let context = context.clone();
+            let mut handle = tokio::spawn(async move {
+                let started = Instant::now();
+                let run = AssertUnwindSafe(executor.run(run_arguments, &context))
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
+                (run, elapsed_ms(started))
+            });
+            tokio::select! {
+                joined = &mut handle => joined
+                    .unwrap_or_else(|_| (Err(ToolError::internal("the tool's task failed")), elapsed_ms(started))),
+                () = generation.inner.token.cancelled() => {
+                    if let Ok(mut late) = live.late.lock() {
+                        late.push(Late { tool: name.to_string(), handle });
+                    }
+                    tracing::info!(tool = name, "tool keeps running after an interruption");
+                    let text = messages::still_running(name);
+                    let result = json!({"status": "running", "note": text});
+                    let outcome = ToolOutcome {
+                        tool: name.to_string(),
+                        status: CallStatus::StillRunning,
+                        model_result: result.clone(),
+                        result,
+                        error: None,
+                        ms: 0,
+                    };
+                    return Ok(CallResult {
+                        outcome,
+                        announced,
+                        said: Vec::new(),
+                        ask_model_reply: false,
+                        ends_conversation: false,
+                        saved: Vec::new(),
+                    });
+                }
+            }
+        } else {
+            let run = AssertUnwindSafe(executor.run(run_arguments, &context)).catch_unwind();
+            tokio::select! {
+                run = run => (
+                    run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked"))),
+                    elapsed_ms(started),
+                ),
+                () = generation.inner.token.cancelled() => (Err(ToolError::cancelled()), elapsed_ms(started)),
+            }
+        };
+        let outcome = self.finish(tool, run, ms, source, true);
+        Ok(self.after(tool, outcome, live, announced).await)
+    }
+
+    /// The results of `continue` tools whose reply was cut off, each exactly once: waits for
+    /// those still running, checks each result, saves and says its reply like any result, and
+    /// removes it. The runtime adds each to the next request (see
+    /// [`messages::late_result`]). A second call returns only results not returned before.
+    pub async fn late_results(&self, live: &LiveCall) -> Vec<CallResult> {
+        let pending: Vec<Late> = match live.late.lock() {
+            Ok(mut late) => late.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        let mut results = Vec::new();
+        for late in pending {
+            let Some(tool) = self.get(&late.tool) else {
+                continue;
+            };
+            let (run, ms) = late
+                .handle
+                .await
+                .unwrap_or_else(|_| (Err(ToolError::internal("the tool's task failed")), 0));
+            let outcome = self.finish(tool, run, ms, Source::Model, true);
+            results.push(self.after(tool, outcome, live, None).await);
+        }
+        results
+    }
+
+    fn plain(&self, outcome: ToolOutcome, live: &LiveCall) -> CallResult {
+        CallResult {
+            ask_model_reply: replies_to(&outcome.model_result, live.speech.reply_spoke()),
+            outcome,
+            announced: None,
+            said: Vec::new(),
+            ends_conversation: false,
+            saved: Vec::new(),
+        }
+    }
+
+    /// Fills every announce line (a value not set refuses the call), then picks the next one in
+    /// turn, never the same twice in a row. `None` with no lines or a realtime model.
+    fn announce_line(
+        &self,
+        tool: &ToolSpec,
+        arguments: &Arguments,
+        context: &ToolContext,
+        live: &LiveCall,
+    ) -> Result<Option<String>, ToolError> {
+        if tool.announce.is_empty() {
+            return Ok(None);
+        }
+        let view = View {
+            state: &context.state,
+            state_schema: self.state_model().map(StateModel::schema),
+            call: &context.call,
+            arguments: Some((arguments, tool.parameters())),
+            result: None,
+        };
+        let mut lines = Vec::with_capacity(tool.announce.len());
+        for template in &tool.announce {
+            match template.fill(&view, &live.speaker) {
+                Ok(line) => lines.push(line),
+                Err(unfilled) => return Err(self.unset_refusal(&unfilled.placeholder)),
+            }
+        }
+        if live.speech.speaks_itself() {
+            return Ok(None);
+        }
+        let turn = live.next_turn(&format!("announce:{}", tool.name()));
+        Ok(Some(lines.swap_remove(turn % lines.len())))
+    }
+
+    /// The reply line that would be said now for a successful `result` of the tool `name`,
+    /// filled in the call's language, without saying it or moving the alternatives on: the
+    /// place's replies, then the tool's own, the first that matches and fills. `None` when no
+    /// reply matches and fills (or the tool is unknown).
+    pub fn reply_for(&self, name: &str, result: &Value, live: &LiveCall) -> Option<String> {
+        let tool = self.get(name)?;
+        self.pick_reply(tool, result, live).map(|(_, line)| line)
+    }
+
+    fn pick_reply(
+        &self,
+        tool: &ToolSpec,
+        result: &Value,
+        live: &LiveCall,
+    ) -> Option<(String, String)> {
+        let name = tool.name();
+        let replies = self.compiled.replies.get(name)?;
+        let state = live.state.values();
+        let call = live.state.call();
+        let view = View {
+            state: &state,
+            state_schema: self.state_model().map(StateModel::schema),
+            call: &call,
+            arguments: None,
+            result: Some((result, tool.output().schema())),
+        };
+        for (i, reply) in replies.iter().enumerate() {
+            if !reply.matches(result, &state) {
+                continue;
+            }
+            let key = format!("reply:{name}:{i}");
+            let turn = {
+                let turns = live.turns.lock().unwrap_or_else(|p| p.into_inner());
+                turns.get(&key).copied().unwrap_or(0)
+            };
+            let template = &reply.lines[turn % reply.lines.len()];
+            if let Ok(line) = template.fill(&view, &live.speaker) {
+                return Some((key, line));
+            }
+        }
+        None
+    }
+
+    /// After a result: assign rows, reply rows, effects, and whether the model replies.
+    async fn after(
+        &self,
+        tool: &ToolSpec,
+        outcome: ToolOutcome,
+        live: &LiveCall,
+        announced: Option<String>,
+    ) -> CallResult {
+        let name = tool.name();
+        let succeeded = outcome.status == CallStatus::Succeeded;
+        let mut saved = Vec::new();
+        if succeeded && let Some(rows) = self.compiled.assign.get(name) {
+            let saves: Vec<(String, Value)> = rows
+                .iter()
+                .filter_map(|row| {
+                    walk::value_at(&outcome.result, &row.path)
+                        .map(|v| (row.variable.clone(), v.clone()))
+                })
+                .collect();
+            let names: Vec<String> = saves.iter().map(|(n, _)| n.clone()).collect();
+            match live.state.save_batch(saves, self.state_model()) {
+                Ok(()) => saved = names,
+                Err(reason) => {
+                    let field = reason.split(':').next().unwrap_or("").to_string();
+                    tracing::warn!(
+                        tool = name,
+                        "the State refused the values {name} saves: {reason}"
+                    );
+                    self.emit(ToolEvent {
+                        stage: ToolStage::SaveRefused,
+                        tool: name.to_string(),
+                        source: Source::Model,
+                        ms: None,
+                        error: Some(format!("the State refused {field}")),
+                    });
+                }
+            }
+        }
+        let mut said = Vec::new();
+        if succeeded && let Some((key, line)) = self.pick_reply(tool, &outcome.result, live) {
+            live.next_turn(&key);
+            live.speech.say(&line).await;
+            self.emit(ToolEvent {
+                stage: ToolStage::Replied,
+                tool: name.to_string(),
+                source: Source::Model,
+                ms: None,
+                error: None,
+            });
+            said.push(line);
+        }
+        let ask_model_reply =
+            said.is_empty() && replies_to(&outcome.model_result, live.speech.reply_spoke());
+        CallResult {
+            ends_conversation: succeeded && tool.ends_the_call(),
+            outcome,
+            announced,
+            said,
+            ask_model_reply,
+            saved,
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! Assign rows and reply rows: what a result saves into the State, and the lines code says for it.
+//!
+//! Spec: `tools-reference.md`, "Save a result and speak it", "Replies on the tool itself",
+//! "Check a rule before the tool runs" (point 3), "Locked arguments" (points 6–8: the checks a
+//! registry built with a State type runs on every locked path).
+
+use std::collections::HashMap;
+
+use hark_speak::{Scope, Template, ValueKind};
+use serde_json::Value;
+
+use crate::lines::is_call_field;
+use crate::messages;
+use crate::spec::{LockedValue, ToolSpec};
+use crate::state::StateModel;
+use crate::walk;
+
+/// A line code says for a result, instead of asking the model for a reply.
+///
+/// `when` maps a result field (dotted for nested: `"order.status"`) to the values that call for
+/// the line; `state` maps a State value to its values the same way; a reply with neither is the
+/// fixed reply. `say` holds alternatives, said in turn. On a registry a reply names its `tool`;
+/// on the tool itself it leaves `tool` out.
+///
+/// ```
+/// use hark_tools::ToolReply;
+/// use serde_json::json;
+/// let reply = ToolReply::say(["{{result.order_id}} is held."])
+///     .tool("find_order")
+///     .when("status", [json!("held")]);
+/// assert_eq!(reply.tool.as_deref(), Some("find_order"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolReply {
+    /// The tool whose result this reply says (`None` on the tool itself).
+    pub tool: Option<String>,
+    /// Result field → the values that call for the line.
+    pub when: Vec<(String, Vec<Value>)>,
+    /// State value → the values that call for the line.
+    pub state: Vec<(String, Vec<Value>)>,
+    /// The lines, alternatives said in turn (templates: `{{result.…}}`, `{{value}}`,
+    /// `{{call.name}}`).
+    pub say: Vec<String>,
+}
+
+impl ToolReply {
+    /// A reply saying these lines (alternatives, said in turn).
+    pub fn say<S: Into<String>>(lines: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            say: lines.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Names the tool (a reply on a registry must).
+    pub fn tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+
+    /// Adds a `when` condition: the result field `field` holds one of `values`.
+    pub fn when<V: Into<Value>>(
+        mut self,
+        field: impl Into<String>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.when
+            .push((field.into(), values.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Adds a `state` condition: the State value `name` holds one of `values`.
+    pub fn state<V: Into<Value>>(
+        mut self,
+        name: impl Into<String>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.state
+            .push((name.into(), values.into_iter().map(Into::into).collect()));
+        self
+    }
+}
+
+/// One assign row: save the result value at `path` (field names; empty = the whole result) into
+/// the State value `variable`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assign {
+    /// The State value saved.
+    pub variable: String,
+    /// Field names walked from the result; empty saves the whole result.
+    pub path: Vec<String>,
+}
+
+impl Assign {
+    /// `Assign::new("order_number", ["order_id"])`; `Assign::new("order", [] as [&str; 0])` saves
+    /// the whole result.
+    pub fn new<S: Into<String>>(
+        variable: impl Into<String>,
+        path: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self {
+            variable: variable.into(),
+            path: path.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// The rows a registry is built with, kept so `only` and `with_tools` can rebuild it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Rows {
+    pub state: Option<StateModel>,
+    pub assign: Vec<(String, Vec<Assign>)>,
+    pub replies: Vec<ToolReply>,
+    pub confirms: Vec<(String, Vec<String>)>,
+}
+
+/// A reply checked and parsed for one tool.
+#[derive(Debug, Clone)]
+pub(crate) struct CompiledReply {
+    pub when: Vec<(Vec<String>, Vec<Value>)>,
+    pub state: Vec<(Vec<String>, Vec<Value>)>,
+    pub lines: Vec<Template>,
+}
+
+impl CompiledReply {
+    /// True when every condition holds for this result and State.
+    pub fn matches(&self, result: &Value, state: &Value) -> bool {
+        let holds = |root: &Value, (path, values): &(Vec<String>, Vec<Value>)| {
+            let value = walk::value_at(root, path).unwrap_or(&Value::Null);
+            values.contains(value)
+        };
+        self.when.iter().all(|c| holds(result, c)) && self.state.iter().all(|c| holds(state, c))
+    }
+}
+
+/// Everything a registry knows beyond its tools, checked once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Compiled {
+    pub rows: Rows,
+    pub assign: HashMap<String, Vec<Assign>>,
+    pub replies: HashMap<String, Vec<CompiledReply>>,
+    /// (State value, the first tool that saves it), in row order.
+    pub savers: Vec<(String, String)>,
+    /// (State value, the step that confirms it).
+    pub confirmers: Vec<(String, String)>,
+}
+
+fn split(path: &str) -> Vec<String> {
+    path.split('.').map(String::from).collect()
+}
+
+fn show(value: &Value) -> String {
+    value.to_string()
+}
+
+/// Checks every row against the tools and the State type; returns every problem at once.
+pub(crate) fn compile(tools: &[ToolSpec], rows: Rows) -> Result<Compiled, Vec<String>> {
+    let mut problems = Vec::new();
+    let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+    let find = |name: &str| tools.iter().find(|t| t.name() == name);
+    let state = rows.state.as_ref();
+    let state_fields = state.map(StateModel::field_names).unwrap_or_default();
+
+    for tool in tools {
+        check_locked(tool, state, &mut problems);
+        if let Some(model) = state {
+            for line in &tool.announce {
+                for p in line.placeholders() {
+                    let is_argument = tool
+                        .parameters()
+                        .get("properties")
+                        .is_some_and(|props| props.get(&p.path[0]).is_some());
+                    if p.scope == Scope::Value && !is_argument && model.field(&p.path).is_none() {
+                        let mut known: Vec<String> = tool
+                            .parameters()
+                            .get("properties")
+                            .and_then(Value::as_object)
+                            .map(|p| p.keys().cloned().collect())
+                            .unwrap_or_default();
+                        known.extend(state_fields.iter().cloned());
+                        problems.push(messages::unknown_line_value(
+                            tool.name(),
+                            &p.to_string(),
+                            &known,
+                        ));
+                    }
+                }
+            }
+        }
+        for reply in &tool.replies {
+            if let Some(other) = reply.tool.as_deref().filter(|o| *o != tool.name()) {
+                problems.push(messages::own_reply_names_other(tool.name(), other));
+            }
+        }
+    }
+
+    let mut replies: HashMap<String, Vec<CompiledReply>> = HashMap::new();
+    let mut place: Vec<(&ToolSpec, &ToolReply)> = Vec::new();
+    for reply in &rows.replies {
+        match reply.tool.as_deref() {
+            None => problems.push(messages::registry_reply_without_tool()),
+            Some(name) => match find(name) {
+                Some(tool) => place.push((tool, reply)),
+                None => problems.push(messages::row_unknown_tool("A reply", name, &names)),
+            },
+        }
+    }
+    let own = tools
+        .iter()
+        .flat_map(|t| t.replies.iter().map(move |r| (t, r)));
+    for (tool, reply) in place.into_iter().chain(own) {
+        if let Some(compiled) = compile_reply(tool, reply, state, &state_fields, &mut problems) {
+            replies
+                .entry(tool.name().to_string())
+                .or_default()
+                .push(compiled);
+        }
+    }
+
+    let mut assign: HashMap<String, Vec<Assign>> = HashMap::new();
+    let mut savers = Vec::new();
+    for (name, list) in &rows.assign {
+        let Some(tool) = find(name) else {
+            problems.push(messages::row_unknown_tool("An assign row", name, &names));
+            continue;
+        };
+        let Some(model) = state else {
+            problems.push(messages::needs_state(name, "an assign row"));
+            continue;
+        };
+        let output = tool.output().schema();
+        for row in list {
+            let Some(target) = model.field(std::slice::from_ref(&row.variable)) else {
+                problems.push(messages::unknown_state_value(
+                    name,
+                    &row.variable,
+                    &state_fields,
+                ));
+                continue;
+            };
+            let Some(source) = walk::field_at(output, output, &row.path) else {
+                problems.push(messages::unknown_result_field(
+                    name,
+                    &row.path.join("."),
+                    tool.output().name(),
+                    &tool.output().field_names(),
+                ));
+                continue;
+            };
+            let from = walk::types(source, output);
+            let to = walk::types(target, model.schema());
+            if !walk::fits(&from, &to) {
+                let path = if row.path.is_empty() {
+                    "the whole result".to_string()
+                } else {
+                    row.path.join(".")
+                };
+                problems.push(messages::assign_type_mismatch(
+                    name,
+                    &path,
+                    &walk::describe(&from),
+                    &row.variable,
+                    &walk::describe(&to),
+                ));
+            }
+            if !savers
+                .iter()
+                .any(|(v, _): &(String, String)| *v == row.variable)
+            {
+                savers.push((row.variable.clone(), name.clone()));
+            }
+        }
+        assign
+            .entry(name.clone())
+            .or_default()
+            .extend(list.iter().cloned());
+    }
+    let confirmers = rows
+        .confirms
+        .iter()
+        .flat_map(|(step, values)| values.iter().map(move |v| (v.clone(), step.clone())))
+        .collect();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Compiled {
+        rows,
+        assign,
+        replies,
+        savers,
+        confirmers,
+    })
+}
+
+fn compile_reply(
+    tool: &ToolSpec,
+    reply: &ToolReply,
+    state: Option<&StateModel>,
+    state_fields: &[String],
+    problems: &mut Vec<String>,
+) -> Option<CompiledReply> {
+    let name = tool.name();
+    let before = problems.len();
+    if tool.ends_the_call() {
+        problems.push(messages::reply_on_ending_tool(name));
+    }
+    if reply.say.is_empty() {
+        problems.push(messages::reply_without_lines(name));
+    }
+    let output = tool.output().schema();
+    let output_fields = tool.output().field_names();
+    let open_output = output_fields.is_empty();
+    let mut when = Vec::new();
+    for (field, values) in &reply.when {
+        let path = split(field);
+        match walk::field_at(output, output, &path) {
+            None if !open_output => problems.push(messages::unknown_result_field(
+                name,
+                field,
+                tool.output().name(),
+                &output_fields,
+            )),
+            None => {}
+            Some(schema) => check_held(name, field, values, schema, output, problems),
+        }
+        when.push((path, values.clone()));
+    }
+    let mut conditions = Vec::new();
+    for (value, values) in &reply.state {
+        let path = split(value);
+        match state {
+            None => problems.push(messages::needs_state(name, "a reply's state condition")),
+            Some(model) => match model.field(&path) {
+                None => problems.push(messages::unknown_state_value(name, value, state_fields)),
+                Some(schema) => check_held(name, value, values, schema, model.schema(), problems),
+            },
+        }
+        conditions.push((path, values.clone()));
+    }
+    let mut lines = Vec::new();
+    for line in &reply.say {
+        match Template::parse(line) {
+            Err(e) => problems.push(messages::template_problem(name, "reply", &e.to_string())),
+            Ok(t) => {
+                for p in t.placeholders() {
+                    match p.scope {
+                        Scope::Result => {
+                            if !open_output && walk::field_at(output, output, &p.path).is_none() {
+                                problems.push(messages::unknown_result_field(
+                                    name,
+                                    &p.path.join("."),
+                                    tool.output().name(),
+                                    &output_fields,
+                                ));
+                            }
+                        }
+                        Scope::Value => {
+                            if let Some(model) = state
+                                && model.field(&p.path).is_none()
+                            {
+                                problems.push(messages::unknown_state_value(
+                                    name,
+                                    &p.path.join("."),
+                                    state_fields,
+                                ));
+                            }
+                        }
+                        Scope::Call => {
+                            if !is_call_field(&p.path) {
+                                problems.push(messages::unknown_call_value(name, &p.to_string()));
+                            }
+                        }
+                    }
+                }
+                lines.push(t);
+            }
+        }
+    }
+    (problems.len() == before).then_some(CompiledReply {
+        when,
+        state: conditions,
+        lines,
+    })
+}
+
+fn check_held(
+    tool: &str,
+    field: &str,
+    values: &[Value],
+    schema: &Value,
+    root: &Value,
+    problems: &mut Vec<String>,
+) {
+    if let Some(held) = walk::held_values(schema, root) {
+        for value in values.iter().filter(|v| !held.contains(v)) {
+            let held: Vec<String> = held.iter().map(show).collect();
+            problems.push(messages::when_value_not_held(
+                tool,
+                field,
+                &show(value),
+                &held,
+            ));
+        }
+    }
+}
+
+/// "Locked arguments", points 6–8, with a State type: every path exists, an object or a list is
+/// only the whole text, and the value's type fits the parameter.
+fn check_locked(tool: &ToolSpec, state: Option<&StateModel>, problems: &mut Vec<String>) {
+    let Some(model) = state else {
+        return;
+    };
+    let parameters = tool.parameters();
+    for (parameter, value) in &tool.locked {
+        let LockedValue::Template(template) = value else {
+            continue;
+        };
+        let param_schema = parameters
+            .get("properties")
+            .and_then(|p| p.get(parameter))
+            .unwrap_or(&Value::Null);
+        let takes = walk::types(param_schema, parameters);
+        let kind_of = |p: &hark_speak::Placeholder| match p.scope {
+            Scope::Call => is_call_field(&p.path).then_some(ValueKind::Scalar),
+            Scope::Result => None,
+            Scope::Value => model.field(&p.path).map(|s| {
+                let t = walk::types(s, model.schema());
+                if t.contains("object") || t.contains("array") {
+                    ValueKind::Shape
+                } else {
+                    ValueKind::Scalar
+                }
+            }),
+        };
+        let found = template.check_locked(&kind_of);
+        for error in &found {
+            problems.push(format!("{}: {error}", tool.name()));
+        }
+        if !found.is_empty() {
+            continue;
+        }
+        let holds = if template.is_single_placeholder() {
+            let p = &template.placeholders()[0];
+            match p.scope {
+                Scope::Value => model
+                    .field(&p.path)
+                    .map(|s| walk::types(s, model.schema()))
+                    .unwrap_or_default(),
+                _ => ["string".to_string()].into_iter().collect(),
+            }
+        } else {
+            ["string".to_string()].into_iter().collect()
+        };
+        if !walk::fits(&holds, &takes) {
+            problems.push(messages::locked_type_mismatch(
+                tool.name(),
+                parameter,
+                template.text(),
+                &walk::describe(&holds),
+                &walk::describe(&takes),
+            ));
+        }
+    }
+}

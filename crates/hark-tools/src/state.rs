@@ -1,0 +1,291 @@
+//! Call state: the call's typed State, what the call carries, its language, timezone and
+//! transcript. Tools are built per call and read it.
+//!
+//! Spec: `tools-reference.md`, "Use it in your agent" (points 1, 3, 4), "Save a result and speak
+//! it" (point 2: saves in one batch, a save never confirms a value), "Send the transcript".
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::call::{CallHooks, CallInfo};
+use crate::executor::ToolContext;
+use crate::schema::schema_of;
+use crate::walk;
+
+/// A State type: a serde + schemars struct of optional values, each with a doc comment (its
+/// description feeds the refusal hint `"Get it from the caller (<description>)"`).
+///
+/// Implemented for every type that is `Serialize + DeserializeOwned + JsonSchema`.
+pub trait State: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static {}
+
+impl<T> State for T where T: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static {}
+
+type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
+
+/// The State type as the registry knows it: its name, JSON Schema, and the check a save must pass
+/// (the new State must decode into the type). Built with [`StateModel::of`].
+#[derive(Clone)]
+pub struct StateModel {
+    name: String,
+    schema: Arc<Value>,
+    check: Arc<Check>,
+}
+
+impl fmt::Debug for StateModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateModel")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl StateModel {
+    /// The model of the State type `S`.
+    pub fn of<S: State>() -> Self {
+        Self {
+            name: S::schema_name().into_owned(),
+            schema: Arc::new(schema_of::<S>()),
+            check: Arc::new(|value: &Value| {
+                serde_path_to_error::deserialize::<_, S>(value.clone())
+                    .map(|_| ())
+                    .map_err(|e| {
+                        let path = e.path().to_string();
+                        format!("{path}: {}", e.inner())
+                    })
+            }),
+        }
+    }
+
+    /// The State type's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The State type's JSON Schema.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The schema of the value at `path` (`["customer", "id"]`), or `None` when it does not exist.
+    pub fn field(&self, path: &[String]) -> Option<&Value> {
+        if path.is_empty() {
+            return None;
+        }
+        walk::field_at(&self.schema, &self.schema, path)
+    }
+
+    /// The State's top-level value names.
+    pub fn field_names(&self) -> Vec<String> {
+        walk::property_names(&self.schema, &self.schema)
+    }
+
+    /// The description of a top-level State value, from its doc comment.
+    pub fn description(&self, name: &str) -> Option<&str> {
+        let property = self.schema.get("properties")?.get(name)?;
+        walk::description(property, &self.schema)
+    }
+
+    /// Checks a whole State (a JSON object) against the type: `Err` names the field and reason.
+    pub fn check(&self, state: &Value) -> Result<(), String> {
+        (self.check)(state)
+    }
+}
+
+/// One message of the call's transcript, as a locked `Transcript` value sends it:
+/// `{"role": "user" | "assistant", "text": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TranscriptMessage {
+    /// `user` for the caller, `assistant` for the agent.
+    pub role: String,
+    /// What was said.
+    pub text: String,
+}
+
+/// The transcript as a locked value: its last `max_messages` messages ("Send the transcript":
+/// `Transcript(max_messages=50)`). Locks a parameter that is an array or has no type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transcript {
+    /// At most this many messages, the latest ones.
+    pub max_messages: usize,
+}
+
+#[derive(Debug)]
+struct Inner {
+    call: CallInfo,
+    language: String,
+    timezone: Option<String>,
+    values: Map<String, Value>,
+    confirmed: BTreeSet<String>,
+    transcript: Vec<TranscriptMessage>,
+}
+
+/// The state of one call, shared by every tool call of it (cheap to clone; clones share it).
+///
+/// Holds the State values as a JSON object (unset values are absent or `null`), what the call
+/// carries ([`CallInfo`]), the call's language (BCP 47, like `"en-US"`) and IANA timezone, the
+/// values confirmed with the caller, and the transcript.
+#[derive(Clone)]
+pub struct CallState {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl fmt::Debug for CallState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = self.lock();
+        f.debug_struct("CallState")
+            .field("session_id", &inner.call.session_id)
+            .field("language", &inner.language)
+            .field("timezone", &inner.timezone)
+            .field("values", &inner.values.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl CallState {
+    /// A call's state with no State value set. `language` is a BCP 47 tag; `timezone` an IANA
+    /// name (checked when the call's [`LiveCall`](crate::LiveCall) is built).
+    pub fn new(call: CallInfo, language: impl Into<String>, timezone: Option<&str>) -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(Inner {
+                call,
+                language: language.into(),
+                timezone: timezone.map(String::from),
+                values: Map::new(),
+                confirmed: BTreeSet::new(),
+                transcript: Vec::new(),
+            })),
+        }
+    }
+
+    /// Sets every State value from a typed State (fields that serialise to `null` are unset).
+    /// Fails when the value does not serialise to a JSON object.
+    pub fn with_values<S: Serialize>(self, values: &S) -> Result<Self, serde_json::Error> {
+        let Value::Object(map) = serde_json::to_value(values)? else {
+            return Err(serde::ser::Error::custom(
+                "the State must serialise to a JSON object",
+            ));
+        };
+        self.lock().values = map;
+        Ok(self)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock only means a panic elsewhere; the data is still whole JSON.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What the call carries.
+    pub fn call(&self) -> CallInfo {
+        self.lock().call.clone()
+    }
+
+    /// Replaces what the call carries (the transport learns the carrier id, the call ends…).
+    pub fn set_call(&self, call: CallInfo) {
+        self.lock().call = call;
+    }
+
+    /// The call's language (BCP 47).
+    pub fn language(&self) -> String {
+        self.lock().language.clone()
+    }
+
+    /// The call's IANA timezone, if set.
+    pub fn timezone(&self) -> Option<String> {
+        self.lock().timezone.clone()
+    }
+
+    /// A State value, or `None` when it is unset (absent or `null`).
+    pub fn get(&self, name: &str) -> Option<Value> {
+        self.lock()
+            .values
+            .get(name)
+            .filter(|v| !v.is_null())
+            .cloned()
+    }
+
+    /// Every State value as a JSON object.
+    pub fn values(&self) -> Value {
+        Value::Object(self.lock().values.clone())
+    }
+
+    /// The State decoded into its type.
+    pub fn typed<S: DeserializeOwned>(&self) -> Result<S, serde_json::Error> {
+        serde_json::from_value(self.values())
+    }
+
+    /// Sets one State value (unchecked; the agent's own writes). Use `Value::Null` to unset it.
+    pub fn set(&self, name: impl Into<String>, value: Value) {
+        self.lock().values.insert(name.into(), value);
+    }
+
+    /// Marks a value as confirmed with the caller (a step's read-back). A tool's save never does.
+    pub fn confirm(&self, name: impl Into<String>) {
+        self.lock().confirmed.insert(name.into());
+    }
+
+    /// True when the value was confirmed with the caller.
+    pub fn is_confirmed(&self, name: &str) -> bool {
+        self.lock().confirmed.contains(name)
+    }
+
+    /// Adds a message to the transcript.
+    pub fn push_message(&self, role: impl Into<String>, text: impl Into<String>) {
+        self.lock().transcript.push(TranscriptMessage {
+            role: role.into(),
+            text: text.into(),
+        });
+    }
+
+    /// The last `max_messages` messages of the transcript, oldest first.
+    pub fn transcript(&self, max_messages: usize) -> Vec<TranscriptMessage> {
+        let inner = self.lock();
+        let start = inner.transcript.len().saturating_sub(max_messages);
+        inner.transcript[start..].to_vec()
+    }
+
+    /// Saves the values of one result in one batch, or none of them: the new State must pass
+    /// `model`'s check. `Err` names the field and reason; nothing was saved. A save never
+    /// confirms a value ("Save a result and speak it", point 2).
+    pub fn save_batch(
+        &self,
+        saves: Vec<(String, Value)>,
+        model: Option<&StateModel>,
+    ) -> Result<(), String> {
+        let mut inner = self.lock();
+        let mut next = inner.values.clone();
+        for (name, value) in saves {
+            next.insert(name, value);
+        }
+        if let Some(model) = model {
+            let whole = Value::Object(next);
+            model.check(&whole)?;
+            let Value::Object(map) = whole else {
+                return Ok(());
+            };
+            inner.values = map;
+        } else {
+            inner.values = next;
+        }
+        Ok(())
+    }
+
+    /// A [`ToolContext`] for one call of a tool: a snapshot of this state.
+    pub fn context(&self, hooks: &CallHooks) -> ToolContext {
+        let inner = self.lock();
+        ToolContext {
+            call: inner.call.clone(),
+            state: Value::Object(inner.values.clone()),
+            language: inner.language.clone(),
+            timezone: inner.timezone.clone(),
+            event: None,
+            hooks: hooks.clone(),
+            transcript: inner.transcript.clone(),
+        }
+    }
+}
