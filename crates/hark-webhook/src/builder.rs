@@ -14,14 +14,17 @@ use schemars::JsonSchema;
 use serde_json::{Value, json};
 use url::{Host, Url};
 
+use futures::future::BoxFuture;
 use hark_tools::schema::schema_of;
-use hark_tools::{BuildError, Output, ToolSpec};
+use hark_tools::{
+    Arguments, BuildError, Locked, Output, ToolContext, ToolError, ToolExecutor, ToolSpec,
+};
 
 use crate::addr::check_ip;
 use crate::auth::{SIGNATURE_HEADER, WebhookAuth, WebhookSigning};
 use crate::body::BodyShape;
 use crate::client::{DEFAULT_TIMEOUT, WebhookClient};
-use crate::executor::{Clock, Inner, Locked, Method, WebhookExecutor};
+use crate::executor::{Clock, Inner, Method, WebhookExecutor};
 use crate::messages;
 
 /// The longest timeout a webhook may set: 600 seconds.
@@ -75,7 +78,6 @@ pub struct WebhookOptions {
 
 struct Parts {
     executor: WebhookExecutor,
-    parameters: Value,
     output: Output,
     name: String,
     description: String,
@@ -193,9 +195,19 @@ impl WebhookToolBuilder {
         self
     }
 
-    /// Locks argument `name` to a template (`"{{customer.id}}"`, `"{{call.session_id}}"`) or
-    /// to [`Locked::Transcript`]; the registry fills it before the call ("Locked arguments",
-    /// "Send the transcript").
+    /// Locks argument `name` ("Locked arguments", "Send the transcript") to a template
+    /// (`"{{customer.id}}"`, `"{{call.session_id}}"`, `"Customer {{name}}"`) or to the
+    /// transcript ([`Transcript`](hark_tools::Transcript)`{ max_messages }`). Calling it again
+    /// for the same name replaces the value.
+    ///
+    /// [`build`](Self::build) locks it on the [`ToolSpec`] with [`ToolSpec::locked`]: the model
+    /// never sees the argument, a value the model sends is replaced, and the registry fills it
+    /// before the call from the call state, what the call carries or the transcript, refusing
+    /// the call with a hint while a value is unset. A name the input does not have is added to
+    /// the arguments the webhook receives, with no type. Build fails on a template that does not
+    /// parse (`{{@call_id}}` names its new spelling), a transcript on a parameter that is not an
+    /// array, and, for GET, a name that is also a query value of the URL. A registry built with
+    /// a State type checks each path.
     pub fn locked(mut self, name: impl Into<String>, value: impl Into<Locked>) -> Self {
         self.locked.insert(name.into(), value.into());
         self
@@ -284,7 +296,8 @@ impl WebhookToolBuilder {
     }
 
     /// Checks everything and builds the executor alone (for your own `ToolSpec`, or tests).
-    /// [`build`](Self::build) is the usual way.
+    /// [`build`](Self::build) is the usual way. Locked arguments are not applied here: they
+    /// live on the `ToolSpec` (lock them there with [`ToolSpec::locked`]).
     pub fn build_executor(self) -> Result<WebhookExecutor, BuildError> {
         self.finish().map(|parts| parts.executor)
     }
@@ -418,30 +431,98 @@ impl WebhookToolBuilder {
             headers,
             timeout: self.timeout,
             wait_for_response: self.wait_for_response,
-            locked: self.locked,
             client,
             clock: self.clock,
         });
         Ok(Parts {
             executor,
-            parameters: self.parameters,
             output,
             name,
             description: self.description,
         })
     }
 
-    /// Checks everything and builds the tool. All problems come back at once in the
-    /// [`BuildError`], one line each naming the tool and the fix.
+    /// Checks everything and builds the tool, its locked arguments locked with
+    /// [`ToolSpec::locked`]. All problems come back at once in the [`BuildError`], one line each
+    /// naming the tool and the fix: the webhook's own checks first, then the tool layer's (the
+    /// name, the schema, the locked values). A name or schema the tool layer refuses hides the
+    /// locked values' problems, since they are checked against that schema.
     pub fn build(self) -> Result<ToolSpec, BuildError> {
-        let parts = self.finish()?;
-        ToolSpec::new(
-            parts.name,
-            parts.description,
-            parts.parameters,
-            parts.output,
-            Arc::new(parts.executor),
-        )
+        let locked: Vec<(String, Locked)> = self
+            .locked
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        let parameters = with_locked_properties(&self.parameters, &self.locked);
+        let (name, description) = (self.name.clone(), self.description.clone());
+        let lock = |spec: ToolSpec| {
+            if locked.is_empty() {
+                Ok(spec)
+            } else {
+                spec.locked(locked.clone())
+            }
+        };
+        match self.finish() {
+            Ok(parts) => ToolSpec::new(
+                parts.name,
+                parts.description,
+                parameters,
+                parts.output,
+                Arc::new(parts.executor),
+            )
+            .and_then(lock),
+            Err(mut error) => {
+                // Collect the tool layer's problems too, on a stand-in that never runs.
+                let probe = ToolSpec::new(
+                    name,
+                    description,
+                    parameters,
+                    Output::done(),
+                    Arc::new(Unbuilt),
+                )
+                .and_then(lock);
+                if let Err(more) = probe {
+                    error.problems.extend(more.problems);
+                }
+                Err(error)
+            }
+        }
+    }
+}
+
+/// The full parameters schema: the input's, plus a property with no type for each locked name
+/// the input does not have (so the webhook receives it; [`ToolSpec::locked`] hides it from the
+/// model).
+fn with_locked_properties(parameters: &Value, locked: &BTreeMap<String, Locked>) -> Value {
+    let mut parameters = parameters.clone();
+    if locked.is_empty() {
+        return parameters;
+    }
+    if let Value::Object(root) = &mut parameters {
+        let properties = root
+            .entry("properties")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(properties) = properties {
+            for name in locked.keys() {
+                properties.entry(name.clone()).or_insert_with(|| json!({}));
+            }
+        }
+    }
+    parameters
+}
+
+/// The stand-in executor of a tool whose webhook checks failed: it exists only so the tool
+/// layer can report its own problems in the same [`BuildError`], and is never returned.
+#[derive(Debug)]
+struct Unbuilt;
+
+impl ToolExecutor for Unbuilt {
+    fn run<'a>(
+        &'a self,
+        _arguments: Arguments,
+        _context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(async { Err(ToolError::internal("the webhook tool was not built")) })
     }
 }
 

@@ -4,7 +4,7 @@
 //! Spec: `tools-reference.md`, "webhook_tool", "Time and size limits", "Inputs and outputs of a
 //! webhook", "Outputs" 5 (an empty answer is `{"ok": true}`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,32 +54,11 @@ impl Method {
     }
 }
 
-/// A locked argument's value, filled by the registry before the call ("Locked arguments",
-/// "Send the transcript"). The model never sees a locked argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Locked {
-    /// Template text: `"{{customer.id}}"`, `"{{call.session_id}}"`, `"Customer {{name}}"`.
-    Template(String),
-    /// The call's transcript, its last `max_messages` messages (`Transcript(max_messages=50)`).
-    Transcript {
-        /// How many of the latest messages to send.
-        max_messages: usize,
-    },
-}
-
-impl From<&str> for Locked {
-    fn from(template: &str) -> Self {
-        Self::Template(template.to_string())
-    }
-}
-
-impl From<String> for Locked {
-    fn from(template: String) -> Self {
-        Self::Template(template)
-    }
-}
-
 /// Runs one webhook tool. Built by [`webhook_tool`](crate::webhook_tool); cheap to clone.
+///
+/// It sends the arguments it is given. Locked arguments live on the [`hark_tools::ToolSpec`]
+/// that [`build`](crate::WebhookToolBuilder::build) returns: the registry fills them before the
+/// executor runs, so an executor run on its own sends no locked value.
 #[derive(Clone)]
 pub struct WebhookExecutor {
     inner: Arc<Inner>,
@@ -96,7 +75,6 @@ pub(crate) struct Inner {
     pub(crate) headers: HeaderMap,
     pub(crate) timeout: Duration,
     pub(crate) wait_for_response: bool,
-    pub(crate) locked: BTreeMap<String, Locked>,
     pub(crate) client: WebhookClient,
     pub(crate) clock: Clock,
 }
@@ -121,7 +99,6 @@ impl fmt::Debug for WebhookExecutor {
             )
             .field("timeout", &i.timeout)
             .field("wait_for_response", &i.wait_for_response)
-            .field("locked", &i.locked.keys().collect::<Vec<_>>())
             .field("guard", i.client.guard())
             .finish()
     }
@@ -138,12 +115,6 @@ impl WebhookExecutor {
         Self {
             inner: Arc::new(inner),
         }
-    }
-
-    /// The locked arguments (argument name → [`Locked`] value, like `"{{customer.id}}"`), for
-    /// the registry to fill before the call (tool layer part 2).
-    pub fn locked(&self) -> &BTreeMap<String, Locked> {
-        &self.inner.locked
     }
 
     /// The tool's URL as checked at build.

@@ -9,7 +9,7 @@
 //! 2. The same check on every redirect hop (reqwest's `redirect::Policy::custom`), plus a hop
 //!    limit. IP-literal hosts never reach a resolver, which is why 1 and 2 exist.
 //! 3. A resolver that resolves each name once and hands reqwest only the addresses that pass
-//!    [`check_ip`](crate::addr::check_ip). reqwest connects to exactly those addresses, so there is
+//!    [`check_ip`]. reqwest connects to exactly those addresses, so there is
 //!    no second lookup for DNS rebinding to switch.
 //!
 //! The resolver is injectable ([`Resolver`]) but its answers always go through the same filter:

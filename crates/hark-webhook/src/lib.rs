@@ -26,13 +26,18 @@
 //! - **`wait_for_response(false)`**: `{"ok": true, "accepted": true}` at once; the request runs
 //!   on the call's [`hark_tools::CallHooks`], which let it finish when the call ends.
 //! - **Body shapes**: the arguments object, or the envelope documented in [`body`].
-//! - **Locked arguments** ([`Locked`]) are kept on the executor
-//!   ([`WebhookExecutor::locked`]) for the registry to fill; a GET tool's locked names are
-//!   checked against the URL's query values at build.
+//! - **Locked arguments** ([`WebhookToolBuilder::locked`], values [`Locked`]: a template like
+//!   `"{{customer.id}}"` or `"{{call.session_id}}"`, or [`Transcript`]) are locked on the
+//!   built [`hark_tools::ToolSpec`] with [`hark_tools::ToolSpec::locked`] ("Locked arguments",
+//!   "Send the transcript"): the model's schema never has them, a value the model sends is
+//!   replaced, the registry fills them before the call and refuses the call with a hint while a
+//!   value is unset, and a registry built with a State type checks their paths. A name the
+//!   input lacks is added to what the webhook receives. Build fails on `{{@name}}` spellings
+//!   (naming the new one) and, for GET, on a locked name that is also a URL query value.
 //!
 //! ```
 //! use axum::{Json, Router, routing::post};
-//! use hark_tools::{ToolContext, ToolRegistry};
+//! use hark_tools::{CallInfo, ToolContext, ToolRegistry};
 //! use hark_webhook::{webhook_tool, Method};
 //! use serde_json::{json, Value};
 //!
@@ -58,7 +63,8 @@
 //! # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
 //! // Your own service on localhost: allow_private_network (never for URLs others write).
 //! let app = Router::new().route("/orders", post(|Json(args): Json<Value>| async move {
-//!     Json(json!({"status": format!("{} shipped", args["order_id"].as_str().unwrap_or("?"))}))
+//!     let (order, session) = (args["order_id"].as_str(), args["session"].as_str());
+//!     Json(json!({"status": format!("{} shipped ({})", order.unwrap_or("?"), session.unwrap_or("?"))}))
 //! }));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 //! let url = format!("http://{}/orders", listener.local_addr().unwrap());
@@ -69,11 +75,17 @@
 //!     .input::<OrderQuery>()
 //!     .output::<Order>()
 //!     .allow_private_network(true)
+//!     // Locked: the model never sees `session`; the registry fills it from the call.
+//!     .locked("session", "{{call.session_id}}")
 //!     .build()
 //!     .unwrap();
+//! assert_eq!(tool.model_parameters()["properties"].as_object().unwrap().len(), 1);
 //! let registry = ToolRegistry::new(vec![tool]).unwrap();
-//! let outcome = registry.call("lookup_order", r#"{"order_id": "A-12"}"#, &ToolContext::default()).await;
-//! assert_eq!(outcome.model_text(), r#"{"status":"A-12 shipped"}"#);
+//! let call = CallInfo { session_id: "s-1".into(), ..CallInfo::default() };
+//! let context = ToolContext { call, ..ToolContext::default() };
+//! let sent = r#"{"order_id": "A-12", "session": "forged"}"#;
+//! let outcome = registry.call("lookup_order", sent, &context).await;
+//! assert_eq!(outcome.model_text(), r#"{"status":"A-12 shipped (s-1)"}"#);
 //! # });
 //! ```
 
@@ -94,5 +106,8 @@ pub use builder::{MAX_TIMEOUT, WebhookOptions, WebhookToolBuilder, webhook_tool}
 pub use client::{
     BODY_CAP, DEFAULT_TIMEOUT, SendError, WebhookAnswer, WebhookClient, WebhookRequest,
 };
-pub use executor::{Clock, Locked, Method, WebhookExecutor};
+pub use executor::{Clock, Method, WebhookExecutor};
 pub use guard::{DEFAULT_MAX_REDIRECTS, GuardRefusal, NetworkGuard, Resolver, SystemResolver};
+/// The value of a locked argument and the transcript value: hark-tools' own types (one
+/// mechanism for every tool; see [`hark_tools::ToolSpec::locked`]).
+pub use hark_tools::{Locked, Transcript};

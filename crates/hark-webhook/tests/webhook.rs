@@ -16,10 +16,12 @@ use axum::http::{HeaderMap as AxumHeaders, StatusCode, Uri};
 use axum::routing::any;
 use common::{serve, test_client};
 use hark_tools::{
-    CallHooks, CallInfo, CallStatus, CallType, Output, ToolContext, ToolExecutor, ToolRegistry,
+    CallHooks, CallInfo, CallState, CallStatus, CallType, Dialect, InMemorySpeech, LiveCall,
+    Output, ToolContext, ToolExecutor, ToolRegistry,
 };
 use hark_webhook::{
-    BodyShape, Method, TokenSource, WebhookAuth, WebhookOptions, WebhookSigning, webhook_tool,
+    BodyShape, Method, TokenSource, Transcript, WebhookAuth, WebhookOptions, WebhookSigning,
+    webhook_tool,
 };
 use hmac::{Hmac, Mac};
 use serde_json::{Map, Value, json};
@@ -762,15 +764,10 @@ fn outputs_and_options() {
     };
     let executor = webhook_tool("notify", "N.", "https://crm.example.com/")
         .options(&options)
-        .locked("call", "{{call.session_id}}")
         .build_executor()
         .unwrap();
     assert_eq!(executor.timeout(), Duration::from_secs(5));
     assert!(!executor.waits_for_response());
-    assert_eq!(
-        executor.locked()["call"],
-        hark_webhook::Locked::from("{{call.session_id}}")
-    );
     assert_eq!(hark_webhook::DEFAULT_TIMEOUT, Duration::from_secs(10));
     assert_eq!(hark_webhook::BODY_CAP, 65536);
 }
@@ -839,27 +836,6 @@ async fn a_credential_never_follows_a_redirect_to_another_host() {
     assert!(!target_log.all()[0].headers.contains_key("x-api-key"));
 }
 
-#[test]
-fn a_transcript_can_be_locked() {
-    let executor = webhook_tool("end_report", "Report.", "https://crm.example.com/")
-        .output_done()
-        .locked(
-            "transcript",
-            hark_webhook::Locked::Transcript { max_messages: 50 },
-        )
-        .locked("reason", "{{call.end_reason}}")
-        .build_executor()
-        .unwrap();
-    assert_eq!(
-        executor.locked()["transcript"],
-        hark_webhook::Locked::Transcript { max_messages: 50 }
-    );
-    assert_eq!(
-        executor.locked()["reason"],
-        hark_webhook::Locked::Template("{{call.end_reason}}".into())
-    );
-}
-
 #[derive(Debug)]
 struct SlowResolver;
 
@@ -888,4 +864,285 @@ async fn the_deadline_covers_dns() {
         .unwrap();
     let error = executor.run(Map::new(), &ctx()).await.unwrap_err();
     assert_eq!(error.event_text(), "timeout");
+}
+
+// ------------------------------------------------------------------------- locked arguments
+
+/// The customer record in the call's State.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Clone, Debug)]
+struct Customer {
+    /// The customer's id in the CRM.
+    id: String,
+}
+
+/// The call's State for the locked-argument tests.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Default, Debug)]
+struct CallValues {
+    /// The customer record
+    customer: Option<Customer>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct CustomerQuery {
+    /// What the caller asks.
+    question: String,
+    /// The customer's id (locked: the model never chooses it).
+    customer_id: String,
+}
+
+fn call_info() -> CallInfo {
+    CallInfo {
+        session_id: "s-42".into(),
+        remote_number: Some("+14155550123".into()),
+        carrier_call_id: None,
+        call_type: CallType::Inbound,
+        end_reason: None,
+    }
+}
+
+fn live_call(values: CallValues) -> LiveCall {
+    let state = CallState::new(call_info(), "en-US", None)
+        .with_values(&values)
+        .unwrap();
+    LiveCall::new(state, Arc::new(InMemorySpeech::new())).unwrap()
+}
+
+/// The property names of the OpenAI definition of the registry's only tool.
+fn model_property_names(registry: &ToolRegistry) -> Vec<String> {
+    let definitions = registry.definitions(Dialect::OpenAi);
+    assert!(definitions.refused.is_empty(), "{definitions:?}");
+    definitions.tools[0].parameters["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+fn lookup_customer(port: u16) -> hark_tools::ToolSpec {
+    webhook_tool(
+        "lookup_customer",
+        "Look up the customer.",
+        format!("http://public.test:{port}/echo"),
+    )
+    .input::<CustomerQuery>()
+    .output_json(Output::json("Any", json!({})))
+    .locked("customer_id", "{{customer.id}}")
+    .client(test_client())
+    .build()
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_argument_is_hidden_and_the_servers_value_comes_from_the_state() {
+    let (port, log) = server().await;
+    let tool = lookup_customer(port);
+    assert_eq!(
+        tool.model_parameters()["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        vec!["question"],
+        "the model never sees a locked argument"
+    );
+    assert_eq!(tool.model_parameters()["required"], json!(["question"]));
+    let registry = ToolRegistry::builder(vec![tool])
+        .state::<CallValues>()
+        .build()
+        .unwrap();
+    assert_eq!(model_property_names(&registry), vec!["question"]);
+    let live = live_call(CallValues {
+        customer: Some(Customer { id: "C-7".into() }),
+    });
+    let result = registry
+        .call_live(
+            "lookup_customer",
+            r#"{"question": "balance", "customer_id": "forged"}"#,
+            &live,
+            &live.generation(),
+        )
+        .await
+        .unwrap();
+    assert!(result.outcome.succeeded(), "{:?}", result.outcome);
+    let seen = log.all();
+    assert_eq!(seen.len(), 1);
+    let body: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    assert_eq!(
+        body,
+        json!({"question": "balance", "customer_id": "C-7"}),
+        "the value the model sent is replaced by the State's"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unset_locked_value_is_refused_with_the_hint_and_nothing_is_sent() {
+    let (port, log) = server().await;
+    let registry = ToolRegistry::builder(vec![lookup_customer(port)])
+        .state::<CallValues>()
+        .build()
+        .unwrap();
+    let live = live_call(CallValues::default());
+    let result = registry
+        .call_live(
+            "lookup_customer",
+            r#"{"question": "balance", "customer_id": "forged"}"#,
+            &live,
+            &live.generation(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.outcome.status, CallStatus::Refused);
+    assert_eq!(
+        result.outcome.model_result,
+        json!({"refused": "customer.id not set yet. Get it from the caller (The customer record), then call this tool again."})
+    );
+    assert!(log.all().is_empty(), "the server received a request");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_transcript_sends_the_last_messages_and_call_values_fill_from_the_call() {
+    let (port, log) = server().await;
+    // Neither name is an input of the tool: both are added for the webhook, hidden from the model.
+    let tool = webhook_tool(
+        "end_report",
+        "Report the call.",
+        format!("http://public.test:{port}/echo"),
+    )
+    .output_done()
+    .locked("transcript", Transcript { max_messages: 2 })
+    .locked("call", "{{call.session_id}}")
+    .client(test_client())
+    .build()
+    .unwrap();
+    assert_eq!(tool.model_parameters()["properties"], json!({}));
+    let registry = ToolRegistry::builder(vec![tool])
+        .state::<CallValues>()
+        .build()
+        .unwrap();
+    let live = live_call(CallValues::default());
+    live.state.push_message("user", "one");
+    live.state.push_message("assistant", "two");
+    live.state.push_message("user", "three");
+    let result = registry
+        .call_live(
+            "end_report",
+            r#"{"call": "forged"}"#,
+            &live,
+            &live.generation(),
+        )
+        .await
+        .unwrap();
+    assert!(result.outcome.succeeded(), "{:?}", result.outcome);
+    let body: Value = serde_json::from_slice(&log.all()[0].body).unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "transcript": [{"role": "assistant", "text": "two"}, {"role": "user", "text": "three"}],
+            "call": "s-42"
+        })
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plain_call_path_fills_call_values_too() {
+    let (port, log) = server().await;
+    let tool = webhook_tool(
+        "notify",
+        "Notify.",
+        format!("http://public.test:{port}/echo"),
+    )
+    .input::<OrderQuery>()
+    .output_done()
+    .locked("session", "{{call.session_id}}")
+    .client(test_client())
+    .build()
+    .unwrap();
+    let registry = ToolRegistry::new(vec![tool]).unwrap();
+    let context = ToolContext {
+        call: call_info(),
+        ..ToolContext::default()
+    };
+    let outcome = registry
+        .call("notify", r#"{"order_id": "A-12"}"#, &context)
+        .await;
+    assert!(outcome.succeeded(), "{outcome:?}");
+    let body: Value = serde_json::from_slice(&log.all()[0].body).unwrap();
+    assert_eq!(body, json!({"order_id": "A-12", "session": "s-42"}));
+}
+
+#[test]
+fn old_at_spellings_fail_at_build_naming_the_new_one_with_every_other_problem() {
+    let found = problems(
+        webhook_tool("lookup", "L.", "http://crm.example.com/")
+            .input::<OrderQuery>()
+            .output_done()
+            .locked("id", "{{@call_id}}")
+            .locked("phone", "{{@phone_number}}"),
+    );
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert_eq!(
+        found[0],
+        "lookup: the URL scheme is http. The scheme must be https, or http with allow_private_network."
+    );
+    assert!(
+        found[1].contains("{{@call_id}} is now {{call.carrier_call_id}} or {{call.session_id}}"),
+        "{}",
+        found[1]
+    );
+    assert!(
+        found[2].contains("{{@phone_number}} is {{call.remote_number}}"),
+        "{}",
+        found[2]
+    );
+    // A valid tool with an old spelling fails too.
+    let found = problems(
+        webhook_tool("lookup", "L.", "https://crm.example.com/")
+            .output_done()
+            .locked("transcript", "{{@transcript}}"),
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].contains("is Transcript { max_messages }"),
+        "{}",
+        found[0]
+    );
+}
+
+#[test]
+fn a_transcript_on_a_text_input_and_a_state_typo_fail_at_build() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Note {
+        /// The note.
+        transcript: String,
+    }
+    let found = problems(
+        webhook_tool("n", "N.", "https://crm.example.com/")
+            .input::<Note>()
+            .output_done()
+            .locked("transcript", Transcript { max_messages: 5 }),
+    );
+    assert_eq!(
+        found,
+        vec![
+            "n: transcript is locked to Transcript, a list of messages, but the parameter is not an array. Type it as a list (Vec<TranscriptMessage>) or leave it without a type."
+        ]
+    );
+    let tool = webhook_tool("n", "N.", "https://crm.example.com/")
+        .output_done()
+        .locked("customer_id", "{{customer.idd}}")
+        .build()
+        .unwrap();
+    let error = ToolRegistry::builder(vec![tool])
+        .state::<CallValues>()
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error.problems,
+        vec![
+            "n: {{customer.idd}} names a value the call state does not have. Fix the path, or add the field to the State type."
+        ]
+    );
 }
