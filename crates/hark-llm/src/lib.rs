@@ -82,8 +82,8 @@ pub use repair::{RepairError, repair_arguments};
 pub use retry::{Pause, RetryPolicy, TokioPause, is_retryable_status};
 pub use transport::HttpOptions;
 pub use types::{
-    ChatRequest, Completion, FinishReason, Message, StreamEvent, ToolCall, ToolChoice,
-    ToolDefinition, Usage,
+    ChatRequest, Completion, FinishReason, Message, ResponseFormat, StreamEvent, TokenLogprob,
+    ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 
 /// A model provider: maps a [`ChatRequest`] to its wire format and streams the reply.

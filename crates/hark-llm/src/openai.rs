@@ -28,7 +28,10 @@ use crate::messages;
 use crate::retry::Pause;
 use crate::sse::SseEvent;
 use crate::transport::{self, Decoder, HttpOptions, Transport, cut, decode};
-use crate::types::{ChatRequest, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage};
+use crate::types::{
+    ChatRequest, FinishReason, Message, ResponseFormat, StreamEvent, TokenLogprob, ToolCall,
+    ToolChoice, Usage,
+};
 
 /// Which field carries [`ChatRequest::max_tokens`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -253,6 +256,27 @@ fn request_body(
         };
         body.insert(field.into(), json!(n));
     }
+    match &request.response_format {
+        None => {}
+        Some(ResponseFormat::JsonObject) => {
+            body.insert("response_format".into(), json!({"type": "json_object"}));
+        }
+        Some(ResponseFormat::JsonSchema {
+            name,
+            schema,
+            strict,
+        }) => {
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema",
+                       "json_schema": {"name": name, "schema": schema, "strict": strict}}),
+            );
+        }
+    }
+    if let Some(n) = request.top_logprobs {
+        body.insert("logprobs".into(), json!(true));
+        body.insert("top_logprobs".into(), json!(n));
+    }
     body.insert("stream".into(), json!(true));
     if include_usage {
         body.insert("stream_options".into(), json!({"include_usage": true}));
@@ -278,6 +302,33 @@ struct Choice {
     delta: Option<Delta>,
     #[serde(default)]
     finish_reason: Option<String>,
+    #[serde(default)]
+    logprobs: Option<WireLogprobs>,
+}
+
+/// `choices[0].logprobs`: `{"content": [{"token", "logprob", "top_logprobs": [...]}]}`.
+#[derive(Debug, Deserialize)]
+struct WireLogprobs {
+    #[serde(default)]
+    content: Option<Vec<WireToken>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireToken {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    logprob: Option<f64>,
+    #[serde(default)]
+    top_logprobs: Option<Vec<WireTop>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireTop {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    logprob: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -500,6 +551,27 @@ impl Decoder for OpenAiDecoder {
             let delta = choice.delta.unwrap_or_default();
             if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                 out.push_back(StreamEvent::TextDelta(text));
+            }
+            let tokens: Vec<TokenLogprob> = choice
+                .logprobs
+                .and_then(|l| l.content)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|t| {
+                    Some(TokenLogprob {
+                        logprob: t.logprob?,
+                        top: t
+                            .top_logprobs
+                            .unwrap_or_default()
+                            .into_iter()
+                            .filter_map(|a| Some((a.token, a.logprob?)))
+                            .collect(),
+                        token: t.token,
+                    })
+                })
+                .collect();
+            if !tokens.is_empty() {
+                out.push_back(StreamEvent::Logprobs(tokens));
             }
             for d in delta.tool_calls.unwrap_or_default() {
                 self.tool_delta(d, out)?;

@@ -162,6 +162,15 @@ impl Turn {
         )))
     }
 
+    /// A chunk with `delta.content = text` and `logprobs.content = logprobs` (the token objects
+    /// `{"token", "logprob", "bytes", "top_logprobs": [{"token", "logprob", "bytes"}]}` as
+    /// OpenAI streams them when the request sets `logprobs: true`).
+    pub fn text_with_logprobs(self, text: &str, logprobs: Value) -> Self {
+        self.step(Step::Bytes(chunk_bytes(json!([{"index": 0,
+            "delta": {"content": text}, "logprobs": {"content": logprobs},
+            "finish_reason": null}]))))
+    }
+
     /// The first piece of a tool call: `index`, `id`, `function.name`, empty arguments.
     pub fn tool_call_start(self, index: u32, id: &str, name: &str) -> Self {
         self.step(Step::Bytes(chunk_bytes(json!([{"index": 0, "delta": {"tool_calls": [

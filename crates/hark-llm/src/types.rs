@@ -35,6 +35,45 @@ pub struct ChatRequest {
     /// `Some(false)` asks for at most one tool call per turn (OpenAI `parallel_tool_calls`,
     /// Anthropic `disable_parallel_tool_use`; Gemini has no such switch and ignores it).
     pub parallel_tool_calls: Option<bool>,
+    /// The shape the reply text must take (OpenAI-compatible `response_format`). Anthropic and
+    /// Gemini ignore it: ask for the shape in the prompt as well.
+    pub response_format: Option<ResponseFormat>,
+    /// `Some(n)` asks for the log-probability of every reply token and of the `n` most likely
+    /// tokens at each position (OpenAI-compatible `logprobs: true`, `top_logprobs: n`; OpenAI
+    /// allows `n` in 0..=20). They arrive as [`StreamEvent::Logprobs`] and in
+    /// [`Completion::logprobs`]. Anthropic and Gemini ignore it; some OpenAI-compatible servers
+    /// (and OpenAI's reasoning models) refuse the field with a 400.
+    pub top_logprobs: Option<u8>,
+}
+
+/// The shape of the reply text (OpenAI "Structured Outputs").
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseFormat {
+    /// Any JSON object: `{"type": "json_object"}`.
+    JsonObject,
+    /// JSON that fits `schema`: `{"type": "json_schema", "json_schema": {"name", "schema",
+    /// "strict"}}`. With `strict`, the schema must be in the strict dialect (every property
+    /// required, `additionalProperties: false`).
+    JsonSchema {
+        /// The schema's name (`[a-zA-Z0-9_-]{1,64}`).
+        name: String,
+        /// The JSON Schema the reply must fit.
+        schema: Value,
+        /// Sends `strict: true`: the provider guarantees the reply fits the schema.
+        strict: bool,
+    },
+}
+
+/// The log-probability of one reply token, with the most likely alternatives at its position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenLogprob {
+    /// The token's text as the provider wrote it.
+    pub token: String,
+    /// Its natural-log probability (`<= 0`).
+    pub logprob: f64,
+    /// The most likely tokens at this position with their log-probabilities, most likely first
+    /// (as many as [`ChatRequest::top_logprobs`] asked for; may include `token` itself).
+    pub top: Vec<(String, f64)>,
 }
 
 impl ChatRequest {
@@ -234,6 +273,9 @@ pub enum StreamEvent {
     },
     /// Token counts (may come more than once; the last one holds).
     Usage(Usage),
+    /// Log-probabilities of the reply tokens that came since the last such event, in order
+    /// (only when [`ChatRequest::top_logprobs`] asked for them and the provider sent them).
+    Logprobs(Vec<TokenLogprob>),
     /// The turn ended.
     Finished(FinishReason),
 }
@@ -249,6 +291,9 @@ pub struct Completion {
     pub usage: Option<Usage>,
     /// Why the turn ended.
     pub finish_reason: FinishReason,
+    /// The reply tokens' log-probabilities in order; empty unless
+    /// [`ChatRequest::top_logprobs`] asked for them and the provider sent them.
+    pub logprobs: Vec<TokenLogprob>,
 }
 
 impl Completion {
@@ -265,6 +310,7 @@ impl Completion {
         let mut text = String::new();
         let mut calls: BTreeMap<usize, ToolCall> = BTreeMap::new();
         let mut usage = None;
+        let mut logprobs = Vec::new();
         while let Some(event) = stream.next().await {
             match event? {
                 StreamEvent::TextDelta(t) => text.push_str(&t),
@@ -272,12 +318,14 @@ impl Completion {
                     calls.insert(index, call);
                 }
                 StreamEvent::Usage(u) => usage = Some(u),
+                StreamEvent::Logprobs(mut l) => logprobs.append(&mut l),
                 StreamEvent::Finished(finish_reason) => {
                     return Ok(Completion {
                         text,
                         tool_calls: calls.into_values().collect(),
                         usage,
                         finish_reason,
+                        logprobs,
                     });
                 }
                 StreamEvent::ToolCallStarted { .. }

@@ -128,6 +128,7 @@ async fn t10_text_and_a_call_in_one_reply_keep_their_order() {
             tool_calls: vec![ToolCall::new("call_1", "lookup", "{}")],
             usage: None,
             finish_reason: FinishReason::ToolCalls,
+            logprobs: vec![],
         }
     );
 }
@@ -519,6 +520,7 @@ async fn the_recorded_openai_stream_assembles_in_any_chunking() {
                     cached_input_tokens: 0
                 }),
                 finish_reason: FinishReason::ToolCalls,
+                logprobs: vec![],
             },
             "chunk size {size}"
         );
@@ -572,4 +574,80 @@ async fn debug_output_of_a_provider_never_shows_the_key() {
         assert!(!text.contains(key), "{text}");
         assert!(text.contains("Secret([redacted])"), "{text}");
     }
+}
+
+/// `response_format` and `top_logprobs` reach the wire; streamed token log-probabilities come
+/// back in order on the completion (OpenAI chunk shape `choices[0].logprobs.content`).
+#[tokio::test]
+async fn structured_output_and_logprobs_round_trip() {
+    use hark_llm::{ResponseFormat, TokenLogprob};
+    let turn = Turn::stream()
+        .text_with_logprobs(
+            "{\"a\":",
+            json!([{"token": "{\"a\":", "logprob": -0.01, "bytes": [],
+                    "top_logprobs": [{"token": "{\"a\":", "logprob": -0.01, "bytes": []}]}]),
+        )
+        .text_with_logprobs(
+            "\"yes\"}",
+            json!([
+                {"token": "\"yes", "logprob": -0.2,
+                 "top_logprobs": [{"token": "\"yes", "logprob": -0.2}, {"token": "\"no", "logprob": -1.7}]},
+                {"token": "\"}", "logprob": -0.001, "top_logprobs": []}
+            ]),
+        )
+        .finish("stop")
+        .done();
+    let server = ScriptedServer::start(vec![turn]).await.unwrap();
+    let schema = json!({"type": "object", "properties": {"a": {"type": "string"}},
+                        "required": ["a"], "additionalProperties": false});
+    let request = ChatRequest {
+        response_format: Some(ResponseFormat::JsonSchema {
+            name: "answers".into(),
+            schema: schema.clone(),
+            strict: true,
+        }),
+        top_logprobs: Some(5),
+        ..ChatRequest::new("m", vec![Message::User("?".into())])
+    };
+    let c = client(&server, &RecordingPause::new(0.0))
+        .complete(&request)
+        .await
+        .unwrap();
+    assert_eq!(c.text, "{\"a\":\"yes\"}");
+    assert_eq!(
+        c.logprobs,
+        vec![
+            TokenLogprob {
+                token: "{\"a\":".into(),
+                logprob: -0.01,
+                top: vec![("{\"a\":".into(), -0.01)]
+            },
+            TokenLogprob {
+                token: "\"yes".into(),
+                logprob: -0.2,
+                top: vec![("\"yes".into(), -0.2), ("\"no".into(), -1.7)]
+            },
+            TokenLogprob {
+                token: "\"}".into(),
+                logprob: -0.001,
+                top: vec![]
+            },
+        ]
+    );
+    let body = &server.bodies()[0];
+    assert_eq!(
+        body["response_format"],
+        json!({"type": "json_schema", "json_schema": {"name": "answers", "schema": schema, "strict": true}})
+    );
+    assert_eq!(body["logprobs"], json!(true));
+    assert_eq!(body["top_logprobs"], json!(5));
+
+    let plain = OpenAiCompatible::new("http://x/v1", None)
+        .request_body(&ChatRequest {
+            response_format: Some(ResponseFormat::JsonObject),
+            ..ChatRequest::new("m", vec![])
+        })
+        .unwrap();
+    assert_eq!(plain["response_format"], json!({"type": "json_object"}));
+    assert!(plain.get("logprobs").is_none() && plain.get("top_logprobs").is_none());
 }

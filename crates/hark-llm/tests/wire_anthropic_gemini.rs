@@ -63,6 +63,7 @@ async fn anthropic_recorded_tool_use_stream_assembles_text_calls_and_usage() {
                     cached_input_tokens: 0
                 }),
                 finish_reason: FinishReason::ToolCalls,
+                logprobs: vec![],
             },
             "chunk size {size}"
         );
@@ -92,6 +93,7 @@ async fn anthropic_event_order_calls_done_at_block_stop() {
             StreamEvent::ToolCallArgumentsDelta { .. } => "args",
             StreamEvent::ToolCallDone { .. } => "done",
             StreamEvent::Usage(_) => "usage",
+            StreamEvent::Logprobs(_) => "logprobs",
             StreamEvent::Finished(_) => "finished",
         })
         .collect();
@@ -217,6 +219,7 @@ async fn gemini_recorded_function_calls_assemble_with_signatures_and_usage() {
                 cached_input_tokens: 0
             }),
             finish_reason: FinishReason::ToolCalls,
+            logprobs: vec![],
         }
     );
     let r = &server.requests()[0];

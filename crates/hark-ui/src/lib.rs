@@ -17,6 +17,12 @@
 //! - [`decode`]: [`snapshot_from_json`], snapshot JSON straight into the typed tree (same
 //!   result as hark-rtvi's decoder, about twice as fast on valid input).
 //! - [`messages`]: every text hark-ui says, including the prompt guide.
+//! - [`respond`]: the `respond` job ([`Responder`], single-flight, `respond_to_job` through a
+//!   [`RespondHandle`], the shared [`WorkerContext`]); [`reply_tool`]: the `reply` tool.
+//! - [`events`]: UI event handlers by name ([`UiEvents`]; an example with one handler is in
+//!   that module's docs).
+//! - [`bus`]: named workers in one process ([`Bus`], [`JobHandler`]); [`job_group`]: job groups
+//!   reported to the client as `ui-job-group` ([`JobGroups`]).
 //!
 //! Snapshot and command types come from `hark-rtvi` ([`A11ySnapshot`], [`UiCommand`]); commands
 //! leave as [`hark_rtvi::ServerMessage::UiCommand`] through a [`CommandSink`].
@@ -66,18 +72,32 @@
 //! # Ok(()) }
 //! ```
 
+pub mod bus;
 pub mod classifier;
 pub mod context;
 pub mod decode;
+pub mod events;
 pub mod job;
+pub mod job_group;
 pub mod messages;
 pub mod pyjson;
 pub mod render;
+pub mod reply_tool;
+pub mod respond;
+pub mod screen;
+pub mod screen_tool;
 pub mod worker;
 
+pub use bus::{Bus, JobHandler, JobReply, JobRequest, JobRoutes, JobUpdates};
+pub use classifier::{Classifier, ClassifierError, LlmClassifier};
 pub use context::{ContextMessage, Role, UiContext, UiContextOptions};
 pub use decode::snapshot_from_json;
+pub use events::{Dispatched, UiEvents};
 pub use hark_rtvi::{A11yNode, A11ySelection, A11ySnapshot, UiCommand, UiEvent};
 pub use job::JobResponse;
+pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
 pub use render::{render_ui_event, render_ui_state, render_ui_state_value};
+pub use respond::{RespondHandle, Responder, WorkerContext};
+pub use screen::{ElementMatch, FoundElement, ListedElement, ScreenAction, ScreenError};
+pub use screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs, screen_tools};
 pub use worker::{CommandError, CommandSink, Screen, SinkClosed, UiSelection, UiWorker};

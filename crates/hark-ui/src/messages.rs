@@ -100,6 +100,327 @@ pub fn half_offsets() -> &'static str {
     "select_text needs both start_offset and end_offset, or neither to select the whole element."
 }
 
+// ---- Screen questions, the `screen` job and tool, the LLM classifier (ui-worker.md "Screen
+// questions", "screen", "screen_tools"; rtvi-ui.md §5.3–5.4). Pinned in tests/screen*.rs and
+// tests/classifier*.rs.
+
+/// The choice question `which_element` asks (rtvi-ui.md §5.4, exact words).
+pub fn find_instructions() -> &'static str {
+    "the element on screen the user is referring to"
+}
+
+/// One option of `which_element`'s choice question: `role "name"` (rtvi-ui.md §5.4).
+pub fn element_option(role: &str, name: &str) -> String {
+    format!("{role} \"{name}\"")
+}
+
+/// The yes/no question `select_elements` asks of one element:
+/// `{criteria}: does {role} "{name}" match?` (rtvi-ui.md §5.4, exact words).
+pub fn select_element_question(criteria: &str, role: &str, name: &str) -> String {
+    format!("{criteria}: does {role} \"{name}\" match?")
+}
+
+/// `should_respond`'s default criteria (ui-worker.md `should_respond`, exact words).
+pub fn should_respond_criteria() -> &'static str {
+    "the assistant should say something about what the user just did"
+}
+
+/// What "yes" means in `should_respond`'s question (rtvi-ui.md §5.4, exact words).
+pub fn should_respond_yes() -> &'static str {
+    "the event changes what the user is doing or asks for the assistant's attention"
+}
+
+/// What "no" means in `should_respond`'s question (rtvi-ui.md §5.4, exact words).
+pub fn should_respond_no() -> &'static str {
+    "a routine click, scroll, hover or edit that needs no comment"
+}
+
+/// A screen question asked of a worker that has no classifier.
+pub fn no_classifier() -> &'static str {
+    "this UI worker has no classifier, so it cannot answer questions about the screen: give it \
+     one with UiWorker::with_classifier (an LlmClassifier over any OpenAI-compatible endpoint, \
+     or the local classifier)."
+}
+
+/// Both the classifier and its fallback failed.
+pub fn both_classifiers_failed(primary: &str, fallback: &str) -> String {
+    format!("the classifier failed ({primary}) and so did its fallback ({fallback}).")
+}
+
+/// A `screen` job or `act` with an action it does not know (rtvi-ui.md §5.3: "unknown screen
+/// action …").
+pub fn unknown_screen_action(action: &str) -> String {
+    format!(
+        "unknown screen action \"{action}\": use one of find, check, select, list, selection, \
+         click, scroll_to, highlight, select_text or fill."
+    )
+}
+
+/// A `screen` job whose action needs a target and got none.
+pub fn screen_target_missing(action: &str) -> String {
+    format!(
+        "the screen action \"{action}\" needs a target: describe the element or the question in \
+         words, e.g. \"the checkout button\"."
+    )
+}
+
+/// The `screen` tool's description for the voice LLM (Hark's own words, the content of
+/// pipecat's `screen` tool docstring, rtvi-ui.md §5.3).
+pub fn screen_tool_description() -> &'static str {
+    "Ask about what is on the user's screen right now, or act on it. The answer is short data, \
+     never the page, and never contains element ids: describe elements in words.\n\
+     - find: which element the target describes; answers its label and a confidence (no label \
+     when nothing fits well).\n\
+     - check: whether the target, a yes/no question about the screen, is true; answers yes and \
+     a probability.\n\
+     - select: which elements match the target, e.g. \"dairy products\"; answers their labels, \
+     most likely first.\n\
+     - list: the named elements on screen with their state and values; the target, if given, \
+     is a role such as \"checkbox\" to list only those.\n\
+     - selection: the text the user has selected; call it when the user says \"this\" or \
+     \"that\". No target.\n\
+     - click, scroll_to, highlight, select_text, fill: find the element the target describes \
+     and act on it (fill writes value into it); answers whether it was done and the element's \
+     label."
+}
+
+/// The `screen` tool's `action` parameter description.
+pub fn screen_tool_action() -> &'static str {
+    "One of \"find\", \"check\", \"select\", \"list\", \"selection\", \"click\", \"scroll_to\", \
+     \"highlight\", \"select_text\" or \"fill\"."
+}
+
+/// The `screen` tool's `target` parameter description.
+pub fn screen_tool_target() -> &'static str {
+    "The description, criteria or role the action needs; none for \"selection\"."
+}
+
+/// The `screen` tool's `value` parameter description.
+pub fn screen_tool_value() -> &'static str {
+    "The text to write, only for \"fill\"."
+}
+
+/// The `screen` job did not answer within the tool's timeout.
+pub fn screen_timeout(worker: &str, seconds: f64) -> String {
+    format!(
+        "the UI worker \"{worker}\" did not answer the screen job within {seconds} s (timeout): \
+         tell the user you could not see the screen just now."
+    )
+}
+
+/// The `screen` job ended with a status other than completed and no `error` text.
+pub fn screen_job_failed(worker: &str, status: &str) -> String {
+    format!("the UI worker \"{worker}\" ended the screen job with status {status}.")
+}
+
+/// The `screen` job could not reach its worker (the worker or its bus is gone).
+pub fn screen_worker_unreachable(worker: &str, detail: &str) -> String {
+    format!("the UI worker \"{worker}\" cannot be reached: {detail}")
+}
+
+/// The LLM classifier's system prompt (Hark's own words for pipecat `LLMClassifier`'s prompt,
+/// rtvi-ui.md §5.4): ONE JSON object keyed by question name. With `answer_word`, yes/no answers
+/// also carry `"answer": "yes"|"no"`, whose token log-probabilities give P(yes).
+pub fn llm_classifier_system(instructions: Option<&str>, answer_word: bool) -> String {
+    let yes_no = if answer_word {
+        "{\"answer\": \"yes\" or \"no\", \"probability\": p}, with p the probability that the \
+         answer is yes"
+    } else {
+        "{\"probability\": p}, with p the probability that the answer is yes"
+    };
+    let mut text = format!(
+        "You answer questions about a state. Reply with ONE JSON object and nothing else: no \
+         prose, no code fence. It has one key per question, spelled exactly as the question's \
+         name, and each value is:\n\
+         - for a yes_no question: {yes_no};\n\
+         - for a choice question: {{\"choice\": the option you choose, written exactly as \
+         given, \"probabilities\": {{option: p, ...}} with every option}};\n\
+         - for a score question: {{\"probabilities\": {{\"0\": p, \"1\": p, ...}}}} with one \
+         probability per level, level 0 the lowest.\n\
+         Every probability is a number from 0 to 1; give honest probabilities, not only 0 and 1."
+    );
+    if let Some(extra) = instructions.filter(|s| !s.trim().is_empty()) {
+        text.push_str("\n\n");
+        text.push_str(extra);
+    }
+    text
+}
+
+/// The LLM classifier's user message: the state, then the questions, both as JSON text.
+pub fn llm_classifier_request(state: &str, questions: &str) -> String {
+    format!("State:\n{state}\n\nQuestions:\n{questions}")
+}
+
+/// The LLM classifier's request failed (HTTP error, connection, unreadable stream).
+pub fn classifier_request_failed(detail: &str) -> String {
+    format!("the LLM classifier's request failed: {detail}")
+}
+
+/// The LLM classifier had no answer within its time limit.
+pub fn classifier_timed_out(seconds: f64) -> String {
+    format!(
+        "the LLM classifier had no answer within {seconds} s: the model is slow or unreachable; \
+         raise the timeout with LlmClassifier::with_timeout or use a faster model."
+    )
+}
+
+/// The LLM classifier's reply holds no JSON object.
+pub fn classifier_no_json(excerpt: &str) -> String {
+    format!("the LLM classifier's reply holds no JSON object: \"{excerpt}\"")
+}
+
+/// The LLM classifier's reply has no answer for a question.
+pub fn classifier_missing_answer(name: &str) -> String {
+    format!("the LLM classifier's reply has no answer for the question \"{name}\".")
+}
+
+/// The LLM classifier's answer for a question is not of the shape asked for.
+pub fn classifier_bad_answer(name: &str, expected: &str) -> String {
+    format!("the LLM classifier's answer for \"{name}\" is not {expected}.")
+}
+
+/// The LLM classifier chose something that is not one of the options (rtvi-ui.md §5.4: an
+/// error, never a guess).
+pub fn classifier_choice_not_an_option(name: &str, choice: &str) -> String {
+    format!(
+        "the LLM classifier chose \"{choice}\" for \"{name}\", which is not one of the options."
+    )
+}
+
+/// A question that cannot be asked: no options, fewer than two levels, a repeated name.
+pub fn classifier_bad_question(name: &str, problem: &str) -> String {
+    format!("the question \"{name}\" cannot be asked: {problem}")
+}
+
+/// A classifier answered a question with an answer of another kind.
+pub fn classifier_wrong_kind(name: &str, expected: &str) -> String {
+    format!("the classifier answered \"{name}\" with something other than a {expected} answer.")
+}
+
+// ---- Jobs, the bus, job groups, UI events and the reply tool (respond.rs, bus.rs,
+// ---- job_group.rs, events.rs, reply_tool.rs). Pinned in tests/{respond,job_group,events,reply_tool}.rs.
+
+/// The reply tool's description (reply-tool.md "reply": the docstring, the fixed order, once per
+/// turn).
+pub fn reply_tool_description() -> &'static str {
+    "Reply to the user. Optionally point at content and act on inputs.\n\n\
+     Call this exactly once per turn, to end it. Action fields are dispatched in a fixed order \
+     before the answer is spoken: scroll_to, then highlight, then select_text, then fills, then \
+     click, then the spoken answer. Leave the actions you do not need as null."
+}
+
+/// The description of one reply tool parameter (reply-tool.md's parameter table, word for
+/// word); `""` for an unknown field.
+pub fn reply_param_description(field: &str) -> &'static str {
+    match field {
+        "answer" => {
+            "The spoken reply in plain language. One short sentence. No markdown, no symbols."
+        }
+        "scroll_to" => "Optional snapshot ref. Scrolls the element into view before speaking.",
+        "highlight" => "Optional list of snapshot refs. Visually pulses each element.",
+        "select_text" => {
+            "Optional snapshot ref. Places the page\u{2019}s text selection on that element."
+        }
+        "fills" => {
+            "Optional list of {\"ref\": \"eN\", \"value\": \"...\"} objects. Writes each value into the input at ref."
+        }
+        "click" => {
+            "Optional list of snapshot refs to click in order. Use for checkboxes, radios, submit buttons."
+        }
+        _ => "",
+    }
+}
+
+/// A malformed reply tool entry that was skipped (U4, U9).
+pub fn reply_skipped(field: &str, entry: &serde_json::Value) -> String {
+    let mut text = entry.to_string();
+    if text.len() > 80 {
+        let mut cut = 80;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    format!("{field}: skipped {text}, which is not a ref from the latest snapshot")
+}
+
+/// The `respond` job's LLM call failed; the job answers `{"error": …}` with status `error`.
+pub fn respond_llm_failed(detail: &str) -> String {
+    format!("the UI worker could not answer: its LLM call failed ({detail})")
+}
+
+/// The `respond` job's model kept calling tools past the round limit.
+pub fn respond_too_many_rounds(rounds: usize) -> String {
+    format!(
+        "the UI worker could not answer: its model was still calling tools after {rounds} \
+         rounds. Ask a simpler question, or raise max_rounds."
+    )
+}
+
+/// The model called a tool the UI worker does not have.
+pub fn respond_unknown_tool(name: &str) -> String {
+    format!("there is no tool named {name}. Use only the tools you were given.")
+}
+
+/// A worker name already taken on the bus.
+pub fn duplicate_worker(name: &str) -> String {
+    format!("a worker named {name} is already on the bus: give each worker its own name")
+}
+
+/// An empty worker name.
+pub fn empty_worker_name() -> &'static str {
+    "a worker needs a name: the empty name cannot be addressed"
+}
+
+/// A job for a worker that is not on the bus.
+pub fn unknown_worker(name: &str) -> String {
+    format!("no worker named {name} is on the bus: register it first, or check the name")
+}
+
+/// A job name the worker has no handler for.
+pub fn unknown_job(worker: &str, job: &str) -> String {
+    format!("the worker {worker} has no job named {job}")
+}
+
+/// A job name routed twice on one worker.
+pub fn route_taken(worker: &str, job: &str) -> String {
+    format!("the worker {worker} already has a handler for the job {job}: route each job once")
+}
+
+/// A job group with no workers.
+pub fn group_without_workers() -> &'static str {
+    "a job group needs at least one worker"
+}
+
+/// A worker named twice in one job group.
+pub fn group_worker_twice(name: &str) -> String {
+    format!("the worker {name} is named twice in the job group: name each worker once")
+}
+
+/// A worker whose task panicked before answering.
+pub fn worker_panicked(name: &str) -> String {
+    format!("the worker {name} failed before answering")
+}
+
+/// Two UI event handlers for one event name.
+pub fn event_handler_twice(event: &str) -> String {
+    format!("the UI event {event} has two handlers: keep one handler per event name")
+}
+
+/// A UI event handler for a reserved name.
+pub fn event_name_reserved(event: &str) -> String {
+    format!(
+        "the UI event name {event} is reserved for the bus (snapshots and job group cancels) \
+         and never reaches a handler: choose another name"
+    )
+}
+
+/// A UI event handler with an empty name.
+pub fn event_name_empty() -> &'static str {
+    "a UI event handler needs an event name: the empty name never arrives"
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

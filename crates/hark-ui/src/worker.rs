@@ -151,6 +151,8 @@ pub struct UiWorker {
     options: UiContextOptions,
     screen: RwLock<Option<Arc<Screen>>>,
     sink: Arc<dyn CommandSink>,
+    /// The classifier and its fallback for screen questions (`crate::screen`).
+    pub(crate) classifiers: crate::screen::Classifiers,
 }
 
 impl UiWorker {
@@ -171,6 +173,7 @@ impl UiWorker {
             options,
             screen: RwLock::new(None),
             sink,
+            classifiers: Default::default(),
         }
     }
 

@@ -7,11 +7,17 @@
 //! `{"utterance": …, "screen": "<ui_state>…"}`) in one call. Implementations: the LLM classifier
 //! over any OpenAI-compatible endpoint ([`llm`]), and the local classifier (its own issue).
 
+pub mod llm;
+
 use std::fmt;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use llm::LlmClassifier;
+
+use crate::messages;
 
 /// A yes/no question: `instructions` says what to decide; `yes` and `no` optionally describe
 /// what each answer means.
@@ -133,4 +139,56 @@ pub trait Classifier: Send + Sync + fmt::Debug + 'static {
         state: &'a Value,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>>;
+}
+
+/// The answer named `name` in `answers`, if it is a yes/no answer.
+///
+/// # Errors
+/// [`ClassifierError`] when the answer is missing or of another kind (a classifier that broke
+/// the [`Classifier`] contract).
+pub fn yes_no_answer(
+    answers: &[(String, Answer)],
+    name: &str,
+) -> Result<YesNoResult, ClassifierError> {
+    match answers.iter().find(|(n, _)| n == name) {
+        Some((_, Answer::YesNo(r))) => Ok(*r),
+        _ => Err(ClassifierError::new(messages::classifier_wrong_kind(
+            name, "yes/no",
+        ))),
+    }
+}
+
+/// The answer named `name` in `answers`, if it is a choice answer.
+///
+/// # Errors
+/// As [`yes_no_answer`].
+pub fn choice_answer(
+    answers: &[(String, Answer)],
+    name: &str,
+) -> Result<ChoiceResult, ClassifierError> {
+    match answers.iter().find(|(n, _)| n == name) {
+        Some((_, Answer::Choice(r))) => Ok(r.clone()),
+        _ => Err(ClassifierError::new(messages::classifier_wrong_kind(
+            name, "choice",
+        ))),
+    }
+}
+
+impl Question {
+    /// A yes/no question with text instructions and no `yes`/`no` descriptions.
+    pub fn yes_no(instructions: impl Into<String>) -> Self {
+        Question::YesNo(YesNoQuestion {
+            instructions: Value::String(instructions.into()),
+            yes: None,
+            no: None,
+        })
+    }
+
+    /// A choice among `options` (`(option, description)`, in order) with text instructions.
+    pub fn choice(instructions: impl Into<String>, options: Vec<(String, Option<String>)>) -> Self {
+        Question::Choice(ChoiceQuestion {
+            instructions: Value::String(instructions.into()),
+            options,
+        })
+    }
 }

@@ -1,0 +1,570 @@
+//! Screen questions and the `screen` job: find, check, select, list and act on the latest
+//! snapshot with the worker's classifier, no LLM turn.
+//!
+//! Spec: `ui-worker.md` ("Screen questions", built-in job `screen`, `classifier`); rtvi-ui.md
+//! §5.3 (answers of the `screen` job) and §5.4 (the questions asked, word for word).
+//!
+//! - Questions: [`UiWorker::which_element`], [`UiWorker::find_element`],
+//!   [`UiWorker::check_screen`], [`UiWorker::select_elements`], [`UiWorker::should_respond`];
+//!   actions: [`UiWorker::act`]; plain reading: [`UiWorker::list_elements`].
+//! - The job: [`UiWorker::screen`] takes the payload `{"action", "target"?, "value"?}` and
+//!   answers short data that never carries a ref (the voice LLM must not see handles).
+//! - Classifiers: [`UiWorker::with_classifier`] (any [`Classifier`]) and, beyond pipecat,
+//!   [`UiWorker::with_fallback_classifier`], asked when the first fails.
+//!
+//! Named elements ([`named_elements`]): a breadth-first walk from the root keeping nodes with a
+//! non-empty ref and a non-empty name, at most [`MAX_ELEMENT_OPTIONS`] (255). Only they can be
+//! chosen: an unnamed icon button is never an option, so it is never picked (case U2).
+//!
+//! ## Example: a `fill` job with a classifier of your own
+//!
+//! ```
+//! use std::sync::Arc;
+//! use futures::future::BoxFuture;
+//! use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
+//! use hark_ui::{A11ySnapshot, UiWorker};
+//! use serde_json::{json, Value};
+//!
+//! /// Always picks the first option, surely.
+//! #[derive(Debug)]
+//! struct First;
+//! impl Classifier for First {
+//!     fn ask<'a>(&'a self, _state: &'a Value, questions: &'a [(String, Question)])
+//!         -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
+//!         let answers = questions.iter().map(|(name, q)| {
+//!             let Question::Choice(c) = q else { return Err(ClassifierError::new("choices only")) };
+//!             let first = c.options[0].0.clone();
+//!             Ok((name.clone(), Answer::Choice(ChoiceResult {
+//!                 choice: first.clone(), probabilities: vec![(first, 1.0)], confidence: 1.0 })))
+//!         }).collect();
+//!         Box::pin(async move { answers })
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+//! let worker = UiWorker::new("ui", Arc::new(tx)).with_classifier(Arc::new(First));
+//! worker.on_snapshot(A11ySnapshot::from_json(r#"{"root":{"ref":"e1","role":"form","children":[
+//!     {"ref":"e2","role":"textbox","name":"Email"}]},"captured_at":1}"#)?);
+//!
+//! let done = worker.screen(&json!({"action": "fill", "target": "the email field",
+//!                                  "value": "ana@example.com"})).await;
+//! assert_eq!(done.response, Some(json!({"done": true, "label": "Email"})));
+//! assert!(rx.try_recv().is_ok(), "set_input_value went to the client");
+//! # Ok(()) }
+//! ```
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use hark_rtvi::{A11yNode, UiEvent};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::classifier::{
+    Answer, Classifier, ClassifierError, Question, YesNoQuestion, YesNoResult, choice_answer,
+    yes_no_answer,
+};
+use crate::job::JobResponse;
+use crate::worker::{CommandError, Screen, UiWorker};
+use crate::{messages, render};
+
+/// At most this many named elements are options of a question (pipecat
+/// `_MAX_ELEMENT_OPTIONS`, the local classifier's choice limit).
+pub const MAX_ELEMENT_OPTIONS: usize = 255;
+
+/// Confidence at or above which `which_element` names an element and the `screen` job acts.
+pub const DEFAULT_THRESHOLD: f64 = 0.5;
+
+/// The question name of `which_element`'s choice.
+const FIND: &str = "element";
+/// The question name of `check_screen`'s yes/no.
+const CHECK: &str = "check";
+/// The question name of `should_respond`'s yes/no.
+const RESPOND: &str = "respond";
+
+/// The worker's classifier and its fallback.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Classifiers {
+    pub(crate) primary: Option<Arc<dyn Classifier>>,
+    pub(crate) fallback: Option<Arc<dyn Classifier>>,
+}
+
+/// The named elements of a tree: breadth-first from `root`, nodes whose `ref` and `name` are
+/// both non-empty, at most [`MAX_ELEMENT_OPTIONS`].
+pub fn named_elements(root: &A11yNode) -> Vec<&A11yNode> {
+    let mut out = Vec::new();
+    let mut queue = VecDeque::from([root]);
+    while let Some(node) = queue.pop_front() {
+        if !node.ref_.is_empty() && node.name.as_deref().is_some_and(|n| !n.is_empty()) {
+            out.push(node);
+            if out.len() == MAX_ELEMENT_OPTIONS {
+                break;
+            }
+        }
+        queue.extend(node.children.iter());
+    }
+    out
+}
+
+fn name_of(node: &A11yNode) -> &str {
+    node.name.as_deref().unwrap_or("")
+}
+
+/// An element `which_element` considered: its ref, its name (the label the voice LLM reads)
+/// and the classifier's confidence, in `[0, 1]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundElement {
+    /// Snapshot ref (never shown to the voice LLM).
+    pub ref_: String,
+    /// The element's accessible name.
+    pub label: String,
+    /// The chosen option's probability.
+    pub confidence: f64,
+}
+
+/// One element that matches `select_elements`' criteria: `{"ref", "label", "probability"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ElementMatch {
+    /// Snapshot ref.
+    #[serde(rename = "ref")]
+    pub ref_: String,
+    /// The element's accessible name.
+    pub label: String,
+    /// P(it matches), at least 0.5.
+    pub probability: f64,
+}
+
+/// One named element as `list_elements` reads it: `{"role", "name", "state", "value"}`, no
+/// ref (rtvi-ui.md §5.3: refs deliberately omitted).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedElement {
+    /// ARIA role.
+    pub role: String,
+    /// Accessible name (never empty).
+    pub name: String,
+    /// State tags (`checked`, `disabled`, …), possibly empty.
+    pub state: Vec<String>,
+    /// An input's current value, else `None` (`null`).
+    pub value: Option<String>,
+}
+
+/// What `act` does to the element it finds (ui-worker.md `act`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenAction {
+    /// `click`.
+    Click,
+    /// `scroll_to`.
+    ScrollTo,
+    /// `highlight`.
+    Highlight,
+    /// `select_text` (the whole element).
+    SelectText,
+    /// `set_input_value` (replacing the field's text); the `screen` job calls it `fill`.
+    SetInputValue,
+}
+
+impl ScreenAction {
+    /// The action named `name`: `click`, `scroll_to`, `highlight`, `select_text`,
+    /// `set_input_value`, or `fill` (the `screen` job's name for `set_input_value`).
+    ///
+    /// # Errors
+    /// [`ScreenError::UnknownAction`] for any other name.
+    pub fn from_name(name: &str) -> Result<Self, ScreenError> {
+        Ok(match name {
+            "click" => Self::Click,
+            "scroll_to" => Self::ScrollTo,
+            "highlight" => Self::Highlight,
+            "select_text" => Self::SelectText,
+            "set_input_value" | "fill" => Self::SetInputValue,
+            other => return Err(ScreenError::UnknownAction(other.to_string())),
+        })
+    }
+
+    /// The command name it sends.
+    pub fn command(self) -> &'static str {
+        match self {
+            Self::Click => "click",
+            Self::ScrollTo => "scroll_to",
+            Self::Highlight => "highlight",
+            Self::SelectText => "select_text",
+            Self::SetInputValue => "set_input_value",
+        }
+    }
+}
+
+/// Why a screen action could not be done. `Display` is the text the requester reads.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScreenError {
+    /// The classifier (and its fallback) could not answer.
+    #[error(transparent)]
+    Classifier(#[from] ClassifierError),
+    /// An action name `act` / the `screen` job does not know.
+    #[error("{}", messages::unknown_screen_action(.0))]
+    UnknownAction(String),
+    /// The `screen` job's action needs a target and got none (beyond pipecat).
+    #[error("{}", messages::screen_target_missing(.0))]
+    TargetMissing(String),
+    /// The command was refused (the page changed meanwhile, or the session ended).
+    #[error(transparent)]
+    Command(#[from] CommandError),
+}
+
+impl UiWorker {
+    /// Gives the worker the classifier that answers its screen questions (builder style).
+    /// Without one, every question fails with [`messages::no_classifier`].
+    pub fn with_classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
+        self.classifiers.primary = Some(classifier);
+        self
+    }
+
+    /// Beyond pipecat: a classifier asked when the first fails with a [`ClassifierError`]
+    /// (e.g. the local classifier first, an [`crate::classifier::LlmClassifier`] behind it).
+    pub fn with_fallback_classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
+        self.classifiers.fallback = Some(classifier);
+        self
+    }
+
+    /// The classifier screen questions go to, if any.
+    pub fn classifier(&self) -> Option<&Arc<dyn Classifier>> {
+        self.classifiers.primary.as_ref()
+    }
+
+    /// Asks the classifier `questions` about `state`; on failure asks the fallback, if any.
+    ///
+    /// # Errors
+    /// [`ClassifierError`]: no classifier, or the failure (both failures when the fallback
+    /// failed too).
+    pub async fn ask(
+        &self,
+        state: &Value,
+        questions: &[(String, Question)],
+    ) -> Result<Vec<(String, Answer)>, ClassifierError> {
+        let Some(primary) = &self.classifiers.primary else {
+            return Err(ClassifierError::new(messages::no_classifier()));
+        };
+        match primary.ask(state, questions).await {
+            Ok(answers) => Ok(answers),
+            Err(first) => {
+                let Some(fallback) = &self.classifiers.fallback else {
+                    return Err(first);
+                };
+                tracing::warn!(
+                    worker = self.name(),
+                    "classifier failed; asking the fallback"
+                );
+                fallback.ask(state, questions).await.map_err(|second| {
+                    ClassifierError::new(messages::both_classifiers_failed(
+                        &first.message,
+                        &second.message,
+                    ))
+                })
+            }
+        }
+    }
+
+    /// The element `description` most likely means, with the classifier's confidence, even
+    /// when it is low; `None` when there is no snapshot or no named element.
+    ///
+    /// Asks one choice question: instructions `the element on screen the user is referring
+    /// to`, options `{ref: 'role "name"'}` over the named elements, state `{"utterance":
+    /// description, "screen": <ui_state>}` (rtvi-ui.md §5.4).
+    ///
+    /// # Errors
+    /// [`ClassifierError`].
+    pub async fn find_element(
+        &self,
+        description: &str,
+    ) -> Result<Option<FoundElement>, ClassifierError> {
+        let Some(screen) = self.snapshot() else {
+            return Ok(None);
+        };
+        let elements = named_elements(&screen.snapshot().root);
+        if elements.is_empty() {
+            return Ok(None);
+        }
+        let options = elements
+            .iter()
+            .map(|n| {
+                (
+                    n.ref_.clone(),
+                    Some(messages::element_option(&n.role, name_of(n))),
+                )
+            })
+            .collect();
+        let state = json!({"utterance": description, "screen": ui_state(&screen)});
+        let questions = [(
+            FIND.to_string(),
+            Question::choice(messages::find_instructions(), options),
+        )];
+        let answers = self.ask(&state, &questions).await?;
+        let choice = choice_answer(&answers, FIND)?;
+        let Some(node) = elements.iter().find(|n| n.ref_ == choice.choice) else {
+            return Err(ClassifierError::new(
+                messages::classifier_choice_not_an_option(FIND, &choice.choice),
+            ));
+        };
+        Ok(Some(FoundElement {
+            ref_: node.ref_.clone(),
+            label: name_of(node).to_string(),
+            confidence: choice.confidence,
+        }))
+    }
+
+    /// Which named element the user means ("the blue button"): its ref, or `None` when there
+    /// is no snapshot, no named element, or no match with confidence at least `threshold`
+    /// (pipecat's default 0.5, [`DEFAULT_THRESHOLD`]).
+    ///
+    /// # Errors
+    /// [`ClassifierError`].
+    pub async fn which_element(
+        &self,
+        description: &str,
+        threshold: f64,
+    ) -> Result<Option<String>, ClassifierError> {
+        Ok(self
+            .find_element(description)
+            .await?
+            .filter(|f| f.confidence >= threshold)
+            .map(|f| f.ref_))
+    }
+
+    /// Whether `criteria` is true of the screen ("is anything on the list still unchecked?"):
+    /// one yes/no question with instructions `criteria` on state `{"screen": <ui_state>}`.
+    ///
+    /// # Errors
+    /// [`ClassifierError`].
+    pub async fn check_screen(&self, criteria: &str) -> Result<YesNoResult, ClassifierError> {
+        let state = json!({"screen": self.render_ui_state()});
+        let questions = [(CHECK.to_string(), Question::yes_no(criteria))];
+        let answers = self.ask(&state, &questions).await?;
+        yes_no_answer(&answers, CHECK)
+    }
+
+    /// The named elements that match `criteria` ("dairy products"), most likely first, each
+    /// with P(match) ≥ 0.5; empty when nothing matches or there is no snapshot.
+    ///
+    /// One yes/no question per named element, named by its ref, with instructions
+    /// `{criteria}: does {role} "{name}" match?`, all in one classifier call, on state
+    /// `{"criteria", "screen"}` (rtvi-ui.md §5.4).
+    ///
+    /// # Errors
+    /// [`ClassifierError`].
+    pub async fn select_elements(
+        &self,
+        criteria: &str,
+    ) -> Result<Vec<ElementMatch>, ClassifierError> {
+        let Some(screen) = self.snapshot() else {
+            return Ok(Vec::new());
+        };
+        let elements = named_elements(&screen.snapshot().root);
+        if elements.is_empty() {
+            return Ok(Vec::new());
+        }
+        let questions: Vec<(String, Question)> = elements
+            .iter()
+            .map(|n| {
+                (
+                    n.ref_.clone(),
+                    Question::yes_no(messages::select_element_question(
+                        criteria,
+                        &n.role,
+                        name_of(n),
+                    )),
+                )
+            })
+            .collect();
+        let state = json!({"criteria": criteria, "screen": ui_state(&screen)});
+        let answers = self.ask(&state, &questions).await?;
+        let mut matches = Vec::new();
+        for node in &elements {
+            let result = yes_no_answer(&answers, &node.ref_)?;
+            if result.is_yes() {
+                matches.push(ElementMatch {
+                    ref_: node.ref_.clone(),
+                    label: name_of(node).to_string(),
+                    probability: result.probability,
+                });
+            }
+        }
+        matches.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+        Ok(matches)
+    }
+
+    /// Whether a UI event calls for the assistant to say something. `criteria` defaults to
+    /// `the assistant should say something about what the user just did`; the yes/no question
+    /// describes yes as `the event changes what the user is doing or asks for the assistant's
+    /// attention` and no as `a routine click, scroll, hover or edit that needs no comment`, on
+    /// state `{"event": {"name", "payload"}, "screen"?}` (screen only once a snapshot came).
+    ///
+    /// # Errors
+    /// [`ClassifierError`].
+    pub async fn should_respond(
+        &self,
+        event: &UiEvent,
+        criteria: Option<&str>,
+    ) -> Result<bool, ClassifierError> {
+        let mut state = json!({"event": {"name": event.event, "payload": event.payload}});
+        if let Some(screen) = self.snapshot() {
+            state["screen"] = Value::String(ui_state(&screen));
+        }
+        let question = Question::YesNo(YesNoQuestion {
+            instructions: Value::String(
+                criteria
+                    .unwrap_or(messages::should_respond_criteria())
+                    .to_string(),
+            ),
+            yes: Some(messages::should_respond_yes().to_string()),
+            no: Some(messages::should_respond_no().to_string()),
+        });
+        let questions = [(RESPOND.to_string(), question)];
+        let answers = self.ask(&state, &questions).await?;
+        Ok(yes_no_answer(&answers, RESPOND)?.is_yes())
+    }
+
+    /// Finds the element `description` means with [`UiWorker::which_element`] (threshold
+    /// 0.5) and acts on it; `value` is the text for [`ScreenAction::SetInputValue`] (`None`
+    /// writes `""`). Returns the ref acted on, or `None` when nothing matched confidently.
+    ///
+    /// # Errors
+    /// [`ScreenError::Classifier`], or [`ScreenError::Command`] when the command is refused.
+    pub async fn act(
+        &self,
+        action: ScreenAction,
+        description: &str,
+        value: Option<&str>,
+    ) -> Result<Option<String>, ScreenError> {
+        Ok(self
+            .act_found(action, description, value)
+            .await?
+            .map(|f| f.ref_))
+    }
+
+    async fn act_found(
+        &self,
+        action: ScreenAction,
+        description: &str,
+        value: Option<&str>,
+    ) -> Result<Option<FoundElement>, ScreenError> {
+        let Some(found) = self
+            .find_element(description)
+            .await?
+            .filter(|f| f.confidence >= DEFAULT_THRESHOLD)
+        else {
+            return Ok(None);
+        };
+        let r = found.ref_.as_str();
+        match action {
+            ScreenAction::Click => self.click(r)?,
+            ScreenAction::ScrollTo => self.scroll_to(r)?,
+            ScreenAction::Highlight => self.highlight(r)?,
+            ScreenAction::SelectText => self.select_text(r, None, None)?,
+            ScreenAction::SetInputValue => self.set_input_value(r, value.unwrap_or(""), true)?,
+        }
+        Ok(Some(found))
+    }
+
+    /// The named elements on screen, read with plain code (no classifier): role, name, state
+    /// tags and value, never the ref. `role` (e.g. `"checkbox"`) keeps only those; `None` or
+    /// `""` keeps all. Empty before the first snapshot.
+    pub fn list_elements(&self, role: Option<&str>) -> Vec<ListedElement> {
+        let Some(screen) = self.snapshot() else {
+            return Vec::new();
+        };
+        let role = role.filter(|r| !r.is_empty());
+        named_elements(&screen.snapshot().root)
+            .into_iter()
+            .filter(|n| role.is_none_or(|r| n.role == r))
+            .map(|n| ListedElement {
+                role: n.role.clone(),
+                name: name_of(n).to_string(),
+                state: n.state.clone(),
+                value: n.value.clone(),
+            })
+            .collect()
+    }
+
+    /// The `screen` job (ui-worker.md table; rtvi-ui.md §5.3). `payload` is
+    /// `{"action", "target"?, "value"?}`; a missing or non-string `action`/`target` reads as
+    /// `""`, a `value` that is a number or boolean as its JSON text.
+    ///
+    /// | action | answer (status completed) |
+    /// | --- | --- |
+    /// | `find` | `{"label": name or null, "confidence": c}`; label only when c ≥ 0.5; `{"label": null, "confidence": 0.0}` without elements |
+    /// | `check` | `{"yes": p ≥ 0.5, "probability": p}` |
+    /// | `select` | `{"matches": [{"label", "probability"}, …]}`, most likely first |
+    /// | `list` | `{"elements": [{"role", "name", "state", "value"}, …]}`, `target` = optional role |
+    /// | `selection` | `{"text": selected text or null}` |
+    /// | `click` `scroll_to` `highlight` `select_text` `fill` | `{"done": bool, "label": name or null}`, acting only at confidence ≥ 0.5 |
+    ///
+    /// No answer carries a ref. An unknown action, a missing target (beyond pipecat), a
+    /// classifier failure or a refused command answer `{"error": text}` with status `error`.
+    pub async fn screen(&self, payload: &Value) -> JobResponse {
+        match self.screen_answer(payload).await {
+            Ok(answer) => JobResponse::completed(answer),
+            Err(e) => JobResponse::error(e.to_string()),
+        }
+    }
+
+    async fn screen_answer(&self, payload: &Value) -> Result<Value, ScreenError> {
+        let text = |key: &str| payload.get(key).and_then(Value::as_str).unwrap_or("");
+        let action = text("action");
+        let target = text("target").trim();
+        let needs_target = |action: &str| {
+            if target.is_empty() {
+                Err(ScreenError::TargetMissing(action.to_string()))
+            } else {
+                Ok(())
+            }
+        };
+        match action {
+            "find" => {
+                needs_target(action)?;
+                Ok(match self.find_element(target).await? {
+                    None => json!({"label": null, "confidence": 0.0}),
+                    Some(f) => {
+                        let label = (f.confidence >= DEFAULT_THRESHOLD).then_some(f.label);
+                        json!({"label": label, "confidence": f.confidence})
+                    }
+                })
+            }
+            "check" => {
+                needs_target(action)?;
+                let r = self.check_screen(target).await?;
+                Ok(json!({"yes": r.is_yes(), "probability": r.probability}))
+            }
+            "select" => {
+                needs_target(action)?;
+                let matches: Vec<Value> = self
+                    .select_elements(target)
+                    .await?
+                    .into_iter()
+                    .map(|m| json!({"label": m.label, "probability": m.probability}))
+                    .collect();
+                Ok(json!({ "matches": matches }))
+            }
+            "list" => Ok(json!({ "elements": self.list_elements(Some(target)) })),
+            "selection" => Ok(json!({"text": self.selection().map(|s| s.text)})),
+            other => {
+                let act = ScreenAction::from_name(other)?;
+                if other == "set_input_value" {
+                    // The job's name for it is `fill`.
+                    return Err(ScreenError::UnknownAction(other.to_string()));
+                }
+                needs_target(other)?;
+                let value = match payload.get("value") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
+                    _ => String::new(),
+                };
+                let found = self.act_found(act, target, Some(&value)).await?;
+                Ok(json!({"done": found.is_some(), "label": found.map(|f| f.label)}))
+            }
+        }
+    }
+}
+
+fn ui_state(screen: &Screen) -> String {
+    render::render_ui_state(screen.snapshot())
+}

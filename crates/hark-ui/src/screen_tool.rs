@@ -1,0 +1,166 @@
+//! `screen_tools`: the `screen` tool that lets a voice LLM ask a UI worker about the screen or
+//! act on it (ui-worker.md `screen_tools`; rtvi-ui.md §5.3).
+//!
+//! One tool, `screen(action, target?, value?)`: it sends the worker a `screen` job with payload
+//! `{"action"}` plus `target`/`value` when given (not `null`), waits for the answer (default
+//! 30 s, [`DEFAULT_SCREEN_TIMEOUT`]) and returns it to the voice LLM as data. It is not
+//! cancelled when the user interrupts ([`Interruption::Continue`]). A job that fails, times out
+//! or cannot reach its worker reads `{"error": text}`.
+//!
+//! The tool talks to the worker through [`ScreenJobs`]: implemented here for an in-process
+//! `Arc<UiWorker>`; the agent's bus implements it to route jobs to a worker elsewhere.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use hark_rtvi::JobStatus;
+use hark_tools::{
+    Arguments, BuildError, Interruption, Output, ToolContext, ToolError, ToolExecutor, ToolSpec,
+};
+use serde_json::{Map, Value, json};
+
+use crate::job::JobResponse;
+use crate::messages;
+use crate::worker::UiWorker;
+
+/// How long the tool waits for the worker's answer by default (pipecat `timeout=30.0`).
+pub const DEFAULT_SCREEN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The tool's name.
+pub const SCREEN_TOOL: &str = "screen";
+
+/// Where the `screen` tool sends its jobs: a UI worker, in process or over a bus.
+pub trait ScreenJobs: Send + Sync + fmt::Debug + 'static {
+    /// The worker's name, for the error texts the voice LLM reads.
+    fn worker_name(&self) -> &str;
+
+    /// Runs one `screen` job with `payload` (`{"action", "target"?, "value"?}`) and returns the
+    /// worker's answer.
+    ///
+    /// # Errors
+    /// A sentence saying why the job could not reach the worker (it becomes `{"error": …}`).
+    fn screen_job(&self, payload: Value) -> BoxFuture<'_, Result<JobResponse, String>>;
+}
+
+impl ScreenJobs for UiWorker {
+    fn worker_name(&self) -> &str {
+        self.name()
+    }
+
+    fn screen_job(&self, payload: Value) -> BoxFuture<'_, Result<JobResponse, String>> {
+        Box::pin(async move { Ok(self.screen(&payload).await) })
+    }
+}
+
+/// The tools a voice LLM needs to use the screen through `worker`: one [`ToolSpec`] named
+/// `screen` with the parameters schema of rtvi-ui.md §5.3 (`action` required, `target` and
+/// `value` optional strings or `null`), waiting at most `timeout` for each answer.
+///
+/// # Errors
+/// [`BuildError`] only if hark-tools refused the fixed schema (a bug: a test pins that it
+/// builds).
+pub fn screen_tools(
+    worker: Arc<dyn ScreenJobs>,
+    timeout: Duration,
+) -> Result<Vec<ToolSpec>, BuildError> {
+    Ok(vec![screen_tool(worker, timeout)?])
+}
+
+/// The `screen` tool alone (see [`screen_tools`]).
+///
+/// # Errors
+/// As [`screen_tools`].
+pub fn screen_tool(worker: Arc<dyn ScreenJobs>, timeout: Duration) -> Result<ToolSpec, BuildError> {
+    let spec = ToolSpec::new(
+        SCREEN_TOOL,
+        messages::screen_tool_description(),
+        screen_parameters(),
+        Output::json(
+            "ScreenAnswer",
+            json!({"type": "object", "additionalProperties": true}),
+        ),
+        Arc::new(ScreenExecutor { worker, timeout }),
+    )?;
+    Ok(spec.interruption(Interruption::Continue))
+}
+
+/// The `screen` tool's parameters schema (rtvi-ui.md §5.3, as pipecat generates it).
+pub fn screen_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "description": messages::screen_tool_action()},
+            "target": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                       "description": messages::screen_tool_target()},
+            "value": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                      "description": messages::screen_tool_value()}
+        },
+        "required": ["action"]
+    })
+}
+
+/// Runs the `screen` tool: builds the job payload, waits, maps failures to `{"error"}`.
+struct ScreenExecutor {
+    worker: Arc<dyn ScreenJobs>,
+    timeout: Duration,
+}
+
+impl fmt::Debug for ScreenExecutor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScreenExecutor")
+            .field("worker", &self.worker.worker_name())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl ToolExecutor for ScreenExecutor {
+    fn run<'a>(
+        &'a self,
+        arguments: Arguments,
+        _context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(async move { Ok(self.answer(arguments).await) })
+    }
+}
+
+impl ScreenExecutor {
+    async fn answer(&self, arguments: Arguments) -> Value {
+        let mut payload = Map::new();
+        for key in ["action", "target", "value"] {
+            match arguments.get(key) {
+                None | Some(Value::Null) => {}
+                Some(v) => {
+                    payload.insert(key.into(), v.clone());
+                }
+            }
+        }
+        let name = self.worker.worker_name();
+        let job = self.worker.screen_job(Value::Object(payload));
+        match tokio::time::timeout(self.timeout, job).await {
+            Err(_) => json!({"error": messages::screen_timeout(name, self.timeout.as_secs_f64())}),
+            Ok(Err(detail)) => {
+                json!({"error": messages::screen_worker_unreachable(name, &detail)})
+            }
+            Ok(Ok(JobResponse {
+                status: JobStatus::Completed,
+                response,
+            })) => response.unwrap_or_else(|| json!({})),
+            Ok(Ok(JobResponse { status, response })) => {
+                let text = response
+                    .as_ref()
+                    .and_then(|r| r.get("error"))
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.trim().is_empty())
+                    .map(str::to_string);
+                let status = serde_json::to_value(status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                json!({"error": text.unwrap_or_else(|| messages::screen_job_failed(name, &status))})
+            }
+        }
+    }
+}
