@@ -3,12 +3,14 @@
 // commands and shows the conversation.
 //
 // For tests: `document.body.dataset.rtviState` mirrors the client's transport state
-// ("connecting", "ready", "error", ...), and `window.harkDemo` holds `{ client, runUICommand }`.
+// ("connecting", "ready", "error", ...), and `window.harkDemo` holds `{ client, runUICommand,
+// jobGroups }` (`jobGroups`: every `ui-job-group` envelope received, in order).
 
 import { PipecatClient } from "@pipecat-ai/client-js";
 import { WavMediaManager, WebSocketTransport } from "@pipecat-ai/websocket-transport";
 
 import { runUICommand } from "./commands.js";
+import { createJobGroups } from "./jobs.js";
 import { setupShop } from "./shop.js";
 
 const status = document.getElementById("status");
@@ -16,6 +18,8 @@ const reconnect = document.getElementById("reconnect");
 const log = document.getElementById("log");
 const messageForm = document.getElementById("message-form");
 const message = document.getElementById("message");
+const jobsLine = document.getElementById("jobs");
+const jobGroups = createJobGroups();
 
 /** The RTVI WebSocket URL: `/ws` on the host that served this page. */
 export function wsUrl(loc = window.location) {
@@ -77,6 +81,11 @@ function onServerMessage(data) {
   addLine("system", "Server", text);
 }
 
+function onUIJobGroup(envelope) {
+  jobsLine.textContent = jobGroups.record(envelope);
+  jobsLine.hidden = !jobsLine.textContent;
+}
+
 function errorText(rtviMessage) {
   const data = rtviMessage?.data;
   return data?.error ?? data?.message ?? JSON.stringify(rtviMessage);
@@ -106,6 +115,7 @@ const client = new PipecatClient({
     onBotLlmStopped: () => endReply(),
     onServerMessage,
     onUICommand: (data) => runUICommand(data),
+    onUIJobGroup,
     onError: (msg) => addLine("system", "Error", errorText(msg)),
     onMessageError: (msg) => addLine("system", "Error", errorText(msg)),
   },
@@ -145,5 +155,5 @@ setupShop({
   },
 });
 
-window.harkDemo = { client, runUICommand };
+window.harkDemo = { client, runUICommand, jobGroups: jobGroups.envelopes };
 connect();

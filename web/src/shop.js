@@ -34,10 +34,14 @@ export function setupShop({ onEvent = () => {} } = {}) {
     row.dataset.name = product.name.toLowerCase();
     const name = document.createElement("span");
     name.className = "name";
+    name.id = `product-${product.id}-name`;
     name.textContent = product.name;
     const price = document.createElement("span");
     price.className = "price";
+    price.id = `product-${product.id}-price`;
     price.textContent = euros.format(product.price);
+    // The row is named by its product and price ("Espresso cup €9.50"), so a snapshot names it.
+    row.setAttribute("aria-labelledby", `${name.id} ${price.id}`);
     const add = document.createElement("button");
     add.type = "button";
     add.textContent = "Add to cart";

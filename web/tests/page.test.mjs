@@ -76,6 +76,8 @@ describe("demo page", () => {
     for (const [role, name] of [
       ["textbox", "Search"],
       ["button", "Add to cart"],
+      ["listitem", "Espresso cup €9.50"],
+      ["listitem", "Travel mug €19.00"],
       ["link", "Cart (0)"],
       ["textbox", "Name"],
       ["textbox", "Email"],
@@ -263,5 +265,28 @@ describe("demo page", () => {
     peer.send({ label: "rtvi-ai", type: "error", data: { error: "LLM failed", fatal: false } });
     await browser.until("server line", "[...document.querySelectorAll('#log li.system')].some((li) => li.textContent === 'Server:Order service is up.')");
     await browser.until("error line", "[...document.querySelectorAll('#log li.system')].some((li) => li.textContent === 'Error:LLM failed')");
+  });
+
+  test("ui-job-group envelopes are kept on window.harkDemo.jobGroups and summed up in one status line", async () => {
+    const at = 1767225600000;
+    const send = (data) => peer.send({ label: "rtvi-ai", type: "ui-job-group", data });
+    assert.equal(await browser.evaluate("document.getElementById('jobs').hidden"), true);
+    send({ kind: "group_started", job_id: "g1", workers: ["fast", "slow"], label: "Research: mugs", cancellable: true, at });
+    await browser.until("group started", "document.getElementById('jobs').textContent === 'Research: mugs: 0 of 2 done'");
+    assert.equal(await browser.evaluate("document.getElementById('jobs').hidden"), false);
+    send({ kind: "job_update", job_id: "g1", worker_name: "slow", data: { step: 1 }, at: at + 1 });
+    send({ kind: "job_completed", job_id: "g1", worker_name: "fast", status: "completed", response: { n: 2 }, at: at + 2 });
+    await browser.until("one done", "document.getElementById('jobs').textContent === 'Research: mugs: 1 of 2 done'");
+    send({ kind: "job_completed", job_id: "g1", worker_name: "slow", status: "cancelled", at: at + 3 });
+    send({ kind: "group_completed", job_id: "g1", at: at + 4 });
+    await browser.until("closed", "document.getElementById('jobs').textContent === 'Research: mugs: finished, 1 cancelled'");
+    const kept = await browser.evaluate("JSON.stringify(window.harkDemo.jobGroups.map((e) => [e.kind, e.worker_name ?? null]))");
+    assert.deepEqual(JSON.parse(kept), [
+      ["group_started", null],
+      ["job_update", "slow"],
+      ["job_completed", "fast"],
+      ["job_completed", "slow"],
+      ["group_completed", null],
+    ]);
   });
 });

@@ -12,6 +12,10 @@
 //! [`Sessions`] registry, which also keeps each session's latest snapshot and sends server
 //! messages (e.g. `ui-command`s) to a session.
 //!
+//! [`UiHandlerFactory`] ([`ui_session`]) runs a hark-ui [`hark_ui::UiWorker`] per session:
+//! snapshots, UI events and job-group cancels go to it, its commands and `ui-job-group`
+//! envelopes go to the client; `hark serve --demo` uses it.
+//!
 //! # Example
 //!
 //! A server on a free port, a client that does the handshake, and a `ui-command` sent to it:
@@ -65,6 +69,7 @@ pub mod registry;
 pub mod server;
 pub mod session;
 pub mod socket;
+pub mod ui_session;
 mod wire;
 
 pub use config::ServerConfig;
@@ -73,4 +78,7 @@ pub use server::Server;
 pub use session::{
     HandlerFactory, NoAgentHandler, Outbox, Outgoing, SendError, SessionHandler, SessionInput,
     run_connection,
+};
+pub use ui_session::{
+    UiHandlerFactory, UiSession, UiSessionConfig, UiSessionHandler, UiSetupError,
 };

@@ -1,9 +1,10 @@
 //! The `hark` binary: a thin wrapper over [`hark_server::Server`]. See `hark --help`.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use hark_server::Server;
 use hark_server::cli::{self, Command};
+use hark_server::{Server, UiHandlerFactory, UiSessionConfig};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -32,7 +33,20 @@ async fn main() -> ExitCode {
         Command::Serve(args) => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let config = args.to_config(&cwd);
-            let server = match Server::bind(config) {
+            // With the demo page, each session gets a UI worker (no classifier, no event
+            // handlers): the page's snapshots and UI events land in the worker's context.
+            let bound = if args.demo {
+                match UiHandlerFactory::new(UiSessionConfig::new()) {
+                    Ok(factory) => Server::bind_with_handler(config, Arc::new(factory)),
+                    Err(err) => {
+                        eprintln!("hark: the demo's UI worker cannot start: {err}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                Server::bind(config)
+            };
+            let server = match bound {
                 Ok(server) => server,
                 Err(err) => {
                     eprintln!("hark: cannot listen on {}: {err}", args.addr);

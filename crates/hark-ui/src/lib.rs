@@ -99,5 +99,7 @@ pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
 pub use render::{render_ui_event, render_ui_state, render_ui_state_value};
 pub use respond::{RespondHandle, Responder, WorkerContext};
 pub use screen::{ElementMatch, FoundElement, ListedElement, ScreenAction, ScreenError};
-pub use screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs, screen_tools};
+pub use screen_tool::{
+    BusScreenJobs, DEFAULT_SCREEN_TIMEOUT, ScreenJobHandler, ScreenJobs, screen_tools,
+};
 pub use worker::{CommandError, CommandSink, Screen, SinkClosed, UiSelection, UiWorker};

@@ -8,10 +8,12 @@
 //! or cannot reach its worker reads `{"error": text}`.
 //!
 //! The tool talks to the worker through [`ScreenJobs`]: implemented here for an in-process
-//! `Arc<UiWorker>`; the agent's bus implements it to route jobs to a worker elsewhere.
+//! `Arc<UiWorker>`, and for a worker on a [`Bus`] ([`BusScreenJobs`], whose worker serves the
+//! job with a [`ScreenJobHandler`], e.g. routed under `screen` beside `respond`).
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -21,6 +23,7 @@ use hark_tools::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::bus::{Bus, JobHandler, JobReply, JobRequest, JobUpdates};
 use crate::job::JobResponse;
 use crate::messages;
 use crate::worker::UiWorker;
@@ -162,5 +165,80 @@ impl ScreenExecutor {
                 json!({"error": text.unwrap_or_else(|| messages::screen_job_failed(name, &status))})
             }
         }
+    }
+}
+
+/// A worker's `screen` job as a bus worker: answers each job with [`UiWorker::screen`] on its
+/// payload (`{"action", "target"?, "value"?}`). Route it under `"screen"` with
+/// [`crate::JobRoutes`] beside `respond`, so one worker name serves both jobs.
+#[derive(Debug, Clone)]
+pub struct ScreenJobHandler {
+    worker: Arc<UiWorker>,
+}
+
+impl ScreenJobHandler {
+    /// The `screen` job of `worker`.
+    pub fn new(worker: Arc<UiWorker>) -> Self {
+        ScreenJobHandler { worker }
+    }
+}
+
+impl JobHandler for ScreenJobHandler {
+    fn handle(&self, job: JobRequest, _updates: JobUpdates) -> BoxFuture<'_, JobReply> {
+        Box::pin(async move { JobReply::Response(self.worker.screen(&job.payload).await) })
+    }
+}
+
+/// [`ScreenJobs`] over a [`Bus`]: each `screen` job is a [`JobRequest`] named `screen` from
+/// `source` (the requester, e.g. the voice agent) to the worker `worker`, with a fresh job id
+/// `"<source>-screen-<n>"`.
+///
+/// A worker that is not on the bus answers status `error` with the bus's `no worker named …`
+/// text (see [`Bus::request`]); a worker that ends a streamed job reads as `completed` with no
+/// response. It never returns `Err`: every failure is an answer the tool maps to `{"error"}`.
+#[derive(Debug)]
+pub struct BusScreenJobs {
+    bus: Arc<Bus>,
+    source: String,
+    worker: String,
+    next: AtomicU64,
+}
+
+impl BusScreenJobs {
+    /// Jobs from `source` to the worker named `worker` on `bus`.
+    pub fn new(bus: Arc<Bus>, source: impl Into<String>, worker: impl Into<String>) -> Self {
+        BusScreenJobs {
+            bus,
+            source: source.into(),
+            worker: worker.into(),
+            next: AtomicU64::new(1),
+        }
+    }
+}
+
+impl ScreenJobs for BusScreenJobs {
+    fn worker_name(&self) -> &str {
+        &self.worker
+    }
+
+    fn screen_job(&self, payload: Value) -> BoxFuture<'_, Result<JobResponse, String>> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let job = JobRequest::new(
+            format!("{}-screen-{n}", self.source),
+            self.source.clone(),
+            self.worker.clone(),
+            SCREEN_TOOL,
+            payload,
+        );
+        Box::pin(async move {
+            let updates = JobUpdates::discard(&job);
+            Ok(match self.bus.request(job, updates).await {
+                JobReply::Response(response) => response,
+                JobReply::StreamEnded => JobResponse {
+                    status: JobStatus::Completed,
+                    response: None,
+                },
+            })
+        })
     }
 }

@@ -201,3 +201,46 @@ async fn an_in_process_worker_answers_the_tool() {
     .await;
     assert_eq!(r, json!({"error": messages::no_classifier()}));
 }
+
+/// The tool through a bus: the worker serves `screen` through `JobRoutes`, and a worker missing
+/// from the bus answers the bus's error as data.
+#[tokio::test]
+async fn a_worker_on_the_bus_answers_the_tool() {
+    use hark_ui::{Bus, BusScreenJobs, JobRoutes, ScreenJobHandler};
+
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let worker = Arc::new(UiWorker::new("ui", Arc::new(tx)));
+    worker.on_snapshot(
+        hark_rtvi::A11ySnapshot::from_json(
+            r#"{"root":{"ref":"e1","role":"form","children":[
+            {"ref":"e2","role":"checkbox","name":"Gift wrap"},
+            {"ref":"e3","role":"button","name":"Pay"}]},"captured_at":1}"#,
+        )
+        .unwrap(),
+    );
+    let bus = Arc::new(Bus::new());
+    let routes = JobRoutes::new("ui")
+        .route("screen", Arc::new(ScreenJobHandler::new(worker.clone())))
+        .unwrap();
+    bus.register("ui", Arc::new(routes)).unwrap();
+
+    let jobs = Arc::new(BusScreenJobs::new(bus.clone(), "voice", "ui"));
+    assert_eq!(jobs.worker_name(), "ui");
+    let r = call(
+        jobs.clone(),
+        DEFAULT_SCREEN_TIMEOUT,
+        json!({"action": "list", "target": "checkbox"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        json!({"elements": [{"role": "checkbox", "name": "Gift wrap", "state": [], "value": null}]})
+    );
+
+    let missing = Arc::new(BusScreenJobs::new(bus, "voice", "nobody"));
+    let r = call(missing, DEFAULT_SCREEN_TIMEOUT, json!({"action": "list"})).await;
+    assert_eq!(
+        r,
+        json!({"error": "no worker named nobody is on the bus: register it first, or check the name"})
+    );
+}

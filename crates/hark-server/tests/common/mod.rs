@@ -1,6 +1,8 @@
 //! Shared helpers of the WebSocket and browser tests: an in-process server and an RTVI test client.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod chromium;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,0 +1,837 @@
+//! A UI worker per session: the session's snapshots, UI events and job-group cancels go to a
+//! [`UiWorker`], and the worker's commands and `ui-job-group` envelopes go back to the client.
+//!
+//! Spec: `ui-worker.md` (the worker, its jobs, job groups, UI events); rtvi-ui.md §2 (the
+//! client's `ui-snapshot`, `ui-event`, `ui-cancel-job-group`; the server's `ui-command`,
+//! `ui-job-group`); DESIGN.md ("What a call looks like": snapshots, events and cancels reach the
+//! UiWorker through the call's bus).
+//!
+//! [`UiHandlerFactory`] makes a [`UiSessionHandler`] for each session. Per session it builds a
+//! [`UiSession`]:
+//! - a [`UiWorker`] named [`UiSessionConfig::worker_name`] (default [`DEFAULT_UI_WORKER`],
+//!   `"ui"`), with the configured classifier (and fallback) for screen questions;
+//! - the worker's LLM context ([`WorkerContext`]) that UI events are recorded into;
+//! - a [`Bus`] on which the worker serves the `screen` job (and `respond`, when
+//!   [`UiSessionConfig::respond`] gave it a model) through [`JobRoutes`], beside the configured
+//!   peer workers ([`UiSessionConfig::peer_worker`]);
+//! - [`JobGroups`] sent by the worker to its peers and reported to the client;
+//! - the app's UI event handlers ([`UiEvents`]; none by default: events are only recorded).
+//!
+//! The handler maps session inputs:
+//!
+//! | input | goes to |
+//! | --- | --- |
+//! | `ui-snapshot` | [`UiWorker::on_snapshot`] |
+//! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler) |
+//! | `ui-cancel-job-group` | [`JobGroups::cancel`] |
+//! | `send-text`, `client-message` | [`NoAgentHandler`] (no agent yet) |
+//!
+//! The worker's [`CommandSink`] is the session's [`Outbox`]: a command is queued at once (the
+//! sink must not block) and a task of the handler moves it into the session's bounded outbound
+//! queue in order, so commands and envelopes reach the client in the order they were sent.
+//! Once the session ends, sending fails with [`hark_ui::SinkClosed`] (a command then reads
+//! [`hark_ui::CommandError::Closed`]).
+//!
+//! [`UiHandlerFactory::session`] gives a running session's [`UiSession`] (tests and apps reach
+//! its worker, bus and job groups through it); a session leaves the map when it ends.
+//!
+//! ## Example: a session's snapshot, read through the `screen` tool
+//!
+//! ```
+//! use std::sync::Arc;
+//! use hark_rtvi::snapshot::A11ySnapshot;
+//! use hark_server::{Outbox, SessionHandler, SessionId, SessionInput};
+//! use hark_server::{UiHandlerFactory, UiSessionConfig};
+//! use hark_tools::{ToolContext, ToolRegistry};
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // `Server::bind_with_handler(config, factory.clone())` in an app; here one session by hand.
+//! let factory = Arc::new(UiHandlerFactory::new(UiSessionConfig::new())?);
+//! let mut handler = factory.handler(SessionId(1));
+//! let (outbox, _to_client) = Outbox::channel(SessionId(1), 8);
+//! let snapshot = A11ySnapshot::from_json(r#"{"root":{"ref":"e1","role":"form","children":[
+//!     {"ref":"e2","role":"checkbox","name":"Gift wrap","state":["checked"]}]},"captured_at":1}"#)?;
+//! handler.handle(SessionInput::Snapshot(Arc::new(snapshot)), &outbox).await;
+//!
+//! // The voice side's `screen` tool reaches the session's worker through its bus.
+//! let session = factory.session(SessionId(1)).expect("running");
+//! let tools = ToolRegistry::new(session.screen_tools(hark_ui::DEFAULT_SCREEN_TIMEOUT)?)?;
+//! let args = json!({"action": "list", "target": "checkbox"}).to_string();
+//! let out = tools.call("screen", args.as_str(), &ToolContext::default()).await;
+//! assert_eq!(out.model_result, json!({"elements": [
+//!     {"role": "checkbox", "name": "Gift wrap", "state": ["checked"], "value": null}]}));
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use hark_llm::Provider;
+use hark_rtvi::message::ServerMessage;
+use hark_tools::{BuildError, ToolSpec};
+use hark_ui::classifier::Classifier;
+use hark_ui::job_group::CancelOutcome;
+use hark_ui::{
+    Bus, BusScreenJobs, CommandSink, JobGroups, JobHandler, JobRoutes, Responder, ScreenJobHandler,
+    ScreenJobs, SinkClosed, UiContextOptions, UiEvent, UiEvents, UiWorker, WorkerContext,
+    screen_tools,
+};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tracing::{debug, error, info};
+
+use crate::registry::SessionId;
+use crate::session::{HandlerFactory, NoAgentHandler, Outbox, SessionHandler, SessionInput};
+
+/// The UI worker's default name: the name jobs and job groups address it by.
+pub const DEFAULT_UI_WORKER: &str = "ui";
+
+/// The requester name [`UiSession::screen_jobs`] uses by default (the voice side of the call).
+pub const DEFAULT_SCREEN_SOURCE: &str = "voice";
+
+/// An app's handler of one UI event: gets the session's worker (to act on the page) and the
+/// event; runs in its own task.
+pub type UiEventHandler =
+    Arc<dyn Fn(Arc<UiWorker>, UiEvent) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// What every session's UI worker is made of. Cheap to clone (everything shared is in `Arc`s).
+///
+/// Build with [`UiSessionConfig::new`] and the builder methods, then check it with
+/// [`UiHandlerFactory::new`].
+#[derive(Clone)]
+pub struct UiSessionConfig {
+    worker_name: String,
+    options: UiContextOptions,
+    instruction: Option<String>,
+    classifier: Option<Arc<dyn Classifier>>,
+    fallback: Option<Arc<dyn Classifier>>,
+    respond: Option<(Arc<dyn Provider>, String)>,
+    events: Vec<(String, UiEventHandler)>,
+    peers: Vec<(String, Arc<dyn JobHandler>)>,
+}
+
+impl fmt::Debug for UiSessionConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UiSessionConfig")
+            .field("worker_name", &self.worker_name)
+            .field("options", &self.options)
+            .field("instruction", &self.instruction)
+            .field("classifier", &self.classifier)
+            .field("fallback", &self.fallback)
+            .field("respond_model", &self.respond.as_ref().map(|(_, m)| m))
+            .field(
+                "events",
+                &self.events.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field(
+                "peers",
+                &self.peers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl Default for UiSessionConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UiSessionConfig {
+    /// A worker named `"ui"` with pipecat's default context options, no instruction, no
+    /// classifier (screen questions then answer `{"error"}` with hark-ui's "no classifier"
+    /// text), no `respond` job, no event handlers and no peers.
+    pub fn new() -> Self {
+        UiSessionConfig {
+            worker_name: DEFAULT_UI_WORKER.to_string(),
+            options: UiContextOptions::default(),
+            instruction: None,
+            classifier: None,
+            fallback: None,
+            respond: None,
+            events: Vec::new(),
+            peers: Vec::new(),
+        }
+    }
+
+    /// The worker's name on the bus (must not be empty nor a peer's name).
+    pub fn worker_name(mut self, name: impl Into<String>) -> Self {
+        self.worker_name = name.into();
+        self
+    }
+
+    /// The worker's context options (`inject_events`, `auto_inject_ui_state`, `keep_history`,
+    /// `prompt_guide`).
+    pub fn context_options(mut self, options: UiContextOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The base system instruction of the worker's LLM context (the prompt guide is appended).
+    pub fn instruction(mut self, instruction: impl Into<String>) -> Self {
+        self.instruction = Some(instruction.into());
+        self
+    }
+
+    /// The classifier of the worker's screen questions (e.g. a
+    /// [`hark_ui::LlmClassifier`]).
+    pub fn classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
+        self.classifier = Some(classifier);
+        self
+    }
+
+    /// The classifier asked when the first one fails.
+    pub fn fallback_classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
+        self.fallback = Some(classifier);
+        self
+    }
+
+    /// Serves the `respond` job too: the worker's own LLM turn over `provider` with `model`
+    /// (a [`Responder`] sharing the session's [`WorkerContext`]).
+    pub fn respond(mut self, provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        self.respond = Some((provider, model.into()));
+        self
+    }
+
+    /// Runs `handler` for each client `ui-event` named `event` (after the event was recorded
+    /// into the worker's context). Names are checked by [`UiHandlerFactory::new`].
+    pub fn on_event<F, Fut>(mut self, event: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(Arc<UiWorker>, UiEvent) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let handler: UiEventHandler = Arc::new(move |w, e| Box::pin(handler(w, e)));
+        self.events.push((event.into(), handler));
+        self
+    }
+
+    /// Puts `handler` on every session's bus as the worker `name`: a peer the UI worker's job
+    /// groups can address. The same handler serves every session.
+    pub fn peer_worker(mut self, name: impl Into<String>, handler: Arc<dyn JobHandler>) -> Self {
+        self.peers.push((name.into(), handler));
+        self
+    }
+
+    /// Every problem of this configuration, one line each: an empty, repeated or reserved
+    /// event name (hark-ui's texts), an empty worker name, a peer named like the UI worker or
+    /// like another peer (hark-ui's bus texts).
+    fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut builder = UiEvents::builder();
+        for (name, _) in &self.events {
+            builder = builder.on(name.clone(), |_| async {});
+        }
+        if let Err(e) = builder.build() {
+            problems.extend(e.problems);
+        }
+        let scratch = Bus::new();
+        let placeholder: Arc<dyn JobHandler> = Arc::new(JobRoutes::new(self.worker_name.clone()));
+        let names = std::iter::once(&self.worker_name).chain(self.peers.iter().map(|(n, _)| n));
+        for name in names {
+            if let Err(e) = scratch.register(name.clone(), placeholder.clone()) {
+                let line = e.to_string();
+                if !problems.contains(&line) {
+                    problems.push(line);
+                }
+            }
+        }
+        problems
+    }
+}
+
+/// A [`UiSessionConfig`] that cannot serve: every problem, one line each, each naming the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", problems.join("\n"))]
+pub struct UiSetupError {
+    /// The problems.
+    pub problems: Vec<String>,
+}
+
+/// One session's UI side. Cheap to clone (all `Arc`s).
+#[derive(Debug, Clone)]
+pub struct UiSession {
+    id: SessionId,
+    worker: Arc<UiWorker>,
+    context: Arc<WorkerContext>,
+    bus: Arc<Bus>,
+    groups: Arc<JobGroups>,
+    events: Arc<UiEvents>,
+}
+
+impl UiSession {
+    /// The session this belongs to.
+    pub fn id(&self) -> SessionId {
+        self.id
+    }
+
+    /// The session's UI worker: latest snapshot, `<ui_state>`, commands, screen questions.
+    pub fn worker(&self) -> &Arc<UiWorker> {
+        &self.worker
+    }
+
+    /// The worker's LLM context (UI events are recorded here).
+    pub fn context(&self) -> &Arc<WorkerContext> {
+        &self.context
+    }
+
+    /// The session's bus: the UI worker (jobs `screen`, and `respond` when configured) and the
+    /// peers.
+    pub fn bus(&self) -> &Arc<Bus> {
+        &self.bus
+    }
+
+    /// The job groups the UI worker dispatches; reported to the client as `ui-job-group`, and
+    /// cancelled by the client's `ui-cancel-job-group`.
+    pub fn job_groups(&self) -> &Arc<JobGroups> {
+        &self.groups
+    }
+
+    /// The app's UI event handlers of this session.
+    pub fn events(&self) -> &Arc<UiEvents> {
+        &self.events
+    }
+
+    /// `screen` jobs from [`DEFAULT_SCREEN_SOURCE`] to the UI worker, through the bus.
+    pub fn screen_jobs(&self) -> Arc<dyn ScreenJobs> {
+        Arc::new(BusScreenJobs::new(
+            self.bus.clone(),
+            DEFAULT_SCREEN_SOURCE,
+            self.worker.name(),
+        ))
+    }
+
+    /// The `screen` tool for a voice LLM of this session (see [`hark_ui::screen_tools`]),
+    /// waiting at most `timeout` for each answer (pipecat's default: 30 s,
+    /// [`hark_ui::DEFAULT_SCREEN_TIMEOUT`]).
+    ///
+    /// # Errors
+    /// [`BuildError`] only if hark-tools refused the fixed schema.
+    pub fn screen_tools(&self, timeout: Duration) -> Result<Vec<ToolSpec>, BuildError> {
+        screen_tools(self.screen_jobs(), timeout)
+    }
+}
+
+/// The worker's [`CommandSink`]: an unbounded queue the handler's task empties into the
+/// session's [`Outbox`]; closed when the handler is dropped, so every later send is refused.
+#[derive(Debug)]
+struct SessionSink {
+    tx: RwLock<Option<mpsc::UnboundedSender<ServerMessage>>>,
+}
+
+impl SessionSink {
+    fn close(&self) {
+        *self.tx.write().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+impl CommandSink for SessionSink {
+    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed> {
+        match &*self.tx.read().unwrap_or_else(|e| e.into_inner()) {
+            Some(tx) => tx.send(message).map_err(|_| SinkClosed),
+            None => Err(SinkClosed),
+        }
+    }
+}
+
+type SessionMap = Mutex<HashMap<SessionId, UiSession>>;
+
+fn lock(map: &SessionMap) -> MutexGuard<'_, HashMap<SessionId, UiSession>> {
+    map.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Makes a [`UiSessionHandler`] for each session and keeps the running sessions by id.
+///
+/// Give it to [`crate::Server::bind_with_handler`] as an `Arc` (keep a clone to reach the
+/// sessions).
+pub struct UiHandlerFactory {
+    config: UiSessionConfig,
+    sessions: Arc<SessionMap>,
+}
+
+impl fmt::Debug for UiHandlerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UiHandlerFactory")
+            .field("config", &self.config)
+            .field("sessions", &self.session_ids())
+            .finish()
+    }
+}
+
+impl UiHandlerFactory {
+    /// Checks `config` and makes the factory.
+    ///
+    /// # Errors
+    /// [`UiSetupError`] listing every problem (see [`UiSessionConfig`]'s builder methods).
+    pub fn new(config: UiSessionConfig) -> Result<Self, UiSetupError> {
+        let problems = config.problems();
+        if !problems.is_empty() {
+            return Err(UiSetupError { problems });
+        }
+        Ok(UiHandlerFactory {
+            config,
+            sessions: Arc::default(),
+        })
+    }
+
+    /// The UI side of the running session `id`; `None` once it has ended (or never existed).
+    pub fn session(&self, id: SessionId) -> Option<UiSession> {
+        lock(&self.sessions).get(&id).cloned()
+    }
+
+    /// The ids of the running sessions, in order.
+    pub fn session_ids(&self) -> Vec<SessionId> {
+        let mut ids: Vec<SessionId> = lock(&self.sessions).keys().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The handler of session `id`, built and registered (what [`HandlerFactory::create`]
+    /// returns, typed).
+    pub fn handler(&self, id: SessionId) -> UiSessionHandler {
+        let c = &self.config;
+        let (tx, rx) = mpsc::unbounded_channel::<ServerMessage>();
+        let sink = Arc::new(SessionSink {
+            tx: RwLock::new(Some(tx)),
+        });
+        let mut worker =
+            UiWorker::with_options(c.worker_name.clone(), sink.clone() as _, c.options.clone());
+        if let Some(classifier) = &c.classifier {
+            worker = worker.with_classifier(classifier.clone());
+        }
+        if let Some(fallback) = &c.fallback {
+            worker = worker.with_fallback_classifier(fallback.clone());
+        }
+        let worker = Arc::new(worker);
+        let context = Arc::new(WorkerContext::new(
+            c.options.clone(),
+            c.instruction.as_deref(),
+        ));
+
+        let bus = Arc::new(Bus::new());
+        let mut routes = JobRoutes::new(c.worker_name.clone());
+        let screen: Arc<dyn JobHandler> = Arc::new(ScreenJobHandler::new(worker.clone()));
+        let mut jobs: Vec<(&str, Arc<dyn JobHandler>)> = vec![("screen", screen)];
+        if let Some((provider, model)) = &c.respond {
+            let mut builder = Responder::builder(worker.clone(), provider.clone(), model.clone())
+                .context(context.clone());
+            if let Some(instruction) = &c.instruction {
+                builder = builder.instruction(instruction.clone());
+            }
+            jobs.push(("respond", Arc::new(builder.build())));
+        }
+        for (job, handler) in jobs {
+            routes = match routes.route(job, handler) {
+                Ok(routes) => routes,
+                // Unreachable: the job names above are distinct.
+                Err(e) => {
+                    error!(%e, "UI worker route not added");
+                    return self.register(id, worker, context, bus, sink, rx);
+                }
+            };
+        }
+        let mut names = vec![(
+            c.worker_name.clone(),
+            Arc::new(routes) as Arc<dyn JobHandler>,
+        )];
+        names.extend(c.peers.iter().cloned());
+        for (name, handler) in names {
+            // Checked by `UiHandlerFactory::new`; a failure here would only be logged.
+            if let Err(e) = bus.register(name, handler) {
+                error!(%e, "worker not registered on the session bus");
+            }
+        }
+        self.register(id, worker, context, bus, sink, rx)
+    }
+
+    fn register(
+        &self,
+        id: SessionId,
+        worker: Arc<UiWorker>,
+        context: Arc<WorkerContext>,
+        bus: Arc<Bus>,
+        sink: Arc<SessionSink>,
+        pending: mpsc::UnboundedReceiver<ServerMessage>,
+    ) -> UiSessionHandler {
+        let mut builder = UiEvents::builder().context(context.clone());
+        for (name, handler) in &self.config.events {
+            let (handler, w) = (handler.clone(), worker.clone());
+            builder = builder.on(name.clone(), move |event| handler(w.clone(), event));
+        }
+        let events = builder.build().unwrap_or_else(|e| {
+            // Unreachable: `UiHandlerFactory::new` checked the names.
+            error!(%e, "UI event handlers refused; events are only recorded");
+            UiEvents::builder()
+                .context(context.clone())
+                .build()
+                .unwrap_or_else(|_| unreachable!("no handlers, no problems"))
+        });
+        let groups = JobGroups::new(worker.name(), bus.clone(), sink.clone() as _);
+        let session = UiSession {
+            id,
+            worker,
+            context,
+            bus,
+            groups: Arc::new(groups),
+            events: Arc::new(events),
+        };
+        lock(&self.sessions).insert(id, session.clone());
+        UiSessionHandler {
+            session,
+            sessions: Arc::downgrade(&self.sessions),
+            sink,
+            pending: Some(pending),
+            forwarder: None,
+        }
+    }
+}
+
+impl HandlerFactory for UiHandlerFactory {
+    fn create(&self, session: SessionId) -> Box<dyn SessionHandler> {
+        Box::new(self.handler(session))
+    }
+}
+
+/// The session handler of a UI worker (see the module docs for what each input does).
+///
+/// Dropping it (the session ended) removes the session from its factory, stops forwarding the
+/// worker's messages and aborts the running UI event handlers once no [`UiSession`] clone is
+/// left.
+pub struct UiSessionHandler {
+    session: UiSession,
+    sessions: Weak<SessionMap>,
+    sink: Arc<SessionSink>,
+    pending: Option<mpsc::UnboundedReceiver<ServerMessage>>,
+    forwarder: Option<JoinHandle<()>>,
+}
+
+impl fmt::Debug for UiSessionHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UiSessionHandler")
+            .field("session", &self.session.id)
+            .field("forwarding", &self.forwarder.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl UiSessionHandler {
+    /// The UI side of this handler's session.
+    pub fn session(&self) -> &UiSession {
+        &self.session
+    }
+
+    /// Starts moving the worker's messages into `outbox` (once, on the first input).
+    fn forward_to(&mut self, outbox: &Outbox) {
+        let Some(mut pending) = self.pending.take() else {
+            return;
+        };
+        let outbox = outbox.clone();
+        self.forwarder = Some(tokio::spawn(async move {
+            while let Some(message) = pending.recv().await {
+                if outbox.send(message).await.is_err() {
+                    // The session closed: dropping `pending` makes the worker's sink refuse.
+                    break;
+                }
+            }
+        }));
+    }
+}
+
+impl SessionHandler for UiSessionHandler {
+    fn handle<'a>(&'a mut self, input: SessionInput, outbox: &'a Outbox) -> BoxFuture<'a, ()> {
+        self.forward_to(outbox);
+        Box::pin(async move {
+            match input {
+                SessionInput::Snapshot(snapshot) => {
+                    self.session.worker.on_snapshot(snapshot.as_ref().clone());
+                }
+                SessionInput::UiEvent(event) => {
+                    let name = event.event.clone();
+                    let dispatched = self.session.events.dispatch(event);
+                    debug!(event = %name, ?dispatched, "ui-event");
+                }
+                SessionInput::CancelJobGroup(cancel) => {
+                    let outcome = self.session.groups.cancel(&cancel);
+                    match outcome {
+                        CancelOutcome::Cancelled => {
+                            info!(job_id = %cancel.job_id, reason = cancel.reason_or_default(), "job group cancelled by the client");
+                        }
+                        other => {
+                            debug!(job_id = %cancel.job_id, outcome = ?other, "ui-cancel-job-group not honoured");
+                        }
+                    }
+                }
+                other => NoAgentHandler.handle(other, outbox).await,
+            }
+        })
+    }
+}
+
+impl Drop for UiSessionHandler {
+    fn drop(&mut self) {
+        self.sink.close();
+        if let Some(forwarder) = self.forwarder.take() {
+            forwarder.abort();
+        }
+        if let Some(sessions) = self.sessions.upgrade() {
+            lock(&sessions).remove(&self.session.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::future::BoxFuture;
+    use hark_rtvi::JobStatus;
+    use hark_rtvi::snapshot::A11ySnapshot;
+    use hark_rtvi::ui::{JobGroupEnvelope, UiCancelJobGroup};
+    use hark_ui::job_group::JobGroupParams;
+    use hark_ui::{JobReply, JobRequest, JobResponse, JobUpdates};
+    use serde_json::json;
+
+    use crate::messages;
+    use crate::session::Outgoing;
+
+    /// A peer that never answers (until the group is torn down).
+    #[derive(Debug)]
+    struct Never;
+    impl JobHandler for Never {
+        fn handle(&self, _job: JobRequest, _u: JobUpdates) -> BoxFuture<'_, JobReply> {
+            Box::pin(futures::future::pending())
+        }
+    }
+
+    /// A peer that answers `{"from": name}` at once.
+    #[derive(Debug)]
+    struct Echo;
+    impl JobHandler for Echo {
+        fn handle(&self, job: JobRequest, _u: JobUpdates) -> BoxFuture<'_, JobReply> {
+            Box::pin(async move {
+                JobReply::Response(JobResponse::completed(json!({"from": job.target})))
+            })
+        }
+    }
+
+    fn snapshot() -> Arc<A11ySnapshot> {
+        Arc::new(
+            A11ySnapshot::from_json(
+                r#"{"root":{"ref":"e1","role":"form","children":[
+                {"ref":"e2","role":"checkbox","name":"Gift wrap"}]},"captured_at":1}"#,
+            )
+            .unwrap(),
+        )
+    }
+
+    async fn next(rx: &mut mpsc::Receiver<Outgoing>) -> ServerMessage {
+        tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("a message in time")
+            .expect("outbox open")
+            .message
+    }
+
+    #[tokio::test]
+    async fn snapshots_events_and_commands_go_through_the_worker() {
+        let factory = UiHandlerFactory::new(UiSessionConfig::new()).unwrap();
+        let mut h = factory.handler(SessionId(7));
+        assert_eq!(factory.session_ids(), vec![SessionId(7)]);
+        let (outbox, mut rx) = Outbox::channel(SessionId(7), 8);
+        let session = factory.session(SessionId(7)).expect("registered");
+        assert!(session.worker().snapshot().is_none());
+
+        h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+        assert_eq!(
+            session.worker().render_ui_state(),
+            "<ui_state>\n- form [ref=e1]:\n  - checkbox \"Gift wrap\" [ref=e2]\n</ui_state>"
+        );
+
+        // No handler: the event is only recorded into the worker's context.
+        let event = UiEvent {
+            event: "add_to_cart".into(),
+            payload: Some(json!({"product": "Travel mug"})),
+        };
+        h.handle(SessionInput::UiEvent(event), &outbox).await;
+        let recorded: Vec<String> = session
+            .context()
+            .messages()
+            .into_iter()
+            .map(|m| m.content)
+            .collect();
+        assert_eq!(
+            recorded,
+            vec![
+                r#"<ui_event name="add_to_cart">{"product": "Travel mug"}</ui_event>"#.to_string()
+            ]
+        );
+
+        // The worker's commands reach the session's outbox.
+        session.worker().click("e2").unwrap();
+        let ServerMessage::UiCommand(cmd) = next(&mut rx).await else {
+            panic!("a ui-command")
+        };
+        assert_eq!(
+            (cmd.command.as_str(), &cmd.payload),
+            ("click", &json!({"ref": "e2", "target_id": null}))
+        );
+
+        // A text turn keeps the no-agent behaviour: the same messages as NoAgentHandler's.
+        h.handle(SessionInput::UserText { text: "hi".into() }, &outbox)
+            .await;
+        let mut ours = Vec::new();
+        while let Ok(out) = rx.try_recv() {
+            ours.push(out.message);
+        }
+        let (plain, mut plain_rx) = Outbox::channel(SessionId(8), 8);
+        NoAgentHandler
+            .handle(SessionInput::UserText { text: "hi".into() }, &plain)
+            .await;
+        let mut expected = Vec::new();
+        while let Ok(out) = plain_rx.try_recv() {
+            expected.push(out.message);
+        }
+        assert_eq!(ours, expected);
+        assert!(
+            ours.iter()
+                .any(|m| m.to_json(None).contains(&messages::no_agent_reply()))
+        );
+
+        drop(h);
+        assert!(
+            factory.session(SessionId(7)).is_none(),
+            "an ended session leaves the map"
+        );
+        assert_eq!(
+            session.worker().click("e2").unwrap_err(),
+            hark_ui::CommandError::Closed {
+                command: "click".into()
+            },
+            "after the session, commands are refused"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_event_handler_acts_on_the_page() {
+        let config = UiSessionConfig::new().on_event(
+            "wrap_it",
+            |worker: Arc<UiWorker>, _event| async move {
+                let _ = worker.click("e2");
+            },
+        );
+        let factory = UiHandlerFactory::new(config).unwrap();
+        let mut h = factory.handler(SessionId(1));
+        let (outbox, mut rx) = Outbox::channel(SessionId(1), 8);
+        h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+        h.handle(
+            SessionInput::UiEvent(UiEvent {
+                event: "wrap_it".into(),
+                payload: None,
+            }),
+            &outbox,
+        )
+        .await;
+        let ServerMessage::UiCommand(cmd) = next(&mut rx).await else {
+            panic!("a ui-command")
+        };
+        assert_eq!(cmd.command, "click");
+        let session = h.session().clone();
+        assert_eq!(
+            session.context().messages()[0].content,
+            r#"<ui_event name="wrap_it">null</ui_event>"#
+        );
+    }
+
+    #[tokio::test]
+    async fn the_client_cancels_a_group_and_the_unfinished_worker_reads_cancelled() {
+        let config = UiSessionConfig::new()
+            .peer_worker("fast", Arc::new(Echo))
+            .peer_worker("slow", Arc::new(Never));
+        let factory = UiHandlerFactory::new(config).unwrap();
+        let mut h = factory.handler(SessionId(2));
+        let (outbox, mut rx) = Outbox::channel(SessionId(2), 16);
+        h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+        let session = h.session().clone();
+        let groups = session.job_groups().clone();
+        let run = tokio::spawn(async move {
+            groups
+                .run(
+                    &["fast", "slow"],
+                    JobGroupParams::new("research", json!({"q": "mugs"})).label("Research"),
+                )
+                .await
+        });
+        let ServerMessage::UiJobGroup(JobGroupEnvelope::GroupStarted {
+            job_id, workers, ..
+        }) = next(&mut rx).await
+        else {
+            panic!("group_started first")
+        };
+        assert_eq!(workers, vec!["fast", "slow"]);
+        let ServerMessage::UiJobGroup(JobGroupEnvelope::JobCompleted {
+            worker_name,
+            status,
+            ..
+        }) = next(&mut rx).await
+        else {
+            panic!("fast completes")
+        };
+        assert_eq!(
+            (worker_name.as_str(), status),
+            ("fast", JobStatus::Completed)
+        );
+
+        h.handle(
+            SessionInput::CancelJobGroup(UiCancelJobGroup {
+                job_id: job_id.clone(),
+                reason: None,
+            }),
+            &outbox,
+        )
+        .await;
+        let ServerMessage::UiJobGroup(JobGroupEnvelope::JobCompleted {
+            worker_name,
+            status,
+            response,
+            ..
+        }) = next(&mut rx).await
+        else {
+            panic!("slow is cancelled")
+        };
+        assert_eq!(
+            (worker_name.as_str(), status, response),
+            ("slow", JobStatus::Cancelled, None)
+        );
+        let ServerMessage::UiJobGroup(JobGroupEnvelope::GroupCompleted { job_id: done, .. }) =
+            next(&mut rx).await
+        else {
+            panic!("then group_completed")
+        };
+        assert_eq!(done, job_id);
+        run.await.unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_bad_config_lists_every_problem() {
+        let err = UiHandlerFactory::new(
+            UiSessionConfig::new()
+                .on_event("", |_, _| async {})
+                .on_event("__ui_snapshot", |_, _| async {})
+                .peer_worker("ui", Arc::new(Echo))
+                .peer_worker("", Arc::new(Echo)),
+        )
+        .unwrap_err();
+        assert_eq!(err.problems.len(), 4, "{err}");
+        assert_eq!(err.problems[0], hark_ui::messages::event_name_empty());
+        assert_eq!(
+            err.problems[1],
+            hark_ui::messages::event_name_reserved("__ui_snapshot")
+        );
+        assert_eq!(err.problems[2], hark_ui::messages::duplicate_worker("ui"));
+        assert_eq!(err.problems[3], hark_ui::messages::empty_worker_name());
+    }
+}
