@@ -37,7 +37,7 @@ pub enum ToolErrorKind {
     /// (`party: 40 is greater than the maximum of 12`). The model reads `{"refused": text}`; sinks
     /// get only field names and keywords.
     InvalidArguments(Vec<String>),
-    /// Any failure the model must not read the details of: it reads "<tool> failed before
+    /// Any failure the model must not read the details of: it reads "`<tool>` failed before
     /// completing. Do not claim success." and the details go only to the log.
     Internal,
     /// The call was cancelled (the caller talked over a tool whose interruption rule cancels):
@@ -85,7 +85,7 @@ impl ToolError {
     }
 
     /// A failure whose details the model must not read (a bug, a broken dependency). The
-    /// registry shows the model "<tool> failed before completing. Do not claim success." and
+    /// registry shows the model "`<tool>` failed before completing. Do not claim success." and
     /// logs `details`.
     pub fn internal(details: impl std::fmt::Display) -> Self {
         let details = details.to_string();

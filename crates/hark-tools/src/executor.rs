@@ -42,7 +42,7 @@ pub struct ToolContext {
 /// what the model sees.
 pub trait ToolExecutor: Send + Sync + fmt::Debug + 'static {
     /// Runs the tool with checked arguments. `Err(ToolError)` text reaches the model as written;
-    /// the registry turns a panic or any other failure into "<tool> failed before completing.
+    /// the registry turns a panic or any other failure into "`<tool>` failed before completing.
     /// Do not claim success."
     fn run<'a>(
         &'a self,
