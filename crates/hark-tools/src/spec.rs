@@ -771,7 +771,13 @@ where
 /// refuses (a day that does not exist, a phone number that does not parse) becomes an
 /// `InvalidArguments` error naming the field.
 pub fn decode<I: DeserializeOwned>(arguments: Arguments) -> Result<I, ToolError> {
-    serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|error| {
+    let value = Value::Object(arguments);
+    // The common case decodes straight from the value; only a failure pays for the path-tracking
+    // decoder that names the field (the same error text either way).
+    if let Ok(input) = I::deserialize(&value) {
+        return Ok(input);
+    }
+    serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
         let path = if path == "." { String::new() } else { path };
         let reason = error.inner().to_string();
