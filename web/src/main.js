@@ -86,6 +86,38 @@ function onUIJobGroup(envelope) {
   jobsLine.hidden = !jobsLine.textContent;
 }
 
+// ---- error lines -----------------------------------------------------------------------------
+//
+// Errors are shown in a shadow root under #notices (itself marked data-a11y-exclude), not in the
+// conversation log: client-js's snapshot walker does not enter shadow roots, and its
+// MutationObserver (document.body, subtree, childList + attributes) does not see changes inside
+// them. So an error line neither appears in the next snapshot nor triggers one. Otherwise a
+// snapshot the server refuses → an error line → a new snapshot → refused again … loops forever.
+
+const MAX_NOTICES = 50;
+const noticeRoot = document.getElementById("notices").attachShadow({ mode: "open" });
+noticeRoot.innerHTML = `<style>
+  ol { list-style: none; margin: 0.5rem 0 0; padding: 0; display: grid; gap: 0.25rem; }
+  li { padding: 0 0.6rem; color: var(--muted, #666); font-size: 0.9em; }
+  .who { font-weight: 600; margin-right: 0.4rem; }
+</style><ol></ol>`;
+const noticeList = noticeRoot.querySelector("ol");
+
+/** Shows an error line (`Error:` + text) where snapshots cannot see it; keeps the last 50. */
+function addNotice(who, text) {
+  const item = document.createElement("li");
+  item.className = "system";
+  const label = document.createElement("span");
+  label.className = "who";
+  label.textContent = `${who}:`;
+  const body = document.createElement("span");
+  body.className = "text";
+  body.textContent = text;
+  item.append(label, body);
+  noticeList.append(item);
+  while (noticeList.children.length > MAX_NOTICES) noticeList.firstElementChild.remove();
+}
+
 function errorText(rtviMessage) {
   const data = rtviMessage?.data;
   return data?.error ?? data?.message ?? JSON.stringify(rtviMessage);
@@ -95,7 +127,9 @@ function errorText(rtviMessage) {
 
 function showState(state) {
   document.body.dataset.rtviState = state;
-  status.textContent = `Connection: ${state}`;
+  // The status span is data-a11y-exclude; writing its text node's data is a characterData
+  // change, which client-js's observer does not watch, so a state change alone sends no snapshot.
+  status.firstChild.data = `Connection: ${state}`;
   reconnect.hidden = !(state === "disconnected" || state === "error");
 }
 
@@ -116,8 +150,8 @@ const client = new PipecatClient({
     onServerMessage,
     onUICommand: (data) => runUICommand(data),
     onUIJobGroup,
-    onError: (msg) => addLine("system", "Error", errorText(msg)),
-    onMessageError: (msg) => addLine("system", "Error", errorText(msg)),
+    onError: (msg) => addNotice("Error", errorText(msg)),
+    onMessageError: (msg) => addNotice("Error", errorText(msg)),
   },
 });
 
@@ -129,7 +163,7 @@ async function connect() {
   } catch (err) {
     console.warn("connect failed", err);
     showState("error");
-    addLine("system", "Error", `Could not connect to ${wsUrl()}: ${err?.message ?? err}`);
+    addNotice("Error", `Could not connect to ${wsUrl()}: ${err?.message ?? err}`);
   }
 }
 
@@ -145,7 +179,7 @@ messageForm.addEventListener("submit", async (event) => {
   try {
     await client.sendText(text);
   } catch (err) {
-    addLine("system", "Error", `Message not sent: ${err?.message ?? err}`);
+    addNotice("Error", `Message not sent: ${err?.message ?? err}`);
   }
 });
 

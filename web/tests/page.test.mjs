@@ -17,6 +17,9 @@ let server;
 let browser;
 let peer;
 
+/** Page expression: the text of the error lines (in #notices' shadow root). */
+const NOTICES = "document.getElementById('notices').shadowRoot.textContent";
+
 /** The latest snapshot the page sent. */
 function latestTree() {
   const snaps = peer.received.filter((m) => m.type === "ui-snapshot");
@@ -260,11 +263,41 @@ describe("demo page", () => {
     await browser.until("word line", `${lastBot} === 'Your order ships today.'`);
   });
 
-  test("server messages and errors show in the log", async () => {
+  test("server messages show in the log, errors in the error lines", async () => {
     peer.send({ label: "rtvi-ai", type: "server-message", data: { text: "Order service is up." } });
     peer.send({ label: "rtvi-ai", type: "error", data: { error: "LLM failed", fatal: false } });
     await browser.until("server line", "[...document.querySelectorAll('#log li.system')].some((li) => li.textContent === 'Server:Order service is up.')");
-    await browser.until("error line", "[...document.querySelectorAll('#log li.system')].some((li) => li.textContent === 'Error:LLM failed')");
+    await browser.until("error line", `${NOTICES}.includes('Error:LLM failed')`);
+  });
+
+  test("error and status lines never appear in a snapshot nor trigger one (no refusal loop)", async () => {
+    // An observer with the options of client-js's A11ySnapshotStreamer.start(): anything it
+    // records would schedule a new snapshot.
+    await browser.evaluate(`(() => {
+      window.__snapshotTriggers = 0;
+      window.__observer = new MutationObserver((records) => { window.__snapshotTriggers += records.length; });
+      window.__observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: [
+        "role", "aria-label", "aria-labelledby", "aria-expanded", "aria-selected", "aria-checked", "aria-disabled",
+        "aria-level", "aria-hidden", "aria-colcount", "aria-rowcount", "data-a11y-exclude", "disabled", "hidden",
+        "tabindex", "href"] });
+    })()`);
+    // What the server sends when it refuses a snapshot: an error-response with the snapshot's id,
+    // or an error when the id could not be read.
+    peer.send({ label: "rtvi-ai", type: "error-response", id: "5n4p5h07", data: { error: "Invalid message: data.tree.root.ref: missing field" } });
+    peer.send({ label: "rtvi-ai", type: "error", data: { error: "Snapshot refused twice", fatal: false } });
+    await browser.until("both error lines", `${NOTICES}.includes('Error:Invalid message: data.tree.root.ref: missing field') && ${NOTICES}.includes('Error:Snapshot refused twice')`);
+    const triggers = await browser.evaluate("window.__snapshotTriggers + window.__observer.takeRecords().length");
+    await browser.evaluate("window.__observer.disconnect()");
+    assert.equal(triggers, 0, "showing an error must not change what client-js observes");
+    // A real page change sends a snapshot; neither the errors nor the connection status are in it.
+    const next = peer.next("a snapshot after the change", (m) => m.type === "ui-snapshot");
+    await browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'mug'; s.dispatchEvent(new Event('input', { bubbles: true })); })()");
+    const text = JSON.stringify((await next).data.tree);
+    for (const hidden of ["Snapshot refused", "Invalid message", "LLM failed", "Connection:"]) {
+      assert.ok(!text.includes(hidden), `"${hidden}" leaked into a snapshot`);
+    }
+    assert.ok(text.includes("Conversation"), "the conversation panel is still in the snapshot");
+    await browser.evaluate("(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input', { bubbles: true })); })()");
   });
 
   test("ui-job-group envelopes are kept on window.harkDemo.jobGroups and summed up in one status line", async () => {

@@ -56,21 +56,6 @@ pub(crate) fn join(parent: &str, key: &str) -> String {
     }
 }
 
-/// Reads an integer the way pydantic's lax `int` does: a JSON integer, a float with no fractional
-/// part, or a string holding an integer.
-pub(crate) fn lax_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64().and_then(|f| {
-                (f.fract() == 0.0 && f >= i64::MIN as f64 && f <= i64::MAX as f64)
-                    .then_some(f as i64)
-            })
-        }),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
 /// An owned JSON object being taken apart, with its path.
 pub(crate) struct Obj {
     map: Map<String, Value>,
@@ -109,11 +94,6 @@ impl Obj {
         }
     }
 
-    /// Removes a key, keeping an explicit `null` as `Some(Value::Null)`.
-    pub(crate) fn take_raw(&mut self, key: &str) -> Option<Value> {
-        self.map.shift_remove(key)
-    }
-
     pub(crate) fn req_str(&mut self, key: &str) -> Result<String, FieldError> {
         match self.map.shift_remove(key) {
             None => Err(FieldError::missing(self.path_of(key))),
@@ -148,52 +128,5 @@ impl Obj {
                 &other,
             )),
         }
-    }
-
-    pub(crate) fn opt_int(&mut self, key: &str) -> Result<Option<i64>, FieldError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(v) => match lax_int(&v) {
-                Some(i) => Ok(Some(i)),
-                None => Err(FieldError::wrong_type(self.path_of(key), "an integer", &v)),
-            },
-        }
-    }
-
-    pub(crate) fn req_int(&mut self, key: &str) -> Result<i64, FieldError> {
-        match self.map.shift_remove(key) {
-            None => Err(FieldError::missing(self.path_of(key))),
-            Some(v) => lax_int(&v)
-                .ok_or_else(|| FieldError::wrong_type(self.path_of(key), "an integer", &v)),
-        }
-    }
-
-    /// A list of strings; absent or `null` reads as empty.
-    pub(crate) fn str_list(&mut self, key: &str) -> Result<Vec<String>, FieldError> {
-        match self.take(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| match item {
-                    Value::String(s) => Ok(s),
-                    other => Err(FieldError::wrong_type(
-                        format!("{}[{i}]", self.path_of(key)),
-                        "a string",
-                        &other,
-                    )),
-                })
-                .collect(),
-            Some(other) => Err(FieldError::wrong_type(
-                self.path_of(key),
-                "an array of strings or null",
-                &other,
-            )),
-        }
-    }
-
-    /// The fields not taken, in their original order.
-    pub(crate) fn rest(self) -> Map<String, Value> {
-        self.map
     }
 }

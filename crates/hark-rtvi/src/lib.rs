@@ -6,9 +6,13 @@
 //! `hark-server`.
 //!
 //! - [`frame`]: binary WebSocket frames (`pipecat.Frame`), RTVI JSON inside `MessageFrame.data`.
-//! - [`message`]: [`parse_client_message`] → [`Inbound`]; [`ServerMessage::to_json`] /
-//!   [`ServerMessage::to_frame`].
-//! - [`snapshot`]: `A11yNode` / `A11ySelection` / `A11ySnapshot` (`ui-snapshot`).
+//! - [`message`]: [`parse_client_message`] → [`Inbound`] (or [`parse_client_message_with`] and
+//!   [`SnapshotLimits`]); [`ServerMessage::to_json`] / [`ServerMessage::to_frame`]. Every inbound
+//!   text first has its lone UTF-16 surrogate escapes replaced by U+FFFD
+//!   ([`replace_lone_surrogates`]), as client-js can split an emoji when it cuts a name.
+//! - [`snapshot`]: `A11yNode` / `A11ySelection` / `A11ySnapshot` (`ui-snapshot`), decoded
+//!   straight from the text under a node-count and depth limit;
+//!   [`A11ySnapshot::duplicate_refs`] for logging.
 //! - [`ui`]: `ui-command` payloads, `ui-job-group` envelopes, `ui-event`, `ui-cancel-job-group`.
 //! - [`version`]: the handshake's version rules.
 //! - [`messages`]: every text a client reads.
@@ -48,7 +52,10 @@ mod fields;
 pub mod frame;
 pub mod message;
 pub mod messages;
+mod recover;
 pub mod snapshot;
+mod snapshot_decode;
+mod surrogates;
 pub mod ui;
 pub mod version;
 
@@ -56,9 +63,11 @@ pub use fields::FieldError;
 pub use frame::{Frame, FrameError, FrameKind, decode_frame, encode_message_json};
 pub use message::{
     About, ClientMessage, ClientMessageData, ClientReadyData, Inbound, ParseError, SendTextData,
-    SendTextOptions, ServerMessage, parse_client_message, parse_server_message,
+    SendTextOptions, ServerMessage, parse_client_message, parse_client_message_with,
+    parse_server_message,
 };
-pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot};
+pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, SnapshotLimits};
+pub use surrogates::replace_lone_surrogates;
 pub use ui::{JobGroupEnvelope, JobStatus, UiCancelJobGroup, UiCommand, UiEvent};
 pub use version::{VersionCheck, check_client_version};
 

@@ -7,12 +7,18 @@
 //! `server-response.d`) are kept. Keys come out in pipecat's order: `label`, `type`, `id`,
 //! `data`.
 
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::fields::{FieldError, Obj, kind};
+use crate::fields::{FieldError, Obj};
 use crate::frame::encode_message_json;
-use crate::snapshot::A11ySnapshot;
+use crate::snapshot::{A11ySnapshot, SnapshotLimits};
+use crate::surrogates::replace_lone_surrogates;
 use crate::ui::{JobGroupEnvelope, UiCancelJobGroup, UiCommand, UiEvent};
 use crate::version::VersionCheck;
 use crate::{LABEL, messages};
@@ -146,9 +152,22 @@ pub struct Inbound {
 /// client reads (see [`crate::messages`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
-    /// Not JSON, or JSON that is not an object (`detail` says which). Log and ignore.
-    #[error("{}", messages::not_json(.0))]
-    NotJson(String),
+    /// Not valid JSON (`detail`: serde_json's words). `id` and `type_` are what a bounded scan of
+    /// the top level could still read (see [`parse_client_message`]); with an `id`, answer with
+    /// an `error-response` carrying it, else log (or send an `error`).
+    #[error("{}", messages::not_valid_json(.detail, .id.is_some()))]
+    NotJson {
+        /// The message id, when the scan found one.
+        id: Option<String>,
+        /// The message type, when the scan found one.
+        type_: Option<String>,
+        /// serde_json's description, with line and column.
+        detail: String,
+    },
+    /// Valid JSON that is not an object (the `String` is what it is: `an array`, `a string`, …).
+    /// Log and ignore (pipecat does), or send an `error`.
+    #[error("{}", messages::not_json_object(.0))]
+    NotObject(String),
     /// `label` is not `rtvi-ai` (absent reads as `""`). Log and ignore (rtvi-ui.md §1.1).
     #[error("{}", messages::wrong_label(.0))]
     WrongLabel(String),
@@ -174,46 +193,82 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    /// The envelope id, when one was read.
+    /// The envelope id, when one was read (for [`ParseError::NotJson`], when the recovery scan
+    /// found one).
     pub fn id(&self) -> Option<&str> {
         match self {
-            ParseError::UnsupportedType { id, .. } | ParseError::Invalid { id, .. } => {
-                id.as_deref()
-            }
-            _ => None,
+            ParseError::UnsupportedType { id, .. }
+            | ParseError::Invalid { id, .. }
+            | ParseError::NotJson { id, .. } => id.as_deref(),
+            ParseError::NotObject(_) | ParseError::WrongLabel(_) => None,
         }
     }
 
-    /// The `error-response` to send for this error (`None` for [`ParseError::NotJson`] and
-    /// [`ParseError::WrongLabel`], which pipecat logs and ignores). Send it with [`Self::id`].
+    /// The `error-response` to send for this error, with [`Self::id`]: always for
+    /// [`ParseError::UnsupportedType`] and [`ParseError::Invalid`], for
+    /// [`ParseError::NotJson`] when its id was recovered (a request that would otherwise never
+    /// be answered); `None` otherwise (no id to answer; pipecat logs and ignores these).
     pub fn error_response(&self) -> Option<ServerMessage> {
         match self {
-            ParseError::UnsupportedType { .. } | ParseError::Invalid { .. } => {
-                Some(ServerMessage::ErrorResponse {
-                    error: self.to_string(),
-                })
-            }
-            _ => None,
+            ParseError::UnsupportedType { .. } | ParseError::Invalid { .. } => {}
+            ParseError::NotJson { id: Some(_), .. } => {}
+            _ => return None,
         }
+        Some(ServerMessage::ErrorResponse {
+            error: self.to_string(),
+        })
     }
 }
 
-/// Parses one inbound RTVI JSON text (the `data` of a `MessageFrame`).
-///
-/// Checks, in order: JSON object ([`ParseError::NotJson`]; also JSON nested deeper than
-/// serde_json's limit of 128 levels), `label == "rtvi-ai"` ([`ParseError::WrongLabel`]), `type`
-/// known ([`ParseError::UnsupportedType`]), `data` fits the type ([`ParseError::Invalid`], with the
-/// JSON path). Unknown fields inside `data` are ignored (snapshots keep theirs). A `ui-event`
-/// with `name` but no `event` is refused with a text saying to use `event` (case P2).
+/// Parses one inbound RTVI JSON text (the `data` of a `MessageFrame`) with the default
+/// [`SnapshotLimits`]; see [`parse_client_message_with`].
 pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
-    let mut env = envelope_object(json)?;
-    let (id, type_) = envelope_id_type(&mut env)?;
-    let data = env.shift_remove("data").unwrap_or(Value::Null);
+    parse_client_message_with(json, &SnapshotLimits::default())
+}
+
+/// Parses one inbound RTVI JSON text (the `data` of a `MessageFrame`); `ui-snapshot` trees are
+/// held to `limits` (node count and depth).
+///
+/// First, lone UTF-16 surrogate escapes (`"\ud83d"`, from client-js cutting a name inside an
+/// emoji) become U+FFFD ([`crate::replace_lone_surrogates`]); pipecat accepts them, so must we.
+/// Then checks, in order:
+/// - valid JSON ([`ParseError::NotJson`]; a bounded scan of the top level then recovers `id` and
+///   `type` when it can: linear in the text, no recursion, no allocation beyond the two values)
+///   and an object ([`ParseError::NotObject`]);
+/// - `label == "rtvi-ai"` ([`ParseError::WrongLabel`]);
+/// - `type` known ([`ParseError::UnsupportedType`]);
+/// - `data` fits the type ([`ParseError::Invalid`], with the JSON path): missing or mistyped
+///   fields, integers out of range, JSON nested 128 levels deep inside `data` (serde_json's
+///   limit, counted from `data`), snapshot trees deeper than `limits.max_depth` node levels or
+///   with more than `limits.max_nodes` nodes.
+///
+/// Unknown fields inside `data` are ignored (snapshots keep theirs). A `ui-event` with `name`
+/// but no `event` is refused with a text saying to use `event` (case P2). `ui-snapshot` data is
+/// decoded straight from the text into the typed tree (no `serde_json::Value`).
+pub fn parse_client_message_with(
+    json: &str,
+    limits: &SnapshotLimits,
+) -> Result<Inbound, ParseError> {
+    let json = replace_lone_surrogates(json);
+    let env = read_envelope(&json)?;
+    let (id, type_) = envelope_id_type(&env)?;
     let invalid = |e: FieldError| ParseError::Invalid {
         id: id.clone(),
         type_: type_.clone(),
         detail: e.detail,
     };
+    if type_ == "ui-snapshot" {
+        let snapshot = match env.data {
+            None => A11ySnapshot::ui_snapshot_data("null", limits),
+            Some(raw) => A11ySnapshot::ui_snapshot_data(raw.get(), limits),
+        }
+        .map_err(invalid)?;
+        return Ok(Inbound {
+            id,
+            message: ClientMessage::UiSnapshot(Box::new(snapshot)),
+        });
+    }
+    let data = data_value(env.data).map_err(invalid)?;
     let message = match type_.as_str() {
         "client-ready" => {
             let mut o = Obj::new(data, "data", true).map_err(invalid)?;
@@ -259,15 +314,6 @@ pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
                 payload: o.take("payload"),
             })
         }
-        "ui-snapshot" => {
-            let mut o = Obj::new(data, "data", true).map_err(invalid)?;
-            let tree_path = o.path_of("tree");
-            let tree = o
-                .take_raw("tree")
-                .ok_or_else(|| invalid(FieldError::missing(tree_path.clone())))?;
-            let snapshot = A11ySnapshot::from_value(tree, &tree_path).map_err(invalid)?;
-            ClientMessage::UiSnapshot(Box::new(snapshot))
-        }
         "ui-cancel-job-group" => {
             let mut o = Obj::new(data, "data", true).map_err(invalid)?;
             ClientMessage::UiCancelJobGroup(UiCancelJobGroup {
@@ -286,58 +332,176 @@ pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
     Ok(Inbound { id, message })
 }
 
-/// Parses the text as a JSON object and checks its `label`.
-fn envelope_object(json: &str) -> Result<Map<String, Value>, ParseError> {
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| ParseError::NotJson(e.to_string()))?;
-    let mut env = match value {
-        Value::Object(map) => map,
-        other => {
-            return Err(ParseError::NotJson(format!("got {}", kind(&other))));
+/// The four envelope fields as raw JSON text (borrowed from the message; other keys skipped).
+/// `data` is left unparsed until the `type` says how to read it.
+#[derive(Default)]
+struct RawEnvelope<'a> {
+    label: Option<&'a RawValue>,
+    type_: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    data: Option<&'a RawValue>,
+}
+
+/// The top level of a message: an object's envelope, or the kind of the other JSON value.
+enum Top<'a> {
+    Object(RawEnvelope<'a>),
+    Other(&'static str),
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Top<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<'de>, A::Error> {
+        let mut env = RawEnvelope::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let slot = match key.as_ref() {
+                "label" => &mut env.label,
+                "type" => &mut env.type_,
+                "id" => &mut env.id,
+                "data" => &mut env.data,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value::<&'de RawValue>()?);
+        }
+        Ok(Top::Object(env))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Top::Other("an array"))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Top<'de>, E> {
+        Ok(Top::Other("a string"))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Top<'de>, E> {
+        Ok(Top::Other("a boolean"))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Top<'de>, E> {
+        Ok(Top::Other("a number"))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Top<'de>, E> {
+        Ok(Top::Other("a number"))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Top<'de>, E> {
+        Ok(Top::Other("a number"))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Top<'de>, E> {
+        Ok(Top::Other("null"))
+    }
+}
+
+/// Reads the top level: valid JSON, an object, `label == "rtvi-ai"`. Values are only checked
+/// for syntax here (serde_json skips them without recursion, so any depth passes this step).
+fn read_envelope(json: &str) -> Result<RawEnvelope<'_>, ParseError> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let top = de
+        .deserialize_any(TopVisitor)
+        .and_then(|top| de.end().map(|()| top));
+    let env = match top {
+        Ok(Top::Object(env)) => env,
+        Ok(Top::Other(kind)) => return Err(ParseError::NotObject(kind.to_string())),
+        Err(e) => {
+            let (id, type_) = crate::recover::id_and_type(json);
+            return Err(ParseError::NotJson {
+                id,
+                type_,
+                detail: e.to_string(),
+            });
         }
     };
-    match env.shift_remove("label") {
-        Some(Value::String(label)) if label == LABEL => Ok(env),
-        Some(Value::String(label)) => Err(ParseError::WrongLabel(label)),
-        Some(other) => Err(ParseError::WrongLabel(other.to_string())),
+    match env
+        .label
+        .map(|raw| serde_json::from_str::<Value>(raw.get()))
+    {
+        Some(Ok(Value::String(label))) if label == LABEL => Ok(env),
+        Some(Ok(Value::String(label))) => Err(ParseError::WrongLabel(label)),
+        Some(Ok(other)) => Err(ParseError::WrongLabel(other.to_string())),
+        Some(Err(_)) => Err(ParseError::WrongLabel(
+            env.label.map(|r| r.get().to_string()).unwrap_or_default(),
+        )),
         None => Err(ParseError::WrongLabel(String::new())),
     }
 }
 
-/// Takes `id` (string, or a number read as its decimal text) and `type` out of the envelope.
-fn envelope_id_type(env: &mut Map<String, Value>) -> Result<(Option<String>, String), ParseError> {
-    let id = match env.shift_remove("id") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        Some(other) => {
+/// `id` (a string, or a number read as the text sent) and `type` of the envelope.
+fn envelope_id_type(env: &RawEnvelope<'_>) -> Result<(Option<String>, String), ParseError> {
+    let type_value = env.type_.map(|raw| small_value(raw, "type"));
+    let id = match env.id.map(|raw| (raw, small_value(raw, "id"))) {
+        None | Some((_, Ok(Value::Null))) => None,
+        Some((_, Ok(Value::String(s)))) => Some(s),
+        Some((raw, Ok(Value::Number(_)))) => Some(raw.get().to_string()),
+        // A number serde_json cannot hold (`1e400`) is still an id as sent.
+        Some((raw, Err(_)))
+            if raw
+                .get()
+                .starts_with(|c: char| c == '-' || c.is_ascii_digit()) =>
+        {
+            Some(raw.get().to_string())
+        }
+        Some((_, Err(e))) => {
             return Err(ParseError::Invalid {
                 id: None,
-                type_: type_text(env),
+                type_: type_text(&type_value),
+                detail: e.detail,
+            });
+        }
+        Some((_, Ok(other))) => {
+            return Err(ParseError::Invalid {
+                id: None,
+                type_: type_text(&type_value),
                 detail: FieldError::wrong_type("id".into(), "a string", &other).detail,
             });
         }
     };
-    match env.shift_remove("type") {
-        Some(Value::String(t)) => Ok((id, t)),
-        None | Some(Value::Null) => Err(ParseError::Invalid {
+    match type_value {
+        Some(Ok(Value::String(t))) => Ok((id, t)),
+        None | Some(Ok(Value::Null)) => Err(ParseError::Invalid {
             id,
             type_: String::new(),
             detail: FieldError::missing("type".into()).detail,
         }),
-        Some(other) => Err(ParseError::Invalid {
+        Some(Ok(other)) => Err(ParseError::Invalid {
             id,
             type_: String::new(),
             detail: FieldError::wrong_type("type".into(), "a string", &other).detail,
         }),
+        Some(Err(e)) => Err(ParseError::Invalid {
+            id,
+            type_: String::new(),
+            detail: e.detail,
+        }),
     }
 }
 
-fn type_text(env: &Map<String, Value>) -> String {
-    env.get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
+fn type_text(type_value: &Option<Result<Value, FieldError>>) -> String {
+    match type_value {
+        Some(Ok(Value::String(t))) => t.clone(),
+        _ => String::new(),
+    }
+}
+
+/// An envelope field's value; serde_json's errors (nesting, `1e400`) named at `path`.
+fn small_value(raw: &RawValue, path: &str) -> Result<Value, FieldError> {
+    serde_json::from_str(raw.get()).map_err(|e| {
+        FieldError::with_detail(
+            path.to_string(),
+            messages::json_error_detail(path, &e.to_string()),
+        )
+    })
+}
+
+/// `data` as a `Value` (`Null` when absent); serde_json's errors named at `data`.
+fn data_value(raw: Option<&RawValue>) -> Result<Value, FieldError> {
+    match raw {
+        None => Ok(Value::Null),
+        Some(raw) => small_value(raw, "data"),
+    }
 }
 
 /// Builds the envelope JSON text in pipecat's key order; `data` omitted when `None`/null.
@@ -620,23 +784,29 @@ impl ServerMessage {
 }
 
 /// Parses a server→client envelope (for test clients and round trips): `(id, message)`.
+/// Lone surrogate escapes become U+FFFD first, as for [`parse_client_message`].
 ///
-/// Errors: [`ParseError::NotJson`], [`ParseError::WrongLabel`], [`ParseError::Invalid`] (unknown
-/// `type` or fields that do not fit, with serde's detail).
+/// Errors: [`ParseError::NotJson`], [`ParseError::NotObject`], [`ParseError::WrongLabel`],
+/// [`ParseError::Invalid`] (unknown `type` or fields that do not fit, with serde's detail).
 pub fn parse_server_message(json: &str) -> Result<(Option<String>, ServerMessage), ParseError> {
-    let mut env = envelope_object(json)?;
-    let (id, type_) = envelope_id_type(&mut env)?;
+    let json = replace_lone_surrogates(json);
+    let env = read_envelope(&json)?;
+    let (id, type_) = envelope_id_type(&env)?;
+    let invalid = |detail: String| ParseError::Invalid {
+        id: id.clone(),
+        type_: type_.clone(),
+        detail,
+    };
     let mut tagged = Map::new();
     tagged.insert("type".into(), Value::String(type_.clone()));
-    if let Some(data) = env.shift_remove("data") {
-        tagged.insert("data".into(), data);
+    if let Some(raw) = env.data {
+        tagged.insert(
+            "data".into(),
+            small_value(raw, "data").map_err(|e| invalid(e.detail))?,
+        );
     }
     match serde_json::from_value(Value::Object(tagged)) {
         Ok(message) => Ok((id, message)),
-        Err(e) => Err(ParseError::Invalid {
-            id,
-            type_,
-            detail: e.to_string(),
-        }),
+        Err(e) => Err(invalid(e.to_string())),
     }
 }

@@ -42,17 +42,95 @@ pub fn ui_event_uses_name() -> String {
     "data.event is required (ui-event names its event in \"event\", not \"name\")".to_string()
 }
 
-/// Detail for an accessibility tree nested deeper than the limit (`snapshot::MAX_TREE_DEPTH`).
+/// Detail for an accessibility tree nested deeper than the limit (`snapshot::MAX_TREE_DEPTH`),
+/// counted in node levels (the root is level 1): `<path>: the tree is nested deeper than <max>
+/// node levels; …`.
 pub fn tree_too_deep(path: &str, max_depth: usize) -> String {
     format!(
-        "{}the tree is nested deeper than {max_depth} levels; send a shallower snapshot",
+        "{}the tree is nested deeper than {max_depth} node levels; send a shallower snapshot \
+         (client-js's walker stops at 10 levels)",
         at(path)
     )
 }
 
-/// Text for an inbound message that is not a JSON object.
-pub fn not_json(detail: &str) -> String {
-    format!("Invalid RTVI message: not a JSON object ({detail})")
+/// Detail for a snapshot with more nodes than the limit (`snapshot::MAX_SNAPSHOT_NODES` by
+/// default): `<path>: the snapshot has <count> nodes, more than the limit of <max>; …`.
+pub fn too_many_nodes(path: &str, count: usize, max_nodes: usize) -> String {
+    format!(
+        "{}the snapshot has {count} nodes, more than the limit of {max_nodes}; send a smaller \
+         snapshot (client-js's walker sends at most 200 nodes)",
+        at(path)
+    )
+}
+
+/// Detail for an integer field outside `i64` (`level: 99999999999999999999`,
+/// `captured_at: 1e400`).
+pub fn integer_out_of_range(path: &str) -> String {
+    format!(
+        "{}integer out of range; send a whole number from -9223372036854775808 to \
+         9223372036854775807",
+        at(path)
+    )
+}
+
+/// Detail for a JSON number too large for a 64-bit float (`1e400`) where no integer was
+/// expected.
+pub fn number_out_of_range(path: &str) -> String {
+    format!(
+        "{}number out of range; JSON numbers must fit a 64-bit float (at most about 1.8e308)",
+        at(path)
+    )
+}
+
+/// Detail for JSON nested deeper than serde_json's recursion limit (128 levels: 127 are read).
+pub fn json_too_deep(path: &str) -> String {
+    format!(
+        "{}the JSON is nested 128 or more levels deep, more than the parser reads (127); \
+         send flatter data",
+        at(path)
+    )
+}
+
+/// Detail for JSON that does not parse, with serde_json's own words: `<path>: not valid JSON
+/// (<serde detail>)`.
+pub fn json_syntax(path: &str, serde_detail: &str) -> String {
+    format!("{}not valid JSON ({serde_detail})", at(path))
+}
+
+/// Detail for one of serde_json's own errors at `path`, by its kind: nesting
+/// ([`json_too_deep`]), a number beyond `f64` ([`number_out_of_range`]), anything else
+/// ([`json_syntax`]).
+pub fn json_error_detail(path: &str, serde_detail: &str) -> String {
+    if serde_detail.starts_with("recursion limit exceeded") {
+        json_too_deep(path)
+    } else if serde_detail.starts_with("number out of range") {
+        number_out_of_range(path)
+    } else {
+        json_syntax(path, serde_detail)
+    }
+}
+
+/// Text for an inbound message that is not valid JSON. `id_known`: whether the message id was
+/// recovered (then this text goes out as an `error-response` with that id; otherwise as an
+/// `error`, and the text says the id could not be read).
+pub fn not_valid_json(detail: &str, id_known: bool) -> String {
+    let id_note = if id_known {
+        ""
+    } else {
+        "; its id could not be read"
+    };
+    format!(
+        "Invalid RTVI message: not valid JSON ({detail}){id_note}. Send each message as one \
+         JSON object."
+    )
+}
+
+/// Text for an inbound message that is valid JSON but not an object (`found`: `an array`, …).
+pub fn not_json_object(found: &str) -> String {
+    format!(
+        "Invalid RTVI message: not a JSON object (got {found}). Send each message as one JSON \
+         object."
+    )
 }
 
 /// Text for an inbound JSON message whose `label` is not `rtvi-ai` (ignored, rtvi-ui.md §1.1).
@@ -127,6 +205,53 @@ mod tests {
         assert_eq!(
             version_unknown(),
             "Client version unknown. Compatibility issues may occur."
+        );
+    }
+
+    #[test]
+    fn input_fault_texts_say_what_is_wrong_and_what_to_do() {
+        assert_eq!(
+            tree_too_deep("root", 60),
+            "root: the tree is nested deeper than 60 node levels; send a shallower snapshot \
+             (client-js's walker stops at 10 levels)"
+        );
+        assert_eq!(
+            too_many_nodes("data.tree", 5001, 5000),
+            "data.tree: the snapshot has 5001 nodes, more than the limit of 5000; send a \
+             smaller snapshot (client-js's walker sends at most 200 nodes)"
+        );
+        assert_eq!(
+            integer_out_of_range("level"),
+            "level: integer out of range; send a whole number from -9223372036854775808 to \
+             9223372036854775807"
+        );
+        assert_eq!(
+            json_error_detail("data", "number out of range at line 1 column 9"),
+            "data: number out of range; JSON numbers must fit a 64-bit float (at most about 1.8e308)"
+        );
+        assert_eq!(
+            json_error_detail("data", "recursion limit exceeded at line 1 column 130"),
+            "data: the JSON is nested 128 or more levels deep, more than the parser reads (127); \
+             send flatter data"
+        );
+        assert_eq!(
+            json_error_detail("", "EOF while parsing a value at line 1 column 0"),
+            "not valid JSON (EOF while parsing a value at line 1 column 0)"
+        );
+        assert_eq!(
+            not_valid_json("expected value at line 1 column 1", false),
+            "Invalid RTVI message: not valid JSON (expected value at line 1 column 1); its id \
+             could not be read. Send each message as one JSON object."
+        );
+        assert_eq!(
+            not_valid_json("expected value at line 1 column 1", true),
+            "Invalid RTVI message: not valid JSON (expected value at line 1 column 1). Send each \
+             message as one JSON object."
+        );
+        assert_eq!(
+            not_json_object("an array"),
+            "Invalid RTVI message: not a JSON object (got an array). Send each message as one \
+             JSON object."
         );
     }
 }

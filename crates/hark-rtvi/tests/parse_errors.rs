@@ -209,24 +209,41 @@ fn wrong_label_is_ignored_not_answered() {
 #[test]
 fn p3_not_json_and_not_an_object() {
     let e = err("hello");
-    assert!(matches!(e, ParseError::NotJson(_)));
-    assert!(
-        e.to_string()
-            .starts_with("Invalid RTVI message: not a JSON object (expected value"),
-        "{e}"
+    assert_eq!(
+        e,
+        ParseError::NotJson {
+            id: None,
+            type_: None,
+            detail: "expected value at line 1 column 1".into()
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "Invalid RTVI message: not valid JSON (expected value at line 1 column 1); its id could \
+         not be read. Send each message as one JSON object."
     );
     assert_eq!(e.error_response(), None);
+    assert_eq!(e.id(), None);
     assert_eq!(
         err("[1,2]").to_string(),
-        "Invalid RTVI message: not a JSON object (got an array)"
+        "Invalid RTVI message: not a JSON object (got an array). Send each message as one JSON object."
     );
+    assert_eq!(err("[1,2]"), ParseError::NotObject("an array".into()));
+    assert_eq!(err(r#""x""#), ParseError::NotObject("a string".into()));
+    assert_eq!(err("null"), ParseError::NotObject("null".into()));
     assert_eq!(
         err("").to_string(),
-        "Invalid RTVI message: not a JSON object (EOF while parsing a value at line 1 column 0)"
+        "Invalid RTVI message: not valid JSON (EOF while parsing a value at line 1 column 0); its \
+         id could not be read. Send each message as one JSON object."
     );
     assert!(matches!(
         err(r#"{"label":"rtvi-ai","#),
-        ParseError::NotJson(_)
+        ParseError::NotJson { id: None, .. }
+    ));
+    // Trailing text after the object is not valid JSON either.
+    assert!(matches!(
+        err(r#"{"label":"rtvi-ai","type":"disconnect-bot"} x"#),
+        ParseError::NotJson { .. }
     ));
 }
 

@@ -127,7 +127,7 @@ fn nested(depth: usize) -> String {
 
 #[test]
 fn a_tree_at_the_depth_limit_is_accepted_and_one_deeper_is_refused() {
-    assert_eq!(MAX_TREE_DEPTH, 32);
+    assert_eq!(MAX_TREE_DEPTH, 60);
     let ok = format!(r#"{{"root":{},"captured_at":1}}"#, nested(MAX_TREE_DEPTH));
     let snap = A11ySnapshot::from_json(&ok).unwrap();
     assert_eq!(snap.root.count(), MAX_TREE_DEPTH);
@@ -141,20 +141,53 @@ fn a_tree_at_the_depth_limit_is_accepted_and_one_deeper_is_refused() {
     assert_eq!(err.path, path);
     assert_eq!(
         err.detail,
-        format!("{path}: the tree is nested deeper than 32 levels; send a shallower snapshot")
+        format!(
+            "{path}: the tree is nested deeper than 60 node levels; send a shallower snapshot \
+             (client-js's walker stops at 10 levels)"
+        )
     );
     // The limit applies to values built without serde_json's text parser too.
     let v: Value = serde_json::from_str(&deep).unwrap();
-    assert!(A11ySnapshot::from_value(v, "").is_err());
+    assert_eq!(A11ySnapshot::from_value(v, "").unwrap_err(), err);
+}
+
+#[test]
+fn the_node_level_limit_is_reached_before_the_json_limit_in_a_whole_message() {
+    // A ui-snapshot message one node level too deep is refused by the tree limit (naming node
+    // levels and the path), not by serde_json's 128-level limit.
+    let tree = format!(
+        r#"{{"root":{},"captured_at":1}}"#,
+        nested(MAX_TREE_DEPTH + 1)
+    );
+    let msg =
+        format!(r#"{{"label":"rtvi-ai","type":"ui-snapshot","id":"d1","data":{{"tree":{tree}}}}}"#);
+    let e = parse_client_message(&msg).unwrap_err();
+    assert_eq!(e.id(), Some("d1"));
+    let ParseError::Invalid { detail, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        detail.starts_with(&format!(
+            "data.tree.root{}: the tree is nested deeper than 60 node levels",
+            ".children[0]".repeat(MAX_TREE_DEPTH)
+        )),
+        "{detail}"
+    );
+    // And at the limit the whole message is accepted.
+    let tree = format!(r#"{{"root":{},"captured_at":1}}"#, nested(MAX_TREE_DEPTH));
+    let msg =
+        format!(r#"{{"label":"rtvi-ai","type":"ui-snapshot","id":"d2","data":{{"tree":{tree}}}}}"#);
+    assert!(parse_client_message(&msg).is_ok());
 }
 
 #[test]
 fn a_10000_deep_tree_is_an_error_not_a_stack_overflow() {
     let tree = format!(r#"{{"root":{},"captured_at":1}}"#, nested(10_000));
-    // serde_json refuses nesting beyond 128 levels before any node is read.
+    // The node-level check runs before the decoder descends, so the tree limit answers.
     let err = A11ySnapshot::from_json(&tree).unwrap_err();
     assert!(
-        err.detail.starts_with("recursion limit exceeded"),
+        err.detail
+            .contains("the tree is nested deeper than 60 node levels"),
         "{}",
         err.detail
     );
@@ -163,7 +196,13 @@ fn a_10000_deep_tree_is_an_error_not_a_stack_overflow() {
     let msg =
         format!(r#"{{"label":"rtvi-ai","type":"ui-snapshot","id":"1","data":{{"tree":{tree}}}}}"#);
     match parse_client_message(&msg) {
-        Err(ParseError::NotJson(detail)) => assert!(detail.starts_with("recursion limit exceeded")),
+        Err(ParseError::Invalid { id, detail, .. }) => {
+            assert_eq!(id.as_deref(), Some("1"));
+            assert!(
+                detail.contains("nested deeper than 60 node levels"),
+                "{detail}"
+            );
+        }
         other => panic!("{other:?}"),
     }
 }

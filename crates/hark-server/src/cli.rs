@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
@@ -47,6 +48,51 @@ pub struct ServeArgs {
     #[arg(long, env = "HARK_MAX_FRAME_BYTES", default_value_t = config::DEFAULT_MAX_FRAME_BYTES,
           value_parser = parse_frame_limit)]
     pub max_frame_bytes: usize,
+    /// Longest wait for a connection's complete HTTP request head (e.g. 10s, 500ms); a silent
+    /// or trickling connection is dropped after it.
+    #[arg(long, env = "HARK_HEADER_READ_TIMEOUT", default_value = "10s",
+          value_parser = parse_positive_duration)]
+    pub header_read_timeout: Duration,
+    /// Longest wait for the client's client-ready after the WebSocket upgrade; then the socket
+    /// is closed with 1008.
+    #[arg(long, env = "HARK_CLIENT_READY_TIMEOUT", default_value = "30s",
+          value_parser = parse_positive_duration)]
+    pub client_ready_timeout: Duration,
+    /// Interval of WebSocket keep-alive pings (0: no pings). Browsers answer them by themselves.
+    #[arg(long, env = "HARK_PING_INTERVAL", default_value = "30s", value_parser = parse_duration)]
+    pub ping_interval: Duration,
+    /// Longest wait for the pong to a keep-alive ping; then the socket is closed with 1011.
+    #[arg(long, env = "HARK_PONG_TIMEOUT", default_value = "20s",
+          value_parser = parse_positive_duration)]
+    pub pong_timeout: Duration,
+    /// An error text identical to one sent to the same session less than this long ago is not
+    /// sent again (the first always is; 0: send every error).
+    #[arg(long, env = "HARK_ERROR_REPEAT_WINDOW", default_value = "5s",
+          value_parser = parse_duration)]
+    pub error_repeat_window: Duration,
+    /// An origin (scheme://host[:port]) whose pages may open /ws, besides this server's own
+    /// pages and clients sending no Origin; repeat the flag for more, `*` allows every origin.
+    /// Others get 403.
+    #[arg(long = "allow-origin", value_name = "URL", env = "HARK_ALLOW_ORIGINS",
+          value_delimiter = ',', value_parser = parse_origin)]
+    pub allow_origins: Vec<String>,
+    /// Most nodes accepted in one ui-snapshot (the root included); a larger snapshot is refused
+    /// with an error naming the count and the limit.
+    #[arg(long, env = "HARK_MAX_SNAPSHOT_NODES",
+          default_value_t = hark_rtvi::snapshot::MAX_SNAPSHOT_NODES,
+          value_parser = parse_node_limit)]
+    pub max_snapshot_nodes: usize,
+}
+
+/// `--max-snapshot-nodes`: a whole number, at least 1.
+fn parse_node_limit(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1 node".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "{text:?} is not a whole number of nodes (e.g. 5000)"
+        )),
+    }
 }
 
 /// `--max-frame-bytes`: a whole number of bytes, at least 1.
@@ -58,6 +104,42 @@ fn parse_frame_limit(text: &str) -> Result<usize, String> {
             "{text:?} is not a whole number of bytes (e.g. 1048576)"
         )),
     }
+}
+
+/// A duration: a whole number followed by `ms`, `s` or `m` (a bare number is seconds).
+///
+/// # Errors
+/// A sentence naming the accepted forms.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let bad = || format!("{text:?} is not a duration: write e.g. 30s, 500ms or 2m");
+    let n: u64 = number.parse().map_err(|_| bad())?;
+    match unit.trim() {
+        "ms" => Ok(Duration::from_millis(n)),
+        "" | "s" => Ok(Duration::from_secs(n)),
+        "m" => n.checked_mul(60).map(Duration::from_secs).ok_or_else(bad),
+        _ => Err(bad()),
+    }
+}
+
+/// A duration more than zero (see [`parse_duration`]).
+fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d.is_zero() {
+        return Err("must be more than zero (e.g. 10s)".to_owned());
+    }
+    Ok(d)
+}
+
+/// `--allow-origin`: `*` or `scheme://host[:port]`.
+fn parse_origin(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if t == "*" {
+        return Ok(t.to_owned());
+    }
+    crate::server::normalize_origin(t).map(|_| t.to_owned())
 }
 
 impl ServeArgs {
@@ -72,29 +154,73 @@ impl ServeArgs {
             addr: self.addr,
             web_dir,
             max_frame_bytes: self.max_frame_bytes,
+            header_read_timeout: self.header_read_timeout,
+            client_ready_timeout: self.client_ready_timeout,
+            ping_interval: self.ping_interval,
+            pong_timeout: self.pong_timeout,
+            error_repeat_window: self.error_repeat_window,
+            allowed_origins: self.allow_origins.clone(),
+            max_snapshot_nodes: self.max_snapshot_nodes,
             ..ServerConfig::default()
         }
     }
 }
 
-/// The clap command of `hark`, with the `serve` flags and every environment variable repeated
-/// under `hark --help`, so the top-level help documents all of them.
+/// The "Environment" help section: every environment variable of `args`, once, with its flag.
+fn environment_section<'a>(args: impl Iterator<Item = &'a clap::Arg>) -> String {
+    let mut rows: Vec<(String, String)> = args
+        .filter_map(|arg| {
+            let env = arg.get_env()?.to_string_lossy().into_owned();
+            let long = arg.get_long()?;
+            let note = if env == "HARK_ALLOW_ORIGINS" {
+                format!("--{long} (comma-separated)")
+            } else {
+                format!("--{long}")
+            };
+            Some((env, note))
+        })
+        .collect();
+    rows.sort();
+    rows.dedup();
+    let mut out = String::from(
+        "Environment (each sets the flag beside it; a flag given on the command line wins):\n",
+    );
+    for (env, flag) in rows {
+        out.push_str(&format!("  {env:<27} {flag}\n"));
+    }
+    out
+}
+
+/// The clap command of `hark` (F10):
+/// - `hark --help` lists the subcommands and every environment variable once;
+/// - `hark serve --help` and `hark serve -h` both print the long form: every flag and the
+///   Environment section.
 pub fn command() -> clap::Command {
-    // Render the subcommand's help from a separately built copy: rendering a subcommand of an
-    // unbuilt command leaves it half-built, which breaks later parsing.
-    let mut built = Cli::command();
-    built.build();
-    let serve_help = built
-        .find_subcommand_mut("serve")
-        .map(|serve| serve.render_long_help().to_string())
+    let cli = Cli::command();
+    let global: Vec<clap::Arg> = cli.get_arguments().cloned().collect();
+    let serve_args: Vec<clap::Arg> = cli
+        .find_subcommand("serve")
+        .map(|s| s.get_arguments().cloned().collect())
         .unwrap_or_default();
-    Cli::command().after_long_help(format!(
-        "`hark serve --help`:\n\n{serve_help}\nEnvironment:\n  \
-         HARK_ADDR             same as --addr\n  \
-         HARK_WEB_DIR          same as --web-dir\n  \
-         HARK_MAX_FRAME_BYTES  same as --max-frame-bytes\n  \
-         RUST_LOG              same as --log (log filter, default info)\n"
-    ))
+    let everything = environment_section(global.iter().chain(serve_args.iter()));
+    // The environment is listed in its own section, so not again beside each flag.
+    cli.mut_args(|a| a.hide_env(true))
+        .after_help(format!(
+            "{everything}\nRun `hark serve --help` for what every flag of serve does."
+        ))
+        .mut_subcommand("serve", |serve| {
+            serve
+                .mut_args(|a| a.hide_env(true))
+                .disable_help_flag(true)
+                .arg(
+                    clap::Arg::new("help")
+                        .short('h')
+                        .long("help")
+                        .action(clap::ArgAction::HelpLong)
+                        .help("Print help: every flag and environment variable"),
+                )
+                .after_help(everything.clone())
+        })
 }
 
 /// Parses `args` (the first item is the program name).
@@ -114,27 +240,104 @@ where
 mod tests {
     use super::*;
 
+    /// Every flag and environment variable of `hark serve`.
+    const SERVE_FLAGS: &[&str] = &[
+        "--addr",
+        "--demo",
+        "--web-dir",
+        "--max-frame-bytes",
+        "--header-read-timeout",
+        "--client-ready-timeout",
+        "--ping-interval",
+        "--pong-timeout",
+        "--error-repeat-window",
+        "--allow-origin",
+        "--max-snapshot-nodes",
+        "--log",
+    ];
+    const ENV_VARS: &[&str] = &[
+        "HARK_ADDR",
+        "HARK_WEB_DIR",
+        "HARK_MAX_FRAME_BYTES",
+        "HARK_HEADER_READ_TIMEOUT",
+        "HARK_CLIENT_READY_TIMEOUT",
+        "HARK_PING_INTERVAL",
+        "HARK_PONG_TIMEOUT",
+        "HARK_ERROR_REPEAT_WINDOW",
+        "HARK_ALLOW_ORIGINS",
+        "HARK_MAX_SNAPSHOT_NODES",
+        "RUST_LOG",
+    ];
+
+    fn help_of(args: &[&str]) -> String {
+        parse_from(args.iter().copied()).unwrap_err().to_string()
+    }
+
     #[test]
-    fn help_documents_every_flag_and_env_var() {
-        let help = command().render_long_help().to_string();
-        for needle in [
-            "--addr",
-            "--demo",
-            "--web-dir",
-            "--max-frame-bytes",
-            "--log",
-            "HARK_ADDR",
-            "HARK_WEB_DIR",
-            "HARK_MAX_FRAME_BYTES",
-            "RUST_LOG",
-            "127.0.0.1:7860",
-            "1048576",
-        ] {
+    fn serve_help_long_and_short_document_every_flag_and_env_var() {
+        for flag in ["--help", "-h"] {
+            let help = help_of(&["hark", "serve", flag]);
+            for needle in SERVE_FLAGS.iter().chain(ENV_VARS) {
+                assert!(
+                    help.contains(needle),
+                    "`hark serve {flag}` lacks {needle}:\n{help}"
+                );
+            }
+            for default in [
+                "127.0.0.1:7860",
+                "1048576",
+                "30s",
+                "20s",
+                "10s",
+                "5s",
+                "5000",
+            ] {
+                assert!(
+                    help.contains(default),
+                    "`hark serve {flag}` lacks {default}:\n{help}"
+                );
+            }
+        }
+        // Every environment variable the parser reads is listed (none forgotten above).
+        let cmd = command();
+        let serve = cmd.find_subcommand("serve").unwrap();
+        for arg in serve.get_arguments().chain(cmd.get_arguments()) {
+            if let Some(env) = arg.get_env() {
+                assert!(
+                    ENV_VARS.contains(&env.to_str().unwrap()),
+                    "{env:?} not pinned"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn top_help_lists_subcommands_and_each_env_var_once() {
+        let help = help_of(&["hark", "--help"]);
+        assert!(help.contains("serve"), "{help}");
+        for env in ENV_VARS {
+            assert_eq!(help.matches(env).count(), 1, "{env} in:\n{help}");
+        }
+    }
+
+    #[test]
+    fn durations_and_origins_parse() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        for bad in ["", "s", "1h", "-1s", "1.5s"] {
             assert!(
-                help.contains(needle),
-                "`hark --help` lacks {needle}:\n{help}"
+                parse_duration(bad)
+                    .unwrap_err()
+                    .contains("is not a duration"),
+                "{bad}"
             );
         }
+        assert!(parse_positive_duration("0s").is_err());
+        assert_eq!(parse_origin("*"), Ok("*".to_owned()));
+        assert!(parse_origin("evil.example").is_err());
     }
 
     #[test]
@@ -163,6 +366,54 @@ mod tests {
         assert_eq!(config.addr.port(), 0);
         assert_eq!(config.web_dir, Some(PathBuf::from("/srv/page")));
         assert_eq!(config.max_frame_bytes, 4096);
+
+        let cli = parse_from([
+            "hark",
+            "serve",
+            "--header-read-timeout",
+            "2s",
+            "--client-ready-timeout=500ms",
+            "--ping-interval=0",
+            "--pong-timeout=3s",
+            "--error-repeat-window=1m",
+            "--allow-origin",
+            "http://localhost:5173",
+            "--allow-origin=https://app.example",
+            "--max-snapshot-nodes=300",
+        ])
+        .unwrap();
+        let Command::Serve(args) = cli.command;
+        let config = args.to_config(Path::new("/"));
+        assert_eq!(config.header_read_timeout, Duration::from_secs(2));
+        assert_eq!(config.client_ready_timeout, Duration::from_millis(500));
+        assert_eq!(config.ping_interval, Duration::ZERO);
+        assert_eq!(config.pong_timeout, Duration::from_secs(3));
+        assert_eq!(config.error_repeat_window, Duration::from_secs(60));
+        assert_eq!(
+            config.allowed_origins,
+            ["http://localhost:5173", "https://app.example"]
+        );
+        assert_eq!(config.max_snapshot_nodes, 300);
+        let defaults = parse_from(["hark", "serve"]).unwrap();
+        let Command::Serve(args) = defaults.command;
+        let c = args.to_config(Path::new("/"));
+        let d = ServerConfig::default();
+        assert_eq!(
+            (
+                c.header_read_timeout,
+                c.client_ready_timeout,
+                c.ping_interval,
+                c.pong_timeout,
+                c.error_repeat_window
+            ),
+            (
+                d.header_read_timeout,
+                d.client_ready_timeout,
+                d.ping_interval,
+                d.pong_timeout,
+                d.error_repeat_window
+            )
+        );
     }
 
     #[test]
@@ -172,6 +423,15 @@ mod tests {
         for bad in ["--max-frame-bytes=lots", "--max-frame-bytes=0"] {
             let err = parse_from(["hark", "serve", bad]).unwrap_err();
             assert!(err.to_string().contains("--max-frame-bytes"), "{err}");
+        }
+        for (bad, flag) in [
+            ("--pong-timeout=0", "--pong-timeout"),
+            ("--client-ready-timeout=soon", "--client-ready-timeout"),
+            ("--allow-origin=evil.example", "--allow-origin"),
+            ("--max-snapshot-nodes=0", "--max-snapshot-nodes"),
+        ] {
+            let err = parse_from(["hark", "serve", bad]).unwrap_err().to_string();
+            assert!(err.contains(flag), "{err}");
         }
     }
 }

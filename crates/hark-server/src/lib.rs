@@ -4,7 +4,15 @@
 //! - `/ws`: one RTVI session per WebSocket (binary protobuf `pipecat.Frame`s carrying RTVI JSON,
 //!   rtvi-ui.md §1.2): the `client-ready` → `bot-ready` handshake (§1.3), `send-text`,
 //!   `client-message`, `ui-snapshot`, `ui-event`, `ui-cancel-job-group` (§2); bad input gets an
-//!   `error-response` or `error` and never a panic; an oversize frame closes the socket with 1009.
+//!   `error-response` or `error` and never a panic; an oversize frame closes the socket with 1009;
+//!   `disconnect-bot` closes it with 1000 "Client asked to disconnect".
+//! - Connection hygiene ([`ServerConfig`], each also a `hark serve` flag and env var): an HTTP
+//!   request head must arrive within `header_read_timeout` (hyper's HTTP/1 server is driven
+//!   directly for this, as `axum::serve` has no such knob); `client-ready` within
+//!   `client_ready_timeout` (else close 1008); keep-alive pings every `ping_interval`, answered
+//!   within `pong_timeout` (else close 1011); an identical `error` text goes to one session at
+//!   most once per `error_repeat_window`; `/ws` upgrades from foreign `Origin`s get 403 unless
+//!   listed in `allowed_origins`.
 //! - `/`: the demo page from [`ServerConfig::web_dir`] (or a page saying how to build it).
 //!
 //! Each session hands typed [`SessionInput`]s to a [`SessionHandler`] (the seam where an agent

@@ -6,15 +6,77 @@
 //! `Invalid message: …` belongs to `hark_rtvi` (its `ParseError` Display) and is not repeated here.
 
 use std::path::Path;
+use std::time::Duration;
 
 /// The build command for the demo page, as printed in the fallback page and the startup log.
 pub const DEMO_BUILD_COMMAND: &str = "npm --prefix web ci && npm --prefix web run build";
 
-/// The plain line a text turn gets while no agent is configured (issue 2, point 6).
+/// The plain line a text turn gets while no agent is configured (issue 2, point 6; F8: it says
+/// only what is true of this build: no agent, the screen still streams).
 ///
-/// Sent as the text of `bot-llm-text`, `bot-output` and `bot-tts-text`.
+/// Sent as the text of `bot-llm-text` and `bot-output`.
 pub fn no_agent_reply() -> String {
-    "No agent is configured on this server yet, so I cannot answer. Start hark with an agent to talk to one.".to_owned()
+    "This server runs without an agent (none is available in this build), so I cannot answer, \
+     but your screen still streams to it."
+        .to_owned()
+}
+
+/// `d` for people: whole seconds as `30 s`, anything else in milliseconds (`250 ms`).
+pub fn duration(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
+/// The close reason (code 1008) when no `client-ready` arrived within `limit` of the upgrade.
+pub fn client_ready_timeout(limit: Duration) -> String {
+    format!("client-ready not received within {}", duration(limit))
+}
+
+/// The close reason (code 1011) when no pong answered a keep-alive ping within `limit`.
+pub fn pong_timeout(limit: Duration) -> String {
+    format!(
+        "No pong within {} of a keep-alive ping: connection presumed dead",
+        duration(limit)
+    )
+}
+
+/// The close reason (code 1000) after the client's `disconnect-bot`.
+pub fn client_disconnected() -> String {
+    "Client asked to disconnect".to_owned()
+}
+
+/// The `error-response` text for a `ui-cancel-job-group` naming no running job group.
+pub fn cancel_unknown_group(job_id: &str) -> String {
+    format!(
+        "Cannot cancel job group \"{job_id}\": no job group with this id is running \
+         (it is unknown or has already finished)."
+    )
+}
+
+/// The `error-response` text for a `ui-cancel-job-group` naming a group started as not
+/// cancellable.
+pub fn cancel_not_cancellable(job_id: &str) -> String {
+    format!(
+        "Cannot cancel job group \"{job_id}\": it was started as not cancellable, so it runs to the end."
+    )
+}
+
+/// The 403 body for a `/ws` upgrade from an origin that is neither this server's nor allowed.
+///
+/// `origin` is client input: cut to 200 bytes.
+pub fn origin_refused(origin: &str) -> String {
+    let mut shown: String = origin.chars().take(200).collect();
+    if shown.len() < origin.len() {
+        shown.push('…');
+    }
+    format!(
+        "Origin {shown} may not open /ws on this server: only pages served by this server (and \
+         clients sending no Origin header) may. To allow it, start hark with \
+         --allow-origin {shown} (or HARK_ALLOW_ORIGINS={shown}).\n"
+    )
 }
 
 /// The `error` text for a WebSocket text frame (case P3): RTVI travels in binary protobuf frames.
@@ -108,8 +170,66 @@ mod tests {
     }
 
     #[test]
-    fn no_agent_line_says_no_agent_is_configured() {
-        assert!(no_agent_reply().starts_with("No agent is configured on this server"));
+    fn no_agent_line_says_what_is_true() {
+        assert_eq!(
+            no_agent_reply(),
+            "This server runs without an agent (none is available in this build), so I cannot \
+             answer, but your screen still streams to it."
+        );
+        // F8: no advice to use an option that does not exist.
+        assert!(!no_agent_reply().contains("Start hark"));
+    }
+
+    #[test]
+    fn deadline_and_disconnect_reasons() {
+        assert_eq!(
+            client_ready_timeout(Duration::from_secs(30)),
+            "client-ready not received within 30 s"
+        );
+        assert_eq!(
+            client_ready_timeout(Duration::from_millis(250)),
+            "client-ready not received within 250 ms"
+        );
+        assert_eq!(
+            pong_timeout(Duration::from_secs(20)),
+            "No pong within 20 s of a keep-alive ping: connection presumed dead"
+        );
+        assert_eq!(client_disconnected(), "Client asked to disconnect");
+        for reason in [
+            client_ready_timeout(Duration::MAX),
+            pong_timeout(Duration::MAX),
+            client_disconnected(),
+        ] {
+            assert!(reason.len() <= 123, "{reason}");
+        }
+    }
+
+    #[test]
+    fn cancel_refusals_name_the_group_and_why() {
+        assert_eq!(
+            cancel_unknown_group("J9"),
+            "Cannot cancel job group \"J9\": no job group with this id is running (it is unknown or has already finished)."
+        );
+        assert_eq!(
+            cancel_not_cancellable("J2"),
+            "Cannot cancel job group \"J2\": it was started as not cancellable, so it runs to the end."
+        );
+    }
+
+    #[test]
+    fn origin_refusal_names_the_origin_and_the_flag() {
+        let body = origin_refused("http://evil.example");
+        assert!(
+            body.starts_with("Origin http://evil.example may not open /ws"),
+            "{body}"
+        );
+        assert!(
+            body.contains("--allow-origin http://evil.example"),
+            "{body}"
+        );
+        assert!(body.contains("HARK_ALLOW_ORIGINS"), "{body}");
+        let long = origin_refused(&"x".repeat(10_000));
+        assert!(long.len() < 1000);
     }
 
     #[test]

@@ -61,9 +61,11 @@ pub enum SessionEventKind {
         /// The client message's `t`.
         t: String,
     },
-    /// An input was refused with an `error` or `error-response`; `error` is the text sent.
+    /// An input was refused with an `error` or `error-response`; `error` is its text. (The
+    /// client does not receive a text identical to one sent less than
+    /// [`ServerConfig::error_repeat_window`](crate::ServerConfig::error_repeat_window) ago.)
     Refused {
-        /// The text the client received.
+        /// The refusal's text.
         error: String,
     },
     /// The session ended.
@@ -85,6 +87,20 @@ pub enum CloseCause {
     },
     /// The server shut down; the session was sent a close frame with 1001.
     Shutdown,
+    /// The client sent `disconnect-bot`; the session told its handler, sent what was queued
+    /// and closed with 1000 "Client asked to disconnect".
+    ClientDisconnected,
+    /// No `client-ready` arrived within `after` of the upgrade; closed with 1008.
+    ClientReadyTimeout {
+        /// The configured deadline.
+        after: std::time::Duration,
+    },
+    /// No pong answered a keep-alive ping within `after` (a peer gone, or stuck mid-frame, or
+    /// not reading); closed with 1011.
+    PongTimeout {
+        /// The configured deadline.
+        after: std::time::Duration,
+    },
 }
 
 /// Queue depths and counters of one session, read with [`Sessions::stats`].
@@ -106,6 +122,9 @@ pub struct SessionStats {
     pub outbound_capacity: usize,
     /// Largest outbound depth seen.
     pub outbound_high_water: usize,
+    /// `error` / `error-response` messages not sent because an identical text went to this
+    /// session less than [`ServerConfig::error_repeat_window`](crate::ServerConfig::error_repeat_window) ago.
+    pub errors_suppressed: u64,
 }
 
 /// Live counters shared by a session's stages and the registry.
@@ -115,6 +134,7 @@ pub(crate) struct Counters {
     pub(crate) messages_sent: AtomicU64,
     pub(crate) inbound_high_water: AtomicUsize,
     pub(crate) outbound_high_water: AtomicUsize,
+    pub(crate) errors_suppressed: AtomicU64,
 }
 
 impl Counters {
@@ -216,6 +236,7 @@ impl Sessions {
             outbound_len: e.outbox.len(),
             outbound_capacity: e.outbox.capacity(),
             outbound_high_water: e.counters.outbound_high_water.load(Ordering::Relaxed),
+            errors_suppressed: e.counters.errors_suppressed.load(Ordering::Relaxed),
         })
     }
 

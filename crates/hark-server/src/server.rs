@@ -6,14 +6,19 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use axum::Router;
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
-use axum::http::{StatusCode, Uri};
+use axum::http::{HeaderMap, Request, StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tower::ServiceExt;
 use tower_http::services::ServeDir;
 use tracing::{Instrument, debug, info, info_span, warn};
 
@@ -45,6 +50,7 @@ struct AppState {
     limits: SessionLimits,
     shutdown: CancellationToken,
     tracker: TaskTracker,
+    origins: Arc<OriginPolicy>,
 }
 
 impl Server {
@@ -115,29 +121,82 @@ impl Server {
             limits: SessionLimits::from_config(&self.config),
             shutdown: token.clone(),
             tracker: tracker.clone(),
+            origins: Arc::new(OriginPolicy::new(&self.config.allowed_origins)),
         };
         let app = router(state, self.config.web_dir.clone());
         info!(addr = %self.local_addr, "hark listening: RTVI at ws://{}/ws", self.local_addr);
-        let signal_token = token.clone();
-        // RTVI messages are small and latency-bound: no Nagle delay on them.
-        let listener = listener.tap_io(|tcp| {
+        // F5: hyper's HTTP/1 server driven directly (axum::serve has no header-read timeout): a
+        // connection that does not deliver a complete request head within
+        // `header_read_timeout` (silent, trickling, or idle between requests) is dropped.
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new()).header_read_timeout(
+            self.config
+                .header_read_timeout
+                .max(Duration::from_millis(1)),
+        );
+        let connections = TaskTracker::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let (tcp, peer) = tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(err) => {
+                        // Per-connection failures (reset before accept) are harmless; others
+                        // (out of file descriptors) get a pause so the loop does not spin.
+                        debug!(%err, "accept failed");
+                        if !is_connection_error(&err) {
+                            warn!(%err, "accept failed; retrying in 1 s");
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                        continue;
+                    }
+                },
+            };
+            // RTVI messages are small and latency-bound: no Nagle delay on them.
             if let Err(err) = tcp.set_nodelay(true) {
                 debug!(%err, "cannot set TCP_NODELAY");
             }
-        });
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                () = shutdown => {}
-                () = signal_token.cancelled() => {}
-            }
-            info!("shutting down: closing open sessions");
-            signal_token.cancel();
-        })
-        .await?;
+            let service = TowerToHyperService::new(app.clone().map_request(
+                move |mut request: Request<Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    request
+                },
+            ));
+            let connection = http
+                .serve_connection(TokioIo::new(tcp), service)
+                .with_upgrades();
+            let stop = token.clone();
+            connections.spawn(async move {
+                let mut connection = std::pin::pin!(connection);
+                tokio::select! {
+                    done = connection.as_mut() => {
+                        if let Err(err) = done {
+                            debug!(%peer, %err, "connection ended");
+                        }
+                        return;
+                    }
+                    () = stop.cancelled() => connection.as_mut().graceful_shutdown(),
+                }
+                if let Err(err) = connection.await {
+                    debug!(%peer, %err, "connection ended at shutdown");
+                }
+            });
+        }
+        info!("shutting down: closing open sessions");
+        drop(listener);
+        token.cancel();
+        connections.close();
+        if tokio::time::timeout(self.config.close_grace * 2, connections.wait())
+            .await
+            .is_err()
+        {
+            debug!(
+                open = connections.len(),
+                "HTTP connections still open after the grace period; dropping them"
+            );
+        }
         token.cancel();
         tracker.close();
         if tokio::time::timeout(self.config.close_grace * 2, tracker.wait())
@@ -188,7 +247,17 @@ async fn ws_handler(
     ws: WebSocketUpgrade,
     State(app): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
 ) -> Response {
+    if let Err(origin) = app.origins.check(&headers) {
+        warn!(%peer, %origin, "WebSocket upgrade from a foreign origin refused (403)");
+        return (
+            StatusCode::FORBIDDEN,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            messages::origin_refused(&origin),
+        )
+            .into_response();
+    }
     let token = app.tracker.token();
     let limit = app.limits.max_frame_bytes;
     ws.max_message_size(limit)
@@ -217,4 +286,188 @@ async fn ws_handler(
             }
             .instrument(span)
         })
+}
+
+/// Whether an accept error concerns only the one connection (the listener is fine).
+fn is_connection_error(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// Which `Origin`s may open `/ws` (F7): none sent (a non-browser client), the server's own
+/// (the `Origin`'s host:port equals the `Host` header's), and the configured ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct OriginPolicy {
+    any: bool,
+    /// Normalised `scheme://host:port`.
+    allowed: Vec<String>,
+}
+
+impl OriginPolicy {
+    /// The policy of [`ServerConfig::allowed_origins`] (`*` allows every origin; entries that
+    /// are no origin are ignored here: the command line checks them).
+    pub(crate) fn new(allowed: &[String]) -> Self {
+        let any = allowed.iter().any(|o| o.trim() == "*");
+        let allowed = allowed
+            .iter()
+            .filter_map(|o| normalize_origin(o).ok())
+            .map(|(scheme, host, port)| format!("{scheme}://{host}:{port}"))
+            .collect();
+        OriginPolicy { any, allowed }
+    }
+
+    /// `Ok` when the request may upgrade; `Err(origin)` with the refused `Origin` as sent.
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            return Ok(());
+        };
+        let text = String::from_utf8_lossy(origin.as_bytes()).into_owned();
+        if self.any {
+            return Ok(());
+        }
+        let Ok((scheme, host, port)) = normalize_origin(&text) else {
+            return Err(text);
+        };
+        if self.allowed.contains(&format!("{scheme}://{host}:{port}")) {
+            return Ok(());
+        }
+        let same = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| split_host_port(h, default_port(&scheme)?))
+            .is_some_and(|(h, p)| h == host && p == port);
+        if same { Ok(()) } else { Err(text) }
+    }
+}
+
+fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" | "ws" => Some(80),
+        "https" | "wss" => Some(443),
+        _ => None,
+    }
+}
+
+/// `host[:port]` (IPv6 in brackets), lower-cased, with `default` when no port is given.
+fn split_host_port(authority: &str, default: u16) -> Option<(String, u16)> {
+    let authority = authority.trim().to_ascii_lowercase();
+    if authority.is_empty() || authority.contains(['/', '@', ' ']) {
+        return None;
+    }
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        let host = format!("[{host}]");
+        match after {
+            "" => (host, default),
+            p => (host, p.strip_prefix(':')?.parse().ok()?),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host.to_owned(), port.parse().ok()?),
+            None => (authority.clone(), default),
+        }
+    };
+    (!host.is_empty()).then_some((host, port))
+}
+
+/// An origin `scheme://host[:port]` (a trailing `/` tolerated) as (scheme, host, port), all
+/// lower-case, the port defaulted from the scheme.
+///
+/// # Errors
+/// A sentence saying what is wrong, for the command line.
+pub(crate) fn normalize_origin(text: &str) -> Result<(String, String, u16), String> {
+    let trimmed = text.trim();
+    let bad = || {
+        format!("{text:?} is not an origin: write scheme://host[:port], e.g. http://localhost:5173")
+    };
+    let (scheme, rest) = trimmed.split_once("://").ok_or_else(bad)?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default = default_port(&scheme).ok_or_else(bad)?;
+    let authority = rest.strip_suffix('/').unwrap_or(rest);
+    let (host, port) = split_host_port(authority, default).ok_or_else(bad)?;
+    Ok((scheme, host, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(origin: Option<&str>, host: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+        if let Some(o) = origin {
+            h.insert(header::ORIGIN, HeaderValue::from_str(o).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn origins_same_host_none_and_listed_pass() {
+        let p = OriginPolicy::new(&[]);
+        assert_eq!(p.check(&headers(None, "127.0.0.1:7860")), Ok(()));
+        assert_eq!(
+            p.check(&headers(Some("http://127.0.0.1:7860"), "127.0.0.1:7860")),
+            Ok(())
+        );
+        assert_eq!(
+            p.check(&headers(Some("http://LOCALHOST"), "localhost:80")),
+            Ok(())
+        );
+        assert_eq!(
+            p.check(&headers(Some("http://[::1]:7860"), "[::1]:7860")),
+            Ok(())
+        );
+        // Host carries no scheme: same host:port is same-origin whatever the scheme (a TLS proxy).
+        assert_eq!(
+            p.check(&headers(Some("https://127.0.0.1:7860"), "127.0.0.1:7860")),
+            Ok(())
+        );
+        for foreign in [
+            "http://evil.example",
+            "http://127.0.0.1:9999",
+            "null",
+            "http://127.0.0.1",
+        ] {
+            assert_eq!(
+                p.check(&headers(Some(foreign), "127.0.0.1:7860")),
+                Err(foreign.to_owned()),
+                "{foreign}"
+            );
+        }
+        let listed = OriginPolicy::new(&["http://evil.example/".to_owned()]);
+        assert_eq!(
+            listed.check(&headers(Some("http://evil.example:80"), "127.0.0.1:7860")),
+            Ok(())
+        );
+        assert!(
+            listed
+                .check(&headers(Some("https://evil.example"), "x"))
+                .is_err()
+        );
+        let any = OriginPolicy::new(&["*".to_owned()]);
+        assert_eq!(any.check(&headers(Some("null"), "127.0.0.1:7860")), Ok(()));
+    }
+
+    #[test]
+    fn origin_syntax_is_checked() {
+        assert_eq!(
+            normalize_origin("HTTP://Example.com:8080/"),
+            Ok(("http".into(), "example.com".into(), 8080))
+        );
+        for bad in [
+            "example.com",
+            "ftp://x",
+            "http://",
+            "http://a/b",
+            "http://a:port",
+        ] {
+            let err = normalize_origin(bad).unwrap_err();
+            assert!(err.contains("is not an origin"), "{err}");
+        }
+    }
 }

@@ -12,26 +12,32 @@
 //! pushes back on the client, so memory per session stays bounded (case P3). The loop is
 //! written against a generic `Stream`/`Sink` of [`WsMessage`] so tests drive it with channels.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use futures::future::BoxFuture;
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use hark_rtvi::message::{ClientMessage, Inbound, ServerMessage};
-use hark_rtvi::snapshot::A11ySnapshot;
+use hark_rtvi::snapshot::{A11ySnapshot, SnapshotLimits};
 use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
 use hark_rtvi::version::{VersionCheck, check_client_version};
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use crate::config::ServerConfig;
 use crate::messages;
 use crate::registry::{CloseCause, Counters, SessionEventKind, SessionId, Sessions};
-use crate::socket::{CLOSE_GOING_AWAY, CLOSE_TOO_BIG, CloseInfo, RecvError, WsMessage};
+use crate::socket::{
+    CLOSE_GOING_AWAY, CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_UNEXPECTED, CloseInfo,
+    RecvError, WsMessage,
+};
 use crate::wire;
 
 /// The `about.library` the server reports in `bot-ready`.
@@ -65,8 +71,18 @@ pub enum SessionInput {
     Snapshot(Arc<A11ySnapshot>),
     /// A `ui-event`.
     UiEvent(UiEvent),
-    /// A `ui-cancel-job-group`.
-    CancelJobGroup(UiCancelJobGroup),
+    /// A `ui-cancel-job-group`. A cancel the handler cannot honour (unknown or not
+    /// cancellable group) is answered with an `error-response` carrying `request_id`.
+    CancelJobGroup {
+        /// The request's `id`, to put on an `error-response`.
+        request_id: Option<String>,
+        /// `data`: the group and the reason.
+        cancel: UiCancelJobGroup,
+    },
+    /// A `disconnect-bot`: the client ends the session (as Pipecat does). After this input the
+    /// session sends what is queued, closes with 1000 "Client asked to disconnect" and ends
+    /// with [`CloseCause::ClientDisconnected`].
+    Disconnect,
 }
 
 /// The per-session logic plugged into the connection loop (issue 2, point 6): an agent, a UI
@@ -103,7 +119,8 @@ impl fmt::Debug for dyn HandlerFactory {
 
 /// The handler used until an agent exists: a text turn gets [`messages::no_agent_reply`] as one
 /// bot reply; a `client-message` of type `ping` gets `server-response {t: "ping", d}` (its `d`
-/// echoed), any other type an `error-response`.
+/// echoed), any other type an `error-response`; a `ui-cancel-job-group` gets an
+/// `error-response` ([`messages::cancel_unknown_group`]: no job group runs without a UI worker).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoAgentHandler;
 
@@ -126,6 +143,12 @@ impl SessionHandler for NoAgentHandler {
                         wire::error_response(&messages::unhandled_client_message(&t))
                     };
                     let _ = outbox.respond(request_id, answer).await;
+                }
+                SessionInput::CancelJobGroup { request_id, cancel } => {
+                    let text = messages::cancel_unknown_group(&cancel.job_id);
+                    let _ = outbox
+                        .respond(request_id, wire::error_response(&text))
+                        .await;
                 }
                 _ => {}
             }
@@ -255,6 +278,16 @@ pub struct SessionLimits {
     pub outbound_queue: usize,
     /// Wait for the client's close answer at shutdown.
     pub close_grace: Duration,
+    /// Deadline for `client-ready`, from the upgrade.
+    pub client_ready_timeout: Duration,
+    /// Keep-alive ping interval (zero: none).
+    pub ping_interval: Duration,
+    /// Deadline for a pong, from the keep-alive tick that asked for a ping.
+    pub pong_timeout: Duration,
+    /// Window in which an identical error text is sent once.
+    pub error_repeat_window: Duration,
+    /// Most nodes in one `ui-snapshot`; a larger one is refused.
+    pub max_snapshot_nodes: usize,
 }
 
 impl SessionLimits {
@@ -265,6 +298,11 @@ impl SessionLimits {
             inbound_queue: config.inbound_queue.max(1),
             outbound_queue: config.outbound_queue.max(1),
             close_grace: config.close_grace,
+            client_ready_timeout: config.client_ready_timeout,
+            ping_interval: config.ping_interval,
+            pong_timeout: config.pong_timeout,
+            error_repeat_window: config.error_repeat_window,
+            max_snapshot_nodes: config.max_snapshot_nodes,
         }
     }
 }
@@ -303,7 +341,8 @@ pub(crate) enum ReaderItem {
     Refused(wire::Refusal),
 }
 
-/// Runs one session over a socket until the client leaves, the client breaks a limit, or
+/// Runs one session over a socket until the client leaves or sends `disconnect-bot`, the
+/// client breaks a limit or a deadline (frame size, `client-ready`, keep-alive pong), or
 /// `setup.shutdown` fires. Registers the session in `setup.sessions` for its lifetime and
 /// publishes its events. Never panics on client input.
 pub async fn run_connection<W, R>(sink: W, stream: R, setup: ConnectionSetup) -> CloseCause
@@ -323,6 +362,7 @@ where
     let (in_tx, in_rx) = mpsc::channel::<ReaderItem>(limits.inbound_queue);
     let (out_tx, out_rx) = mpsc::channel::<Outgoing>(limits.outbound_queue);
     let (close_tx, close_rx) = mpsc::channel::<CloseInfo>(1);
+    let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
     let outbox = Outbox {
         session: id,
         tx: out_tx,
@@ -337,19 +377,46 @@ where
         counters.clone(),
     );
     let session_done = CancellationToken::new();
+    // Cancelled by the session after `disconnect-bot`: the reader stops, the writer closes
+    // with 1000 once the queued answers are out.
+    let disconnect = CancellationToken::new();
 
-    let reader = read_loop(stream, in_tx, close_tx, &counters, &shutdown, limits);
+    let reader = read_loop(
+        stream,
+        ReaderLinks {
+            in_tx,
+            close_tx,
+            ping_tx,
+        },
+        &counters,
+        &shutdown,
+        &disconnect,
+        limits,
+    );
     let session = async {
-        session_loop(id, &sessions, handler, in_rx, outbox, &shutdown).await;
+        session_loop(
+            id,
+            &sessions,
+            handler,
+            in_rx,
+            outbox,
+            &shutdown,
+            &disconnect,
+        )
+        .await;
         session_done.cancel();
     };
     let writer = write_loop(
         sink,
-        out_rx,
-        close_rx,
+        WriterLinks {
+            out_rx,
+            close_rx,
+            ping_rx,
+        },
         &counters,
         &shutdown,
         &session_done,
+        &disconnect,
         limits,
     );
     let (cause, (), ()) = tokio::join!(reader, session, writer);
@@ -357,44 +424,126 @@ where
     cause
 }
 
-async fn read_loop<R>(
-    mut stream: R,
+/// The reader's channels: decoded input to the session, a close frame and ping requests to the
+/// writer.
+struct ReaderLinks {
     in_tx: mpsc::Sender<ReaderItem>,
     close_tx: mpsc::Sender<CloseInfo>,
+    ping_tx: mpsc::Sender<()>,
+}
+
+/// Sleeps until `deadline`, or forever without one.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The next keep-alive tick, or never when keep-alive is off.
+async fn tick(ticker: &mut Option<tokio::time::Interval>) {
+    match ticker {
+        Some(ticker) => {
+            ticker.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// How the reader stopped reading on the server's initiative.
+enum Stop {
+    Shutdown,
+    Disconnect,
+}
+
+async fn read_loop<R>(
+    mut stream: R,
+    links: ReaderLinks,
     counters: &Counters,
     shutdown: &CancellationToken,
+    disconnect: &CancellationToken,
     limits: SessionLimits,
 ) -> CloseCause
 where
     R: Stream<Item = Result<WsMessage, RecvError>> + Unpin,
 {
-    loop {
+    let ReaderLinks {
+        in_tx,
+        close_tx,
+        ping_tx,
+    } = links;
+    let snapshot_limits = SnapshotLimits {
+        max_nodes: limits.max_snapshot_nodes,
+        ..SnapshotLimits::default()
+    };
+    let start = Instant::now();
+    // F5: a client that never sends client-ready, or stops answering pings (gone, or stuck
+    // in the middle of a frame), is closed instead of held open forever.
+    let mut ready_deadline = Some(start + limits.client_ready_timeout);
+    let mut pong_deadline: Option<Instant> = None;
+    let mut ticker = (!limits.ping_interval.is_zero()).then(|| {
+        let mut ticker =
+            tokio::time::interval_at(start + limits.ping_interval, limits.ping_interval);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticker
+    });
+    let close = |code: u16, reason: String| {
+        let _ = close_tx.try_send(CloseInfo { code, reason });
+    };
+    let stop = loop {
         let next = tokio::select! {
             biased;
-            () = shutdown.cancelled() => break,
+            () = shutdown.cancelled() => break Stop::Shutdown,
+            () = disconnect.cancelled() => break Stop::Disconnect,
+            () = until(ready_deadline) => {
+                let after = limits.client_ready_timeout;
+                warn!(?after, "no client-ready in time; closing with 1008");
+                close(CLOSE_POLICY, messages::client_ready_timeout(after));
+                return CloseCause::ClientReadyTimeout { after };
+            }
+            () = tick(&mut ticker) => {
+                // The deadline runs from when the ping was due, so a writer stuck on a client
+                // that does not read is caught too.
+                pong_deadline.get_or_insert_with(|| Instant::now() + limits.pong_timeout);
+                let _ = ping_tx.try_send(());
+                continue;
+            }
             next = stream.next() => next,
+            // After the stream: a pong already buffered wins over an expired deadline.
+            () = until(pong_deadline) => {
+                let after = limits.pong_timeout;
+                warn!(?after, "no pong to a keep-alive ping in time; closing with 1011");
+                close(CLOSE_UNEXPECTED, messages::pong_timeout(after));
+                return CloseCause::PongTimeout { after };
+            }
         };
         let Some(next) = next else {
             return CloseCause::ClientGone;
         };
         counters.frames_received.fetch_add(1, Ordering::Relaxed);
         let item = match next {
-            Ok(WsMessage::Binary(bytes)) => match wire::decode(&bytes) {
-                Ok(Some(inbound)) => ReaderItem::Message(inbound),
+            Ok(WsMessage::Binary(bytes)) => match wire::decode(&bytes, &snapshot_limits) {
+                Ok(Some(inbound)) => {
+                    if matches!(inbound.message, ClientMessage::ClientReady(_)) {
+                        ready_deadline = None;
+                    }
+                    ReaderItem::Message(inbound)
+                }
                 Ok(None) => continue,
                 Err(refusal) => ReaderItem::Refused(refusal),
             },
             Ok(WsMessage::Text(_)) => {
                 ReaderItem::Refused(wire::Refusal::error(messages::text_frame_refused()))
             }
-            Ok(WsMessage::Ping(_) | WsMessage::Pong(_)) => continue,
+            Ok(WsMessage::Pong(_)) => {
+                pong_deadline = None;
+                continue;
+            }
+            Ok(WsMessage::Ping(_)) => continue,
             Ok(WsMessage::Close(_)) => return CloseCause::ClientGone,
             Err(RecvError::TooLarge { size, limit }) => {
                 warn!(size, limit, "frame over the limit; closing with 1009");
-                let _ = close_tx.try_send(CloseInfo {
-                    code: CLOSE_TOO_BIG,
-                    reason: messages::frame_too_large(limit),
-                });
+                close(CLOSE_TOO_BIG, messages::frame_too_large(limit));
                 return CloseCause::FrameTooLarge { size, limit };
             }
             Err(RecvError::Other(err)) => {
@@ -405,7 +554,8 @@ where
         // Waits while the session is behind: this is what bounds memory under a flood.
         let sent = tokio::select! {
             biased;
-            () = shutdown.cancelled() => break,
+            () = shutdown.cancelled() => break Stop::Shutdown,
+            () = disconnect.cancelled() => break Stop::Disconnect,
             sent = in_tx.send(item) => sent,
         };
         if sent.is_err() {
@@ -415,9 +565,9 @@ where
             &counters.inbound_high_water,
             in_tx.max_capacity() - in_tx.capacity(),
         );
-    }
-    // Shutdown: the writer sends the close frame; read on (discarding) until the client's
-    // answer, so the closing handshake completes, but no longer than the grace period.
+    };
+    // Shutdown or disconnect: the writer sends the close frame; read on (discarding) until the
+    // client's answer, so the closing handshake completes, but no longer than the grace period.
     drop(in_tx);
     let _ = tokio::time::timeout(limits.close_grace, async {
         while let Some(Ok(m)) = stream.next().await {
@@ -427,7 +577,10 @@ where
         }
     })
     .await;
-    CloseCause::Shutdown
+    match stop {
+        Stop::Shutdown => CloseCause::Shutdown,
+        Stop::Disconnect => CloseCause::ClientDisconnected,
+    }
 }
 
 async fn session_loop(
@@ -437,6 +590,7 @@ async fn session_loop(
     mut in_rx: mpsc::Receiver<ReaderItem>,
     outbox: Outbox,
     shutdown: &CancellationToken,
+    disconnect: &CancellationToken,
 ) {
     loop {
         let item = tokio::select! {
@@ -465,10 +619,16 @@ async fn session_loop(
                 Err(SendError { .. }) => return,
             },
         };
+        let last = matches!(input, SessionInput::Disconnect);
         tokio::select! {
             biased;
             () = shutdown.cancelled() => return,
             () = handler.handle(input, &outbox) => {}
+        }
+        if last {
+            // The handler was told; inputs after disconnect-bot are not served.
+            disconnect.cancel();
+            return;
         }
     }
 }
@@ -552,7 +712,11 @@ async fn accept(
         ClientMessage::UiCancelJobGroup(cancel) => {
             debug!(job_id = %cancel.job_id, "ui-cancel-job-group");
             sessions.publish(id, SessionEventKind::CancelJobGroup(cancel.clone()));
-            SessionInput::CancelJobGroup(cancel)
+            SessionInput::CancelJobGroup { request_id, cancel }
+        }
+        ClientMessage::DisconnectBot => {
+            info!("disconnect-bot: the client ends the session");
+            SessionInput::Disconnect
         }
         other => {
             debug!(message = ?other, "accepted, nothing to do");
@@ -561,31 +725,129 @@ async fn accept(
     }))
 }
 
+/// The writer's channels: answers from the session, a close frame and ping requests from the
+/// reader.
+struct WriterLinks {
+    out_rx: mpsc::Receiver<Outgoing>,
+    close_rx: mpsc::Receiver<CloseInfo>,
+    ping_rx: mpsc::Receiver<()>,
+}
+
+/// Most distinct error texts remembered per session by [`ErrorDamper`].
+const DAMPER_TEXTS: usize = 64;
+
+/// F2: sends an `error` / `error-response` text to one session at most once per window (the
+/// first always goes out), so a client that answers each error with new input that is refused
+/// again cannot make a loop of refusals. Counts and logs what it holds back.
+#[derive(Debug)]
+struct ErrorDamper {
+    window: Duration,
+    /// Per text: when it was last sent, and how many identical ones were held back since.
+    seen: HashMap<String, (Instant, u64)>,
+}
+
+impl ErrorDamper {
+    fn new(window: Duration) -> Self {
+        Self {
+            window,
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Whether `message` may be sent at `now`.
+    fn admit(&mut self, message: &ServerMessage, now: Instant) -> bool {
+        let text = match message {
+            ServerMessage::Error { error, .. } | ServerMessage::ErrorResponse { error } => error,
+            _ => return true,
+        };
+        if self.window.is_zero() {
+            return true;
+        }
+        if let Some((sent, held)) = self.seen.get_mut(text) {
+            if now.duration_since(*sent) < self.window {
+                *held += 1;
+                debug!(error = %text, "identical error within the repeat window; not sent");
+                return false;
+            }
+            if *held > 0 {
+                info!(error = %text, suppressed = *held, window = ?self.window,
+                      "identical errors were not sent within the repeat window");
+            }
+            *sent = now;
+            *held = 0;
+            return true;
+        }
+        if self.seen.len() >= DAMPER_TEXTS {
+            let window = self.window;
+            self.seen.retain(|text, (sent, held)| {
+                let keep = now.duration_since(*sent) < window;
+                if !keep && *held > 0 {
+                    info!(error = %text, suppressed = *held, "identical errors were not sent within the repeat window");
+                }
+                keep
+            });
+            if self.seen.len() >= DAMPER_TEXTS
+                && let Some(oldest) = self
+                    .seen
+                    .iter()
+                    .min_by_key(|(_, (sent, _))| *sent)
+                    .map(|(text, _)| text.clone())
+            {
+                self.seen.remove(&oldest);
+            }
+        }
+        self.seen.insert(text.clone(), (now, 0));
+        true
+    }
+
+    /// Logs the counts still held at the end of the session.
+    fn finish(&self) {
+        for (text, (_, held)) in &self.seen {
+            if *held > 0 {
+                info!(error = %text, suppressed = *held, "identical errors were not sent within the repeat window");
+            }
+        }
+    }
+}
+
 async fn write_loop<W>(
     mut sink: W,
-    mut out_rx: mpsc::Receiver<Outgoing>,
-    mut close_rx: mpsc::Receiver<CloseInfo>,
+    links: WriterLinks,
     counters: &Counters,
     shutdown: &CancellationToken,
     session_done: &CancellationToken,
+    disconnect: &CancellationToken,
     limits: SessionLimits,
 ) where
     W: Sink<WsMessage> + Unpin,
     W::Error: fmt::Display,
 {
+    let WriterLinks {
+        mut out_rx,
+        mut close_rx,
+        mut ping_rx,
+    } = links;
+    let mut damper = ErrorDamper::new(limits.error_repeat_window);
     let close = loop {
-        let out = tokio::select! {
+        let frame = tokio::select! {
             biased;
             Some(close) = close_rx.recv() => break Some(close),
             () = shutdown.cancelled() => break Some(going_away()),
+            Some(()) = ping_rx.recv() => WsMessage::Ping(Bytes::new()),
             // Answers already queued still go out after the session ends.
             out = out_rx.recv() => match out {
-                Some(out) => out,
+                Some(out) => {
+                    if !damper.admit(&out.message, Instant::now()) {
+                        counters.errors_suppressed.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                    WsMessage::Binary(wire::encode(out).into())
+                }
                 None => break None,
             },
             () = session_done.cancelled() => break None,
         };
-        let frame = WsMessage::Binary(wire::encode(out).into());
+        let is_data = matches!(frame, WsMessage::Binary(_));
         let sent = tokio::select! {
             biased;
             Some(close) = close_rx.recv() => break Some(close),
@@ -594,16 +856,27 @@ async fn write_loop<W>(
         };
         match sent {
             Ok(()) => {
-                counters.messages_sent.fetch_add(1, Ordering::Relaxed);
+                if is_data {
+                    counters.messages_sent.fetch_add(1, Ordering::Relaxed);
+                }
             }
             Err(err) => {
                 debug!(%err, "socket write failed");
+                damper.finish();
                 return;
             }
         }
     };
-    // Our close frame (limit, shutdown), then a flush that also sends the WebSocket library's
-    // answer to a close frame from the client.
+    damper.finish();
+    // After disconnect-bot, the queue is drained: close with 1000.
+    let close = close.or_else(|| {
+        disconnect.is_cancelled().then(|| CloseInfo {
+            code: CLOSE_NORMAL,
+            reason: messages::client_disconnected(),
+        })
+    });
+    // Our close frame (limit, deadline, shutdown, disconnect), then a flush that also sends the
+    // WebSocket library's answer to a close frame from the client.
     let _ = tokio::time::timeout(limits.close_grace, async {
         if let Some(close) = close {
             let _ = sink.send(WsMessage::Close(Some(close))).await;
@@ -626,8 +899,10 @@ mod tests {
     use futures::channel::mpsc as fmpsc;
     use std::sync::atomic::AtomicUsize;
 
-    fn unknown_type_frame(n: usize) -> WsMessage {
-        let json = format!(r#"{{"label":"rtvi-ai","type":"nope","id":"m{n}","data":{{}}}}"#);
+    fn ping_frame(n: usize) -> WsMessage {
+        let json = format!(
+            r#"{{"label":"rtvi-ai","type":"client-message","id":"m{n}","data":{{"t":"ping","d":{n}}}}}"#
+        );
         WsMessage::Binary(hark_rtvi::frame::encode_message_json(&json).into())
     }
 
@@ -656,14 +931,15 @@ mod tests {
         let limits = SessionLimits {
             inbound_queue: 4,
             outbound_queue: 8,
+            // No client-ready here: the deadline must not end the test.
+            client_ready_timeout: Duration::from_secs(3600),
             ..SessionLimits::default()
         };
         let pulled = Arc::new(AtomicUsize::new(0));
         let counter = pulled.clone();
-        let stream =
-            futures::stream::iter((0..N).map(|n| Ok(unknown_type_frame(n)))).inspect(move |_| {
-                counter.fetch_add(1, Ordering::SeqCst);
-            });
+        let stream = futures::stream::iter((0..N).map(|n| Ok(ping_frame(n)))).inspect(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
         // A socket that takes one message and then stalls until its receiver reads.
         let (sink, mut socket_rx) = fmpsc::channel::<WsMessage>(0);
         let sessions = Sessions::new();
@@ -700,7 +976,7 @@ mod tests {
             let json = hark_rtvi::frame::decode_frame(&bytes).unwrap();
             let v: Value = serde_json::from_str(json.message_json().unwrap()).unwrap();
             assert_eq!(v["id"], format!("m{n}"));
-            assert_eq!(v["data"]["error"], "Unsupported type nope");
+            assert_eq!(v["data"], serde_json::json!({"t": "ping", "d": n}));
         }
         assert_eq!(conn.await.unwrap(), CloseCause::ClientGone);
         assert!(sessions.stats(id).is_none(), "unregistered at the end");
@@ -767,5 +1043,37 @@ mod tests {
                 error: messages::unhandled_client_message("other")
             }
         );
+    }
+
+    /// F2: one session gets an identical error text at most once per window; the first always
+    /// goes out, other texts and other messages are not held back, and the text goes out again
+    /// once the window has passed. Zero disables damping.
+    #[test]
+    fn identical_errors_are_sent_once_per_window() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let refused = wire::error_response("Unsupported type foo");
+        let other = wire::error("Invalid frame: x");
+        let mut d = ErrorDamper::new(Duration::from_secs(5));
+        assert!(d.admit(&refused, t0), "the first always goes out");
+        assert!(!d.admit(&refused, t0 + s));
+        assert!(!d.admit(&refused, t0 + 4 * s));
+        assert!(d.admit(&other, t0 + 4 * s), "another text is not held back");
+        assert!(d.admit(&ServerMessage::BotLlmStarted, t0 + 4 * s));
+        assert_eq!(d.seen["Unsupported type foo"].1, 2, "held back, counted");
+        assert!(d.admit(&refused, t0 + 5 * s), "again after the window");
+        assert!(!d.admit(&refused, t0 + 6 * s));
+        // `error` and `error-response` with the same text are the same refusal to the page.
+        assert!(!d.admit(&wire::error("Unsupported type foo"), t0 + 6 * s));
+
+        let mut off = ErrorDamper::new(Duration::ZERO);
+        assert!((0..3).all(|_| off.admit(&refused, t0)));
+
+        // Many distinct texts: memory stays bounded.
+        let mut d = ErrorDamper::new(Duration::from_secs(5));
+        for n in 0..1000 {
+            assert!(d.admit(&wire::error(&format!("Unsupported type t{n}")), t0));
+        }
+        assert!(d.seen.len() <= DAMPER_TEXTS);
     }
 }

@@ -12,6 +12,10 @@ use futures::{Sink, SinkExt, Stream, StreamExt};
 pub const CLOSE_NORMAL: u16 = 1000;
 /// Close code 1001: the server is going away (used at shutdown).
 pub const CLOSE_GOING_AWAY: u16 = 1001;
+/// Close code 1008: policy violation (used when no `client-ready` arrived in time).
+pub const CLOSE_POLICY: u16 = 1008;
+/// Close code 1011: the server cannot go on (used when a keep-alive ping got no pong in time).
+pub const CLOSE_UNEXPECTED: u16 = 1011;
 /// Close code 1009: a message too big to process (used for an oversize frame, case P3).
 pub const CLOSE_TOO_BIG: u16 = 1009;
 

@@ -23,7 +23,7 @@
 //! | --- | --- |
 //! | `ui-snapshot` | [`UiWorker::on_snapshot`] |
 //! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler) |
-//! | `ui-cancel-job-group` | [`JobGroups::cancel`] |
+//! | `ui-cancel-job-group` | [`JobGroups::cancel`]; an unknown or not cancellable group gets an `error-response` with the request id |
 //! | `send-text`, `client-message` | [`NoAgentHandler`] (no agent yet) |
 //!
 //! The worker's [`CommandSink`] is the session's [`Outbox`]: a command is queued at once (the
@@ -86,6 +86,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, error, info};
 
+use crate::messages;
 use crate::registry::SessionId;
 use crate::session::{HandlerFactory, NoAgentHandler, Outbox, SessionHandler, SessionInput};
 
@@ -555,16 +556,24 @@ impl SessionHandler for UiSessionHandler {
                     let dispatched = self.session.events.dispatch(event);
                     debug!(event = %name, ?dispatched, "ui-event");
                 }
-                SessionInput::CancelJobGroup(cancel) => {
+                SessionInput::CancelJobGroup { request_id, cancel } => {
                     let outcome = self.session.groups.cancel(&cancel);
-                    match outcome {
+                    let refusal = match outcome {
                         CancelOutcome::Cancelled => {
                             info!(job_id = %cancel.job_id, reason = cancel.reason_or_default(), "job group cancelled by the client");
+                            return;
                         }
-                        other => {
-                            debug!(job_id = %cancel.job_id, outcome = ?other, "ui-cancel-job-group not honoured");
+                        CancelOutcome::UnknownGroup => {
+                            messages::cancel_unknown_group(&cancel.job_id)
                         }
-                    }
+                        CancelOutcome::NotCancellable => {
+                            messages::cancel_not_cancellable(&cancel.job_id)
+                        }
+                    };
+                    info!(job_id = %cancel.job_id, outcome = ?outcome, "ui-cancel-job-group not honoured");
+                    let _ = outbox
+                        .respond(request_id, crate::wire::error_response(&refusal))
+                        .await;
                 }
                 other => NoAgentHandler.handle(other, outbox).await,
             }
@@ -786,10 +795,13 @@ mod tests {
         );
 
         h.handle(
-            SessionInput::CancelJobGroup(UiCancelJobGroup {
-                job_id: job_id.clone(),
-                reason: None,
-            }),
+            SessionInput::CancelJobGroup {
+                request_id: Some("k1".into()),
+                cancel: UiCancelJobGroup {
+                    job_id: job_id.clone(),
+                    reason: None,
+                },
+            },
             &outbox,
         )
         .await;
@@ -813,6 +825,61 @@ mod tests {
         };
         assert_eq!(done, job_id);
         run.await.unwrap().unwrap();
+    }
+
+    /// A cancel the worker cannot honour is answered with an error-response on the request id
+    /// naming the group and why: unknown (or finished) groups, and groups started as not
+    /// cancellable (which keep running).
+    #[tokio::test]
+    async fn a_cancel_that_cannot_be_honoured_gets_an_error_response() {
+        let config = UiSessionConfig::new().peer_worker("slow", Arc::new(Never));
+        let factory = UiHandlerFactory::new(config).unwrap();
+        let mut h = factory.handler(SessionId(3));
+        let (outbox, mut rx) = Outbox::channel(SessionId(3), 16);
+        h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+        let cancel = |id: &str, job: &str| SessionInput::CancelJobGroup {
+            request_id: Some(id.into()),
+            cancel: UiCancelJobGroup {
+                job_id: job.into(),
+                reason: None,
+            },
+        };
+
+        h.handle(cancel("k1", "J-nope"), &outbox).await;
+        let out = rx.recv().await.unwrap();
+        assert_eq!(out.id.as_deref(), Some("k1"));
+        assert_eq!(
+            out.message,
+            ServerMessage::ErrorResponse {
+                error: messages::cancel_unknown_group("J-nope")
+            }
+        );
+
+        let groups = h.session().job_groups().clone();
+        let run = tokio::spawn(async move {
+            groups
+                .run(
+                    &["slow"],
+                    JobGroupParams::new("research", json!({})).cancellable(false),
+                )
+                .await
+        });
+        let ServerMessage::UiJobGroup(JobGroupEnvelope::GroupStarted { job_id, .. }) =
+            next(&mut rx).await
+        else {
+            panic!("group_started first")
+        };
+        h.handle(cancel("k2", &job_id), &outbox).await;
+        let out = rx.recv().await.unwrap();
+        assert_eq!(out.id.as_deref(), Some("k2"));
+        assert_eq!(
+            out.message,
+            ServerMessage::ErrorResponse {
+                error: messages::cancel_not_cancellable(&job_id)
+            }
+        );
+        assert!(!run.is_finished(), "a not-cancellable group keeps running");
+        run.abort();
     }
 
     #[test]

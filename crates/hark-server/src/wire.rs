@@ -1,6 +1,7 @@
 //! The edge between socket bytes and typed RTVI values (hark-rtvi's codec), in one place.
 
-use hark_rtvi::message::{Inbound, ParseError, ServerMessage, parse_client_message};
+use hark_rtvi::message::{Inbound, ParseError, ServerMessage, parse_client_message_with};
+use hark_rtvi::snapshot::SnapshotLimits;
 use hark_rtvi::version::VersionCheck;
 use serde_json::Value;
 use tracing::{info, trace};
@@ -50,8 +51,9 @@ fn cut(mut text: String, max: usize) -> String {
 ///
 /// `Ok(None)`: a frame the session does not act on (audio, text, transcription, interruption
 /// frames; an RTVI message with another `label`, which rtvi-ui.md §1.1 says to ignore).
-/// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data).
-pub(crate) fn decode(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
+/// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data, a
+/// snapshot over `snapshot.max_nodes` nodes).
+pub(crate) fn decode(bytes: &[u8], snapshot: &SnapshotLimits) -> Result<Option<Inbound>, Refusal> {
     // The WebSocket layer already enforces the configured size limit.
     let frame = hark_rtvi::frame::decode_frame_with_limit(bytes, usize::MAX)
         .map_err(|e| Refusal::error(e.to_string()))?;
@@ -59,7 +61,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
         trace!("non-message frame ignored");
         return Ok(None);
     };
-    match parse_client_message(json) {
+    match parse_client_message_with(json, snapshot) {
         Ok(inbound) => Ok(Some(inbound)),
         Err(ParseError::WrongLabel(label)) => {
             info!(label, "message with another label ignored");
@@ -137,24 +139,33 @@ mod tests {
     use super::*;
     use hark_rtvi::frame::encode_message_json;
 
+    fn decode_default(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
+        decode(bytes, &SnapshotLimits::default())
+    }
+
     #[test]
     fn truncated_protobuf_is_refused_with_the_codec_text() {
         let bytes = encode_message_json(r#"{"label":"rtvi-ai","type":"client-ready","id":"x"}"#);
-        let err = decode(&bytes[..bytes.len() / 2]).unwrap_err();
+        let err = decode_default(&bytes[..bytes.len() / 2]).unwrap_err();
         assert_eq!(err.id, None);
         assert!(err.text.starts_with("Invalid frame:"), "{}", err.text);
     }
 
     #[test]
     fn invalid_json_inside_is_refused() {
-        let err = decode(&encode_message_json("{not json")).unwrap_err();
+        let err = decode_default(&encode_message_json("{not json")).unwrap_err();
         assert_eq!(err.id, None);
-        assert!(err.text.contains("not a JSON object"), "{}", err.text);
+        // hark-rtvi owns the wording; the server passes it on as an `error` (no id known).
+        assert!(
+            err.text.starts_with("Invalid RTVI message:"),
+            "{}",
+            err.text
+        );
     }
 
     #[test]
     fn unknown_type_is_refused_with_its_id() {
-        let err = decode(&encode_message_json(
+        let err = decode_default(&encode_message_json(
             r#"{"label":"rtvi-ai","type":"foo","id":"ab12cd34","data":{}}"#,
         ))
         .unwrap_err();
@@ -169,7 +180,7 @@ mod tests {
             "é".repeat(300_000),
             "i".repeat(1000)
         );
-        let err = decode(&encode_message_json(&json)).unwrap_err();
+        let err = decode_default(&encode_message_json(&json)).unwrap_err();
         assert!(err.text.len() <= MAX_REFUSAL_BYTES, "{}", err.text.len());
         assert!(err.text.starts_with("Unsupported type éé"));
         assert!(err.text.ends_with('…'));
@@ -180,13 +191,13 @@ mod tests {
     #[test]
     fn other_labels_and_audio_frames_are_ignored() {
         assert_eq!(
-            decode(&encode_message_json(
+            decode_default(&encode_message_json(
                 r#"{"label":"other","type":"x","id":"1"}"#
             )),
             Ok(None)
         );
         let audio = hark_rtvi::frame::Frame::audio(vec![0; 640], 16_000, 1).to_bytes();
-        assert_eq!(decode(&audio), Ok(None));
+        assert_eq!(decode_default(&audio), Ok(None));
     }
 
     #[test]

@@ -13,30 +13,65 @@ use tokio_tungstenite::tungstenite::Message;
 
 const HARK: &str = env!("CARGO_BIN_EXE_hark");
 
+const SERVE_FLAGS: &[&str] = &[
+    "--addr",
+    "--demo",
+    "--web-dir",
+    "--max-frame-bytes",
+    "--header-read-timeout",
+    "--client-ready-timeout",
+    "--ping-interval",
+    "--pong-timeout",
+    "--error-repeat-window",
+    "--allow-origin",
+    "--max-snapshot-nodes",
+    "--log",
+];
+
+const ENV_VARS: &[&str] = &[
+    "HARK_ADDR",
+    "HARK_WEB_DIR",
+    "HARK_MAX_FRAME_BYTES",
+    "HARK_HEADER_READ_TIMEOUT",
+    "HARK_CLIENT_READY_TIMEOUT",
+    "HARK_PING_INTERVAL",
+    "HARK_PONG_TIMEOUT",
+    "HARK_ERROR_REPEAT_WINDOW",
+    "HARK_ALLOW_ORIGINS",
+    "HARK_MAX_SNAPSHOT_NODES",
+    "RUST_LOG",
+];
+
+fn help(args: &[&str]) -> String {
+    let out = Command::new(HARK).args(args).output().expect("run hark");
+    assert!(out.status.success(), "hark {args:?}: {}", out.status);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// F10: `hark serve --help` and `hark serve -h` both print every flag and environment variable.
 #[test]
-fn help_documents_every_flag_and_env_var() {
-    let out = Command::new(HARK)
-        .arg("--help")
-        .output()
-        .expect("run hark --help");
-    assert!(out.status.success());
-    let help = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "serve",
-        "--addr",
-        "--demo",
-        "--web-dir",
-        "--max-frame-bytes",
-        "--log",
-        "HARK_ADDR",
-        "HARK_WEB_DIR",
-        "HARK_MAX_FRAME_BYTES",
-        "RUST_LOG",
-    ] {
-        assert!(
-            help.contains(needle),
-            "`hark --help` lacks {needle}:\n{help}"
-        );
+fn serve_help_documents_every_flag_and_env_var() {
+    for flag in ["--help", "-h"] {
+        let text = help(&["serve", flag]);
+        for needle in SERVE_FLAGS.iter().chain(ENV_VARS) {
+            assert!(
+                text.contains(needle),
+                "`hark serve {flag}` lacks {needle}:\n{text}"
+            );
+        }
+        assert!(text.contains("Environment"), "{text}");
+    }
+    assert_eq!(help(&["serve", "-h"]), help(&["serve", "--help"]));
+}
+
+/// F10: `hark --help` lists the subcommands and names each environment variable once.
+#[test]
+fn top_help_lists_subcommands_and_each_env_var_once() {
+    let text = help(&["--help"]);
+    assert!(text.contains("serve"), "{text}");
+    assert!(text.contains("--log"), "{text}");
+    for env in ENV_VARS {
+        assert_eq!(text.matches(env).count(), 1, "{env} in:\n{text}");
     }
 }
 

@@ -317,6 +317,12 @@ async fn snapshots_and_cancels_reach_the_registry() {
     .await;
     assert_eq!(cancel.job_id, "J1");
     assert_eq!(cancel.reason_or_default(), "cancelled by user");
+    // No job group runs here: the client is told which and why, on its request id.
+    assert_eq!(
+        recv_json(&mut ws).await,
+        json!({"label": "rtvi-ai", "type": "error-response", "id": "k1",
+               "data": {"error": messages::cancel_unknown_group("J1")}})
+    );
     server.stop().await;
 }
 
@@ -380,7 +386,7 @@ async fn garbage_gets_clear_errors_and_the_session_stays_up() {
         m["data"]["error"]
             .as_str()
             .unwrap()
-            .starts_with("Invalid RTVI message: not a JSON object"),
+            .starts_with("Invalid RTVI message:"),
         "{m}"
     );
 
@@ -513,7 +519,8 @@ async fn frame_limit_is_configurable() {
 
 /// P3 flood: 50 000 messages from a client that does not read its answers. The server's queues
 /// fill to their bounds and it stops reading (TCP pushes back), instead of buffering; another
-/// session is served meanwhile; once the client reads, every answer arrives, in order.
+/// session is served meanwhile; once the client reads, every answer arrives, in order. (Pings,
+/// not refused input: identical refusals are sent once per window, F2.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flood_is_bounded_by_the_queues_and_every_answer_arrives() {
     const N: usize = 50_000;
@@ -523,13 +530,17 @@ async fn flood_is_bounded_by_the_queues_and_every_answer_arrives() {
     handshake(&mut ws, "h1").await;
     let id = wait_ready(&mut events).await;
     let (mut sink, mut stream) = ws.split();
-    // A long unknown type makes each answer ~1 KB, so 50 000 answers (~50 MB) are far more than
+    // A long ping payload makes each answer ~1 KB, so 50 000 answers (~50 MB) are far more than
     // the socket buffers hold while the client does not read.
-    let long_type = "t".repeat(1000);
-    let flood_type = long_type.clone();
+    let long = "t".repeat(1000);
+    let payload = long.clone();
     let writer = tokio::spawn(async move {
         for n in 0..N {
-            let json = envelope(&flood_type, &format!("f{n}"), json!({}));
+            let json = envelope(
+                "client-message",
+                &format!("f{n}"),
+                json!({"t": "ping", "d": payload}),
+            );
             sink.send(frame(&json)).await.expect("flood send");
         }
         sink
@@ -567,7 +578,6 @@ async fn flood_is_bounded_by_the_queues_and_every_answer_arrives() {
     assert_alive(&mut other, "o2").await;
 
     // Now read: every answer arrives, in order.
-    let want_error = format!("Unsupported type {long_type}");
     for n in 0..N {
         let msg = tokio::time::timeout(STEP, stream.next())
             .await
@@ -577,7 +587,7 @@ async fn flood_is_bounded_by_the_queues_and_every_answer_arrives() {
         let frame = hark_rtvi::frame::decode_frame(&msg.into_data()).unwrap();
         let json: serde_json::Value = serde_json::from_str(frame.message_json().unwrap()).unwrap();
         assert_eq!(json["id"], format!("f{n}"));
-        assert_eq!(json["data"]["error"], want_error.as_str());
+        assert_eq!(json["data"]["d"], long.as_str());
     }
     let sink = writer.await.unwrap();
     let mut ws = sink.reunite(stream).unwrap();
@@ -735,4 +745,322 @@ async fn root_page_says_what_to_do() {
     assert!(page.contains("<p>built page</p>"), "{page}");
     server.stop().await;
     std::fs::remove_dir_all(&empty).unwrap();
+}
+
+/// F2: identical refusals to one session are sent once per window (the first always goes out),
+/// counted in the session's stats; other texts still go out; other sessions are not affected.
+#[tokio::test]
+async fn identical_refusals_are_sent_once_per_window() {
+    let server = TestServer::start(ServerConfig {
+        error_repeat_window: Duration::from_secs(3600),
+        ..local_config()
+    });
+    let mut events = server.sessions.subscribe();
+    let mut ws = connect(&server).await;
+    handshake(&mut ws, "h1").await;
+    let id = wait_ready(&mut events).await;
+    for n in 0..5 {
+        send_json(&mut ws, &envelope("foo", &format!("r{n}"), json!({}))).await;
+    }
+    send_json(&mut ws, &envelope("bar", "b1", json!({}))).await;
+    assert_eq!(
+        recv_json(&mut ws).await,
+        json!({"label": "rtvi-ai", "type": "error-response", "id": "r0", "data": {"error": "Unsupported type foo"}})
+    );
+    // r1..r4 were held back: the next message is the other text, then the ping's answer.
+    assert_eq!(
+        recv_json(&mut ws).await["data"]["error"],
+        "Unsupported type bar"
+    );
+    assert_alive(&mut ws, "p1").await;
+    assert_eq!(server.sessions.stats(id).unwrap().errors_suppressed, 4);
+    // Another session gets its own first refusal.
+    let mut other = connect(&server).await;
+    handshake(&mut other, "h2").await;
+    send_json(&mut other, &envelope("foo", "o1", json!({}))).await;
+    assert_eq!(recv_json(&mut other).await["id"], "o1");
+    server.stop().await;
+
+    // A zero window sends every refusal.
+    let server = TestServer::start(ServerConfig {
+        error_repeat_window: Duration::ZERO,
+        ..local_config()
+    });
+    let mut ws = connect(&server).await;
+    handshake(&mut ws, "h1").await;
+    for n in 0..3 {
+        send_json(&mut ws, &envelope("foo", &format!("r{n}"), json!({}))).await;
+    }
+    for n in 0..3 {
+        assert_eq!(recv_json(&mut ws).await["id"], format!("r{n}"));
+    }
+    server.stop().await;
+}
+
+/// Reads the raw connection until the server ends it; returns what it sent. A hang guard only.
+async fn read_until_closed(tcp: &mut tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(STEP, tcp.read(&mut buf))
+            .await
+            .expect("the server ends the connection in time")
+        {
+            Ok(0) | Err(_) => return out,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// F5: a silent TCP connection and a partial HTTP upgrade request are dropped after the header
+/// read timeout; a complete request on a fresh connection is still served.
+#[tokio::test]
+async fn silent_and_partial_http_connections_are_dropped() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::start(ServerConfig {
+        header_read_timeout: Duration::from_millis(200),
+        ..local_config()
+    });
+    let mut silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    read_until_closed(&mut silent).await;
+
+    let mut partial = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    partial
+        .write_all(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n")
+        .await
+        .unwrap();
+    let answer = read_until_closed(&mut partial).await;
+    assert!(
+        !String::from_utf8_lossy(&answer).contains("101"),
+        "no upgrade from a partial request"
+    );
+
+    // The timeout covers the request head only: a WebSocket session is unaffected.
+    let mut ws = connect(&server).await;
+    handshake(&mut ws, "h1").await;
+    assert_alive(&mut ws, "a1").await;
+    server.stop().await;
+}
+
+/// F5: an upgraded client that never sends client-ready is closed with 1008 and a reason
+/// naming the deadline; the session ends with `ClientReadyTimeout`.
+#[tokio::test]
+async fn no_client_ready_closes_with_1008() {
+    let server = TestServer::start(ServerConfig {
+        client_ready_timeout: Duration::from_millis(200),
+        ..local_config()
+    });
+    let mut events = server.sessions.subscribe();
+    let mut ws = connect(&server).await;
+    assert_eq!(
+        expect_close(&mut ws).await,
+        (1008, "client-ready not received within 200 ms".to_owned())
+    );
+    let cause = wait_for(&mut events, |e| match &e.kind {
+        SessionEventKind::Closed(c) => Some(c.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        cause,
+        CloseCause::ClientReadyTimeout {
+            after: Duration::from_millis(200)
+        }
+    );
+    server.stop().await;
+}
+
+/// F5: a client stuck in the middle of a frame (a header announcing ~1 MB, then 10 bytes)
+/// cannot answer keep-alive pings: its pongs land inside the unfinished frame. The server
+/// closes with 1011 and a reason naming the pong deadline.
+#[tokio::test]
+async fn a_peer_stuck_mid_frame_is_closed_by_the_keepalive() {
+    use tokio::io::AsyncWriteExt;
+    use tokio_tungstenite::MaybeTlsStream;
+    let server = TestServer::start(ServerConfig {
+        ping_interval: Duration::from_millis(100),
+        pong_timeout: Duration::from_millis(300),
+        ..local_config()
+    });
+    let mut events = server.sessions.subscribe();
+    let mut ws = connect(&server).await;
+    handshake(&mut ws, "h1").await;
+    // A masked binary frame header: FIN + binary, mask bit + 64-bit length 1_000_000, the mask,
+    // then 10 bytes of the payload, and nothing more.
+    let mut raw = vec![0x82, 0xff];
+    raw.extend_from_slice(&1_000_000u64.to_be_bytes());
+    raw.extend_from_slice(&[1, 2, 3, 4]);
+    raw.extend_from_slice(&[0u8; 10]);
+    let MaybeTlsStream::Plain(tcp) = ws.get_mut() else {
+        panic!("plain TCP")
+    };
+    tcp.write_all(&raw).await.unwrap();
+    assert_eq!(
+        expect_close(&mut ws).await,
+        (
+            1011,
+            "No pong within 300 ms of a keep-alive ping: connection presumed dead".to_owned()
+        )
+    );
+    let cause = wait_for(&mut events, |e| match &e.kind {
+        SessionEventKind::Closed(c) => Some(c.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        cause,
+        CloseCause::PongTimeout {
+            after: Duration::from_millis(300)
+        }
+    );
+    server.stop().await;
+}
+
+/// F5: a client that answers the keep-alive pings (as browsers and tungstenite do) stays open
+/// through many ping rounds.
+#[tokio::test]
+async fn a_client_that_answers_pings_stays_open() {
+    let server = TestServer::start(ServerConfig {
+        ping_interval: Duration::from_millis(50),
+        pong_timeout: Duration::from_secs(30),
+        ..local_config()
+    });
+    let mut ws = connect(&server).await;
+    handshake(&mut ws, "h1").await;
+    let mut pings = 0;
+    while pings < 5 {
+        // Reading makes tungstenite answer each ping with a pong.
+        match tokio::time::timeout(STEP, ws.next())
+            .await
+            .expect("pings in time")
+        {
+            Some(Ok(Message::Ping(_))) => pings += 1,
+            other => panic!("expected pings, got {other:?}"),
+        }
+    }
+    assert_alive(&mut ws, "a1").await;
+    server.stop().await;
+}
+
+/// F6: `disconnect-bot` ends the session like Pipecat: the handler is told, answers already
+/// queued go out, then close 1000 "Client asked to disconnect"; the Closed event says why.
+#[tokio::test]
+async fn disconnect_bot_closes_the_session_cleanly() {
+    #[derive(Debug)]
+    struct Recorder(tokio::sync::mpsc::UnboundedSender<String>);
+    impl SessionHandler for Recorder {
+        fn handle<'a>(&'a mut self, input: SessionInput, outbox: &'a Outbox) -> BoxFuture<'a, ()> {
+            let name = match &input {
+                SessionInput::Disconnect => "disconnect".to_owned(),
+                other => format!("{other:?}").chars().take(12).collect(),
+            };
+            let _ = self.0.send(name);
+            Box::pin(async move {
+                hark_server::NoAgentHandler.handle(input, outbox).await;
+            })
+        }
+    }
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let factory: Arc<dyn hark_server::HandlerFactory> = Arc::new(move |_: SessionId| {
+        Box::new(Recorder(seen_tx.clone())) as Box<dyn SessionHandler>
+    });
+    let server = TestServer::start_with(local_config(), Some(factory));
+    let mut events = server.sessions.subscribe();
+    let mut ws = connect(&server).await;
+    handshake(&mut ws, "h1").await;
+    send_json(
+        &mut ws,
+        &envelope("client-message", "c1", json!({"t": "ping", "d": 1})),
+    )
+    .await;
+    send_json(&mut ws, &envelope("disconnect-bot", "d1", json!({}))).await;
+    assert_eq!(recv_json(&mut ws).await["type"], "server-response");
+    assert_eq!(
+        expect_close(&mut ws).await,
+        (1000, "Client asked to disconnect".to_owned())
+    );
+    let cause = wait_for(&mut events, |e| match &e.kind {
+        SessionEventKind::Closed(c) => Some(c.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(cause, CloseCause::ClientDisconnected);
+    let mut inputs = Vec::new();
+    while let Ok(name) = seen.try_recv() {
+        inputs.push(name);
+    }
+    assert_eq!(
+        inputs.last().map(String::as_str),
+        Some("disconnect"),
+        "{inputs:?}"
+    );
+    assert!(server.sessions.ids().is_empty());
+    server.stop().await;
+}
+
+/// Connects to `/ws` with an `Origin` header; `Err((status, body))` when refused.
+async fn connect_with_origin(server: &TestServer, origin: &str) -> Result<Ws, (u16, String)> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = server.ws_url().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("Origin", origin.parse().unwrap());
+    match tokio::time::timeout(STEP, tokio_tungstenite::connect_async(request))
+        .await
+        .expect("an answer in time")
+    {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => Err((
+            response.status().as_u16(),
+            String::from_utf8_lossy(response.body().as_deref().unwrap_or_default()).into_owned(),
+        )),
+        Err(other) => panic!("unexpected error: {other}"),
+    }
+}
+
+/// F7: an upgrade from a foreign page gets 403 with a body naming the origin and the flag;
+/// same-origin pages and clients without Origin get in; `--allow-origin` and `*` let others in.
+#[tokio::test]
+async fn foreign_origins_are_refused_unless_allowed() {
+    let server = TestServer::local();
+    let (status, body) = connect_with_origin(&server, "http://evil.example")
+        .await
+        .expect_err("refused");
+    assert_eq!(status, 403);
+    assert_eq!(body, messages::origin_refused("http://evil.example"));
+    let mut same = connect_with_origin(&server, &format!("http://{}", server.addr))
+        .await
+        .expect("same origin");
+    handshake(&mut same, "s1").await;
+    let mut plain = connect(&server).await;
+    handshake(&mut plain, "p1").await;
+    server.stop().await;
+
+    let server = TestServer::start(ServerConfig {
+        allowed_origins: vec!["http://evil.example".into()],
+        ..local_config()
+    });
+    let mut listed = connect_with_origin(&server, "http://evil.example")
+        .await
+        .expect("listed origin");
+    handshake(&mut listed, "l1").await;
+    assert_eq!(
+        connect_with_origin(&server, "http://other.example")
+            .await
+            .err()
+            .map(|(status, _)| status),
+        Some(403)
+    );
+    server.stop().await;
+
+    let server = TestServer::start(ServerConfig {
+        allowed_origins: vec!["*".into()],
+        ..local_config()
+    });
+    let mut any = connect_with_origin(&server, "http://other.example")
+        .await
+        .expect("* allows every origin");
+    handshake(&mut any, "a1").await;
+    server.stop().await;
 }

@@ -14,8 +14,8 @@
 //! - [`context`]: [`UiContext`] and the pure rules (`<ui_event>` before the handler, `<ui_state>`
 //!   only on a user turn, per-job reset unless `keep_history`, the prompt guide kept in the
 //!   system instruction).
-//! - [`decode`]: [`snapshot_from_json`], snapshot JSON straight into the typed tree (same
-//!   result as hark-rtvi's decoder, about twice as fast on valid input).
+//! - [`decode`]: [`snapshot_from_json`], snapshot JSON into the typed tree (hark-rtvi's
+//!   streaming decoder, with its size and depth limits).
 //! - [`messages`]: every text hark-ui says, including the prompt guide.
 //! - [`respond`]: the `respond` job ([`Responder`], single-flight, `respond_to_job` through a
 //!   [`RespondHandle`], the shared [`WorkerContext`]); [`reply_tool`]: the `reply` tool.

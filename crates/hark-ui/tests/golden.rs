@@ -26,14 +26,6 @@ fn cases_dir() -> PathBuf {
 /// list cannot go stale).
 const KNOWN_WIRE_DIFFERENCES: &[(&str, &str)] = &[
     (
-        "edge-state-deep-40",
-        "hark-rtvi refuses trees deeper than MAX_TREE_DEPTH = 32 on purpose",
-    ),
-    (
-        "edge-state-deep-60",
-        "hark-rtvi refuses trees deeper than MAX_TREE_DEPTH = 32 on purpose",
-    ),
-    (
         "edge-state-level-true",
         "pydantic's lax int reads true as 1; hark-rtvi refuses a boolean",
     ),

@@ -1,0 +1,878 @@
+//! The snapshot decoder: any serde `Deserializer` (JSON text, a `serde_json::Value`) straight
+//! into [`A11ySnapshot`], with pydantic-like tolerance, the [`SnapshotLimits`], and errors that
+//! name the JSON path of the first problem.
+//!
+//! No intermediate `Value` and no per-node path strings: the path is built only when something
+//! is refused, from the segments each level adds while the error unwinds ([`Ctx::unwind`]).
+//! serde's own error type carries only text, so the structured problem travels beside it in
+//! [`Ctx::problem`].
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::fields::FieldError;
+use crate::messages;
+use crate::snapshot::{A11yNode, A11ySelection, A11ySnapshot, MAX_TREE_DEPTH, SnapshotLimits};
+
+/// One step of a JSON path.
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// What was wrong, once known; the path comes from [`Ctx::unwind`].
+#[derive(Clone, Copy)]
+enum Problem {
+    Missing,
+    WrongType {
+        expected: &'static str,
+        found: &'static str,
+    },
+    IntOutOfRange,
+    TooDeep,
+}
+
+/// Decoding state shared by every level of one decode.
+pub(crate) struct Ctx {
+    max_nodes: usize,
+    max_depth: usize,
+    /// Nodes met so far (all of them, also while counting past the limit).
+    nodes: usize,
+    /// Past `max_nodes`: nodes are only counted (for the error text), not kept or checked.
+    counting: bool,
+    problem: Option<Problem>,
+    /// Path segments of the failing value, innermost first.
+    unwind: Vec<Seg>,
+    /// The snapshot is the `tree` of `ui-snapshot` data (its path is `<prefix>.tree`).
+    in_data: bool,
+}
+
+impl Ctx {
+    pub(crate) fn new(limits: &SnapshotLimits) -> Ctx {
+        Ctx {
+            max_nodes: limits.max_nodes,
+            max_depth: limits.max_depth.min(MAX_TREE_DEPTH),
+            nodes: 0,
+            counting: false,
+            problem: None,
+            unwind: Vec::new(),
+            in_data: false,
+        }
+    }
+
+    fn fail<E: de::Error>(&mut self, problem: Problem) -> E {
+        self.problem = Some(problem);
+        E::custom("refused")
+    }
+
+    fn wrong_type<E: de::Error>(&mut self, expected: &'static str, found: &'static str) -> E {
+        self.fail(Problem::WrongType { expected, found })
+    }
+
+    /// Adds `seg` to the path when `r` is an error (called by the level that asked for the value).
+    fn at<T, E>(&mut self, r: Result<T, E>, seg: impl FnOnce() -> Seg) -> Result<T, E> {
+        if r.is_err() {
+            self.unwind.push(seg());
+        }
+        r
+    }
+
+    /// Refuses a decode that went past the node limit (checked once the text is read).
+    fn check_count<E: de::Error>(&mut self) -> Result<(), E> {
+        if self.nodes > self.max_nodes {
+            Err(E::custom("too many nodes"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The client-readable error for a failed decode: `prefix` (e.g. `data.tree`) joined with the
+    /// unwound segments, and the detail for the problem (or for serde's own error `e`).
+    pub(crate) fn error(self, e: &dyn fmt::Display, prefix: &str) -> FieldError {
+        let mut path = prefix.to_string();
+        for seg in self.unwind.iter().rev() {
+            match seg {
+                Seg::Key(k) if path.is_empty() => path.push_str(k),
+                Seg::Key(k) => {
+                    path.push('.');
+                    path.push_str(k);
+                }
+                Seg::Index(i) => path.push_str(&format!("[{i}]")),
+            }
+        }
+        if self.nodes > self.max_nodes && self.problem.is_none() && self.counting {
+            // Named at the snapshot itself, wherever the text stopped.
+            let at = match (self.in_data, prefix) {
+                (false, _) => prefix.to_string(),
+                (true, "") => "tree".to_string(),
+                (true, p) => format!("{p}.tree"),
+            };
+            let detail = messages::too_many_nodes(&at, self.nodes, self.max_nodes);
+            return FieldError::with_detail(at, detail);
+        }
+        let detail = match self.problem {
+            Some(Problem::Missing) => messages::missing_field(&path),
+            Some(Problem::WrongType { expected, found }) => {
+                messages::wrong_type(&path, expected, found)
+            }
+            Some(Problem::IntOutOfRange) => messages::integer_out_of_range(&path),
+            Some(Problem::TooDeep) => messages::tree_too_deep(&path, self.max_depth),
+            None => messages::json_error_detail(&path, &e.to_string()),
+        };
+        FieldError::with_detail(path, detail)
+    }
+}
+
+/// Decodes a snapshot object (the `tree` of `ui-snapshot`) from any deserializer.
+pub(crate) fn snapshot<'de, D: Deserializer<'de>>(
+    ctx: &mut Ctx,
+    d: D,
+) -> Result<A11ySnapshot, D::Error> {
+    let snap = d.deserialize_any(SnapshotV { ctx })?;
+    ctx.check_count()?;
+    Ok(snap)
+}
+
+/// Decodes one node (and its subtree) from any deserializer.
+pub(crate) fn node<'de, D: Deserializer<'de>>(ctx: &mut Ctx, d: D) -> Result<A11yNode, D::Error> {
+    let node = NodeSeed { ctx, depth: 1 }.deserialize(d)?;
+    ctx.check_count()?;
+    Ok(node)
+}
+
+/// Decodes a selection from any deserializer (`null` is refused: the caller handles absence).
+pub(crate) fn selection<'de, D: Deserializer<'de>>(
+    ctx: &mut Ctx,
+    d: D,
+) -> Result<A11ySelection, D::Error> {
+    d.deserialize_any(SelectionV {
+        ctx,
+        null_ok: false,
+    })
+    .map(|s| s.unwrap_or_default())
+}
+
+/// Decodes `ui-snapshot` data, `{"tree": {…}}`; other keys are ignored, `null` reads as `{}`.
+pub(crate) fn ui_snapshot_data<'de, D: Deserializer<'de>>(
+    ctx: &mut Ctx,
+    d: D,
+) -> Result<A11ySnapshot, D::Error> {
+    ctx.in_data = true;
+    let snap = d.deserialize_any(DataV { ctx })?;
+    ctx.check_count()?;
+    Ok(snap)
+}
+
+// ---- keys ------------------------------------------------------------------------------------
+
+/// A map key: one of the caller's known keys, or another key kept as text.
+enum Key {
+    Known(&'static str),
+    Other(String),
+}
+
+struct KeySeed(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
+        Ok(match self.0.iter().find(|k| **k == s) {
+            Some(k) => Key::Known(k),
+            None => Key::Other(s.to_string()),
+        })
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Key, E> {
+        Ok(match self.0.iter().find(|k| **k == s) {
+            Some(k) => Key::Known(k),
+            None => Key::Other(s),
+        })
+    }
+}
+
+/// Reads the value of an unknown key into `extra` (path segment added on error).
+fn extra<'de, A: MapAccess<'de>>(
+    ctx: &mut Ctx,
+    map: &mut A,
+    key: String,
+    extra: &mut Map<String, Value>,
+) -> Result<(), A::Error> {
+    let v = map.next_value::<Value>();
+    let v = ctx.at(v, || Seg::Key(key.clone()))?;
+    extra.insert(key, v);
+    Ok(())
+}
+
+fn key_seg(k: &'static str) -> impl FnOnce() -> Seg {
+    move || Seg::Key(k.to_string())
+}
+
+// ---- leaf values -----------------------------------------------------------------------------
+
+/// Implements the `visit_*` methods for values of the wrong kind: each records
+/// `WrongType { expected: $expected, found }` and fails. `$skip` lists the kinds handled by hand.
+macro_rules! refuse_other_kinds {
+    (@bool $e:expr; bool $($rest:ident)*) => {};
+    (@bool $e:expr; $first:ident $($rest:ident)*) => { refuse_other_kinds!(@bool $e; $($rest)*); };
+    (@bool $e:expr;) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Err(self.ctx.wrong_type($e, "a boolean"))
+        }
+    };
+    (@num $e:expr; num $($rest:ident)*) => {};
+    (@num $e:expr; $first:ident $($rest:ident)*) => { refuse_other_kinds!(@num $e; $($rest)*); };
+    (@num $e:expr;) => {
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Err(self.ctx.wrong_type($e, "a number"))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Err(self.ctx.wrong_type($e, "a number"))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Err(self.ctx.wrong_type($e, "a number"))
+        }
+    };
+    (@str $e:expr; str $($rest:ident)*) => {};
+    (@str $e:expr; $first:ident $($rest:ident)*) => { refuse_other_kinds!(@str $e; $($rest)*); };
+    (@str $e:expr;) => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Err(self.ctx.wrong_type($e, "a string"))
+        }
+    };
+    (@unit $e:expr; unit $($rest:ident)*) => {};
+    (@unit $e:expr; $first:ident $($rest:ident)*) => { refuse_other_kinds!(@unit $e; $($rest)*); };
+    (@unit $e:expr;) => {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Err(self.ctx.wrong_type($e, "null"))
+        }
+    };
+    (@seq $e:expr; seq $($rest:ident)*) => {};
+    (@seq $e:expr; $first:ident $($rest:ident)*) => { refuse_other_kinds!(@seq $e; $($rest)*); };
+    (@seq $e:expr;) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            Err(self.ctx.wrong_type($e, "an array"))
+        }
+    };
+    (@map $e:expr; map $($rest:ident)*) => {};
+    (@map $e:expr; $first:ident $($rest:ident)*) => { refuse_other_kinds!(@map $e; $($rest)*); };
+    (@map $e:expr;) => {
+        fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            Err(self.ctx.wrong_type($e, "an object"))
+        }
+    };
+    ($expected:expr; $($skip:ident)*) => {
+        refuse_other_kinds!(@bool $expected; $($skip)*);
+        refuse_other_kinds!(@num $expected; $($skip)*);
+        refuse_other_kinds!(@str $expected; $($skip)*);
+        refuse_other_kinds!(@unit $expected; $($skip)*);
+        refuse_other_kinds!(@seq $expected; $($skip)*);
+        refuse_other_kinds!(@map $expected; $($skip)*);
+    };
+}
+
+/// A string; `null` is absent when `null_ok` (else refused as "got null").
+struct StrV<'c> {
+    ctx: &'c mut Ctx,
+    expected: &'static str,
+    null_ok: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for StrV<'_> {
+    type Value = Option<String>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrV<'_> {
+    type Value = Option<String>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expected)
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
+        Ok(Some(s.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Option<String>, E> {
+        Ok(Some(s))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
+        if self.null_ok {
+            Ok(None)
+        } else {
+            Err(self.ctx.wrong_type(self.expected, "null"))
+        }
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<String>, E> {
+        self.visit_unit()
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<String>, E> {
+        Err(self.ctx.wrong_type(self.expected, "a boolean"))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<String>, E> {
+        Err(self.ctx.wrong_type(self.expected, "a number"))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<String>, E> {
+        Err(self.ctx.wrong_type(self.expected, "a number"))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<String>, E> {
+        Err(self.ctx.wrong_type(self.expected, "a number"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Option<String>, A::Error> {
+        Err(self.ctx.wrong_type(self.expected, "an array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Option<String>, A::Error> {
+        Err(self.ctx.wrong_type(self.expected, "an object"))
+    }
+}
+
+/// A required string field.
+fn req_str<'de, A: MapAccess<'de>>(
+    ctx: &mut Ctx,
+    map: &mut A,
+    key: &'static str,
+) -> Result<String, A::Error> {
+    let r = map.next_value_seed(StrV {
+        ctx: &mut *ctx,
+        expected: "a string",
+        null_ok: false,
+    });
+    ctx.at(r, key_seg(key)).map(Option::unwrap_or_default)
+}
+
+/// An optional string field (`null` is absent).
+fn opt_str<'de, A: MapAccess<'de>>(
+    ctx: &mut Ctx,
+    map: &mut A,
+    key: &'static str,
+) -> Result<Option<String>, A::Error> {
+    let r = map.next_value_seed(StrV {
+        ctx: &mut *ctx,
+        expected: "a string or null",
+        null_ok: true,
+    });
+    ctx.at(r, key_seg(key))
+}
+
+/// `state`: a list of strings; `null` is empty.
+struct StrListV<'c> {
+    ctx: &'c mut Ctx,
+}
+
+impl<'de> DeserializeSeed<'de> for StrListV<'_> {
+    type Value = Vec<String>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<String>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrListV<'_> {
+    type Value = Vec<String>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of strings or null")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<String>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Vec<String>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+        let ctx = self.ctx;
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+        loop {
+            let i = out.len();
+            let item = seq.next_element_seed(StrV {
+                ctx: &mut *ctx,
+                expected: "a string",
+                null_ok: false,
+            });
+            match ctx.at(item, || Seg::Index(i))? {
+                Some(Some(s)) => out.push(s),
+                Some(None) => {}
+                None => return Ok(out),
+            }
+        }
+    }
+    refuse_other_kinds!("an array of strings or null"; unit seq);
+}
+
+/// An integer read like pydantic's lax `int`: a JSON integer, a float with no fractional part,
+/// or a string holding an integer; `None` for `null`. Out of `i64` range is its own refusal.
+struct LaxIntV<'c> {
+    ctx: &'c mut Ctx,
+}
+
+impl<'de> DeserializeSeed<'de> for LaxIntV<'_> {
+    type Value = Option<i64>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<i64>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// 2^63 as f64: the first float above `i64::MAX`.
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
+impl<'de> Visitor<'de> for LaxIntV<'_> {
+    type Value = Option<i64>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an integer")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<i64>, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<i64>, E> {
+        Ok(Some(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<i64>, E> {
+        match i64::try_from(v) {
+            Ok(v) => Ok(Some(v)),
+            Err(_) => Err(self.ctx.fail(Problem::IntOutOfRange)),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<i64>, E> {
+        if f.fract() != 0.0 || !f.is_finite() {
+            Err(self.ctx.wrong_type("an integer", "a number"))
+        } else if (-TWO_POW_63..TWO_POW_63).contains(&f) {
+            Ok(Some(f as i64))
+        } else {
+            Err(self.ctx.fail(Problem::IntOutOfRange))
+        }
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<i64>, E> {
+        use std::num::IntErrorKind::{NegOverflow, PosOverflow};
+        match s.trim().parse::<i64>() {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if matches!(e.kind(), PosOverflow | NegOverflow) => {
+                Err(self.ctx.fail(Problem::IntOutOfRange))
+            }
+            Err(_) => Err(self.ctx.wrong_type("an integer", "a string")),
+        }
+    }
+    refuse_other_kinds!("an integer"; unit num str);
+}
+
+/// An optional integer field; serde_json's own "number out of range" (`1e400`) is reported as
+/// this field's integer being out of range.
+fn opt_int<'de, A: MapAccess<'de>>(
+    ctx: &mut Ctx,
+    map: &mut A,
+    key: &'static str,
+) -> Result<Option<i64>, A::Error> {
+    let r = map.next_value_seed(LaxIntV { ctx: &mut *ctx });
+    if let Err(e) = &r
+        && ctx.problem.is_none()
+        && e.to_string().starts_with("number out of range")
+    {
+        ctx.problem = Some(Problem::IntOutOfRange);
+    }
+    ctx.at(r, key_seg(key))
+}
+
+// ---- snapshot --------------------------------------------------------------------------------
+
+struct DataV<'c> {
+    ctx: &'c mut Ctx,
+}
+
+impl<'de> Visitor<'de> for DataV<'_> {
+    type Value = A11ySnapshot;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<A11ySnapshot, E> {
+        self.ctx.unwind.push(Seg::Key("tree".into()));
+        Err(self.ctx.fail(Problem::Missing))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<A11ySnapshot, E> {
+        self.visit_unit()
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<A11ySnapshot, A::Error> {
+        let ctx = self.ctx;
+        let mut tree = None;
+        while let Some(key) = map.next_key_seed(KeySeed(&["tree"]))? {
+            match key {
+                Key::Known(_) => {
+                    let r = map.next_value_seed(SnapshotSeed { ctx: &mut *ctx });
+                    tree = Some(ctx.at(r, key_seg("tree"))?);
+                }
+                Key::Other(_) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        match tree {
+            Some(t) => Ok(t),
+            None => {
+                ctx.unwind.push(Seg::Key("tree".into()));
+                Err(ctx.fail(Problem::Missing))
+            }
+        }
+    }
+    refuse_other_kinds!("an object"; unit map);
+}
+
+struct SnapshotSeed<'c> {
+    ctx: &'c mut Ctx,
+}
+
+impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
+    type Value = A11ySnapshot;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<A11ySnapshot, D::Error> {
+        d.deserialize_any(SnapshotV { ctx: self.ctx })
+    }
+}
+
+struct SnapshotV<'c> {
+    ctx: &'c mut Ctx,
+}
+
+const SNAPSHOT_KEYS: &[&str] = &["root", "captured_at", "selection"];
+
+impl<'de> Visitor<'de> for SnapshotV<'_> {
+    type Value = A11ySnapshot;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<A11ySnapshot, A::Error> {
+        let ctx = self.ctx;
+        let mut root = None;
+        let mut captured_at = None;
+        let mut selection = None;
+        let mut rest = Map::new();
+        while let Some(key) = map.next_key_seed(KeySeed(SNAPSHOT_KEYS))? {
+            match key {
+                Key::Known("root") => {
+                    let r = map.next_value_seed(NodeSeed {
+                        ctx: &mut *ctx,
+                        depth: 1,
+                    });
+                    root = Some(ctx.at(r, key_seg("root"))?);
+                }
+                Key::Known("captured_at") => {
+                    captured_at = Some(opt_int(ctx, &mut map, "captured_at")?);
+                }
+                Key::Known(_) => {
+                    let r = map.next_value_seed(SelectionV {
+                        ctx: &mut *ctx,
+                        null_ok: true,
+                    });
+                    selection = ctx.at(r, key_seg("selection"))?;
+                }
+                Key::Other(k) => extra(ctx, &mut map, k, &mut rest)?,
+            }
+        }
+        let Some(root) = root else {
+            ctx.unwind.push(Seg::Key("root".into()));
+            return Err(ctx.fail(Problem::Missing));
+        };
+        let captured_at = match captured_at {
+            Some(Some(t)) => t,
+            Some(None) => {
+                ctx.unwind.push(Seg::Key("captured_at".into()));
+                return Err(ctx.wrong_type("an integer", "null"));
+            }
+            None => {
+                ctx.unwind.push(Seg::Key("captured_at".into()));
+                return Err(ctx.fail(Problem::Missing));
+            }
+        };
+        Ok(A11ySnapshot {
+            root,
+            captured_at,
+            selection,
+            extra: rest,
+        })
+    }
+    refuse_other_kinds!("an object"; map);
+}
+
+// ---- nodes -----------------------------------------------------------------------------------
+
+struct NodeSeed<'c> {
+    ctx: &'c mut Ctx,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = A11yNode;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<A11yNode, D::Error> {
+        let ctx = self.ctx;
+        // Checked before descending, so a hostile tree stops here, well inside serde_json's
+        // 128-level limit (each node level is two JSON levels: the node and its children array).
+        if self.depth > ctx.max_depth {
+            return Err(ctx.fail(Problem::TooDeep));
+        }
+        ctx.nodes += 1;
+        if ctx.nodes > ctx.max_nodes {
+            ctx.counting = true;
+        }
+        d.deserialize_any(NodeV {
+            ctx,
+            depth: self.depth,
+        })
+    }
+}
+
+struct NodeV<'c> {
+    ctx: &'c mut Ctx,
+    depth: usize,
+}
+
+const NODE_KEYS: &[&str] = &[
+    "ref", "role", "name", "value", "state", "level", "colcount", "rowcount", "children",
+];
+
+impl<'de> Visitor<'de> for NodeV<'_> {
+    type Value = A11yNode;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<A11yNode, A::Error> {
+        let ctx = self.ctx;
+        if ctx.counting {
+            // Past the node limit: only count the nodes below, keep nothing.
+            while let Some(key) = map.next_key_seed(KeySeed(&["children"]))? {
+                match key {
+                    Key::Known(_) => {
+                        map.next_value_seed(ChildrenSeed {
+                            ctx: &mut *ctx,
+                            depth: self.depth + 1,
+                        })?;
+                    }
+                    Key::Other(_) => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            return Ok(A11yNode::default());
+        }
+        let mut node = A11yNode::default();
+        let (mut has_ref, mut has_role) = (false, false);
+        while let Some(key) = map.next_key_seed(KeySeed(NODE_KEYS))? {
+            match key {
+                Key::Known("ref") => {
+                    node.ref_ = req_str(ctx, &mut map, "ref")?;
+                    has_ref = true;
+                }
+                Key::Known("role") => {
+                    node.role = req_str(ctx, &mut map, "role")?;
+                    has_role = true;
+                }
+                Key::Known("name") => node.name = opt_str(ctx, &mut map, "name")?,
+                Key::Known("value") => node.value = opt_str(ctx, &mut map, "value")?,
+                Key::Known("state") => {
+                    let r = map.next_value_seed(StrListV { ctx: &mut *ctx });
+                    node.state = ctx.at(r, key_seg("state"))?;
+                }
+                Key::Known("level") => node.level = opt_int(ctx, &mut map, "level")?,
+                Key::Known("colcount") => node.colcount = opt_int(ctx, &mut map, "colcount")?,
+                Key::Known("rowcount") => node.rowcount = opt_int(ctx, &mut map, "rowcount")?,
+                Key::Known(_) => {
+                    let r = map.next_value_seed(ChildrenSeed {
+                        ctx: &mut *ctx,
+                        depth: self.depth + 1,
+                    });
+                    node.children = ctx.at(r, key_seg("children"))?;
+                }
+                Key::Other(k) => extra(ctx, &mut map, k, &mut node.extra)?,
+            }
+        }
+        for (present, key) in [(has_ref, "ref"), (has_role, "role")] {
+            if !present {
+                ctx.unwind.push(Seg::Key(key.into()));
+                return Err(ctx.fail(Problem::Missing));
+            }
+        }
+        Ok(node)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<A11yNode, E> {
+        self.other("a boolean")
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<A11yNode, E> {
+        self.other("a number")
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<A11yNode, E> {
+        self.other("a number")
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<A11yNode, E> {
+        self.other("a number")
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<A11yNode, E> {
+        self.other("a string")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<A11yNode, E> {
+        self.other("null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<A11yNode, E> {
+        self.other("null")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<A11yNode, A::Error> {
+        if self.ctx.counting {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        self.other("an array")
+    }
+}
+
+impl NodeV<'_> {
+    /// A node that is not an object: refused, or skipped while only counting.
+    fn other<E: de::Error>(self, found: &'static str) -> Result<A11yNode, E> {
+        if self.ctx.counting {
+            Ok(A11yNode::default())
+        } else {
+            Err(self.ctx.wrong_type("an object", found))
+        }
+    }
+}
+
+/// `children`: an array of nodes; `null` is empty.
+struct ChildrenSeed<'c> {
+    ctx: &'c mut Ctx,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ChildrenSeed<'_> {
+    type Value = Vec<A11yNode>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<A11yNode>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ChildrenSeed<'_> {
+    type Value = Vec<A11yNode>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array or null")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<A11yNode>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Vec<A11yNode>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<A11yNode>, A::Error> {
+        let ctx = self.ctx;
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        let mut i = 0;
+        loop {
+            let r = seq.next_element_seed(NodeSeed {
+                ctx: &mut *ctx,
+                depth: self.depth,
+            });
+            match ctx.at(r, || Seg::Index(i))? {
+                None => return Ok(out),
+                Some(node) if !ctx.counting => out.push(node),
+                Some(_) => {}
+            }
+            i += 1;
+        }
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Vec<A11yNode>, E> {
+        self.other("a boolean")
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Vec<A11yNode>, E> {
+        self.other("a number")
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Vec<A11yNode>, E> {
+        self.other("a number")
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Vec<A11yNode>, E> {
+        self.other("a number")
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<A11yNode>, E> {
+        self.other("a string")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<A11yNode>, A::Error> {
+        if self.ctx.counting {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        }
+        self.other("an object")
+    }
+}
+
+impl ChildrenSeed<'_> {
+    fn other<E: de::Error>(self, found: &'static str) -> Result<Vec<A11yNode>, E> {
+        if self.ctx.counting {
+            Ok(Vec::new())
+        } else {
+            Err(self.ctx.wrong_type("an array or null", found))
+        }
+    }
+}
+
+// ---- selection -------------------------------------------------------------------------------
+
+/// A selection object; `null` is `None` when `null_ok`.
+struct SelectionV<'c> {
+    ctx: &'c mut Ctx,
+    null_ok: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for SelectionV<'_> {
+    type Value = Option<A11ySelection>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+const SELECTION_KEYS: &[&str] = &["ref", "text", "start_offset", "end_offset"];
+
+impl<'de> Visitor<'de> for SelectionV<'_> {
+    type Value = Option<A11ySelection>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        if self.null_ok {
+            Ok(None)
+        } else {
+            Err(self.ctx.wrong_type("an object", "null"))
+        }
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let ctx = self.ctx;
+        let mut sel = A11ySelection::default();
+        let (mut has_ref, mut has_text) = (false, false);
+        while let Some(key) = map.next_key_seed(KeySeed(SELECTION_KEYS))? {
+            match key {
+                Key::Known("ref") => {
+                    sel.ref_ = req_str(ctx, &mut map, "ref")?;
+                    has_ref = true;
+                }
+                Key::Known("text") => {
+                    sel.text = req_str(ctx, &mut map, "text")?;
+                    has_text = true;
+                }
+                Key::Known("start_offset") => {
+                    sel.start_offset = opt_int(ctx, &mut map, "start_offset")?;
+                }
+                Key::Known(_) => sel.end_offset = opt_int(ctx, &mut map, "end_offset")?,
+                Key::Other(k) => extra(ctx, &mut map, k, &mut sel.extra)?,
+            }
+        }
+        for (present, key) in [(has_ref, "ref"), (has_text, "text")] {
+            if !present {
+                ctx.unwind.push(Seg::Key(key.into()));
+                return Err(ctx.fail(Problem::Missing));
+            }
+        }
+        Ok(Some(sel))
+    }
+    refuse_other_kinds!("an object"; unit map);
+}
