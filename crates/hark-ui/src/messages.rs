@@ -421,6 +421,50 @@ pub fn event_name_empty() -> &'static str {
     "a UI event handler needs an event name: the empty name never arrives"
 }
 
+// ---- The local classifier (issue 7; ui-worker.md "Screen questions"). Pinned in
+// tests/local_classifier.rs.
+
+/// The local classifier cannot read a yes/no question (or select criteria): says what it does
+/// answer and where the question should go instead.
+pub fn local_cannot_read(name: &str, question: &str) -> String {
+    format!(
+        "the local classifier cannot read the question \"{name}\" (\"{question}\"): it answers \
+         which element a description means; whether anything is checked, selected, disabled, \
+         empty or expanded; whether something is on screen or shows a value; per-element \
+         matches; and whether a UI event needs a reply. Give the worker an LLM classifier as \
+         fallback (UiWorker::with_fallback_classifier) for other questions."
+    )
+}
+
+/// The local classifier was asked a score question.
+pub fn local_no_score(name: &str) -> String {
+    format!(
+        "the local classifier does not answer score questions (\"{name}\"): ask an LLM \
+         classifier (UiWorker::with_fallback_classifier)."
+    )
+}
+
+/// A choice question with no description to match.
+pub fn local_no_description(name: &str) -> String {
+    format!(
+        "the choice question \"{name}\" has no description to match: put it in the state's \
+         \"utterance\" or in the question's instructions as text."
+    )
+}
+
+/// A choice question without options.
+pub fn local_no_options(name: &str) -> String {
+    format!("the choice question \"{name}\" has no options to choose from.")
+}
+
+/// A choice question with more options than the local classifier takes.
+pub fn local_too_many_options(name: &str, count: usize, max: usize) -> String {
+    format!(
+        "the choice question \"{name}\" has {count} options; the local classifier takes at \
+         most {max}: narrow the options first."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

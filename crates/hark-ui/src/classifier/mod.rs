@@ -8,6 +8,7 @@
 //! over any OpenAI-compatible endpoint ([`llm`]), and the local classifier (its own issue).
 
 pub mod llm;
+pub mod local;
 
 use std::fmt;
 
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use llm::LlmClassifier;
+pub use local::LocalClassifier;
 
 use crate::messages;
 

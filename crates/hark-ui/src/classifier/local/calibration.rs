@@ -1,0 +1,172 @@
+//! Calibrated probabilities: a logistic (Platt) mapping from the choice scorer's features to
+//! the probability that its best option is the element meant.
+//!
+//! [`CHOICE`] holds the fitted constants, committed. They were fitted by [`fit`] on the train
+//! split of the labelled rows in `data/labelled.jsonl` (beside this file) with the fitting
+//! script `tests/local_classifier.rs::fit_choice_calibration` (run it with
+//! `cargo test -p hark-ui --test local_classifier -- --ignored fit_choice_calibration
+//! --nocapture`; it prints the constants to paste here). The test
+//! `committed_calibration_matches_the_fit` fails when the committed constants drift from a
+//! fresh fit on the same rows (after a change to the scorer, refit).
+//!
+//! Yes/no answers read straight from the tree (a state tag present or absent) use
+//! [`TREE_YES`] / [`TREE_NO`]: the tree can be truncated (200 nodes, depth 10), so never 1 or 0.
+
+/// A logistic mapping `p = 1 / (1 + exp(-(w·x + b)))` over three features.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Platt {
+    /// Feature weights.
+    pub weights: [f64; 3],
+    /// Bias.
+    pub bias: f64,
+}
+
+/// The choice calibration (fitted; see the module docs). Features: best score, margin over
+/// the runner-up, unmatched content share ([`super::choice::Scored::features`]).
+pub const CHOICE: Platt = Platt {
+    weights: [0.4669, 1.4225, -2.7788],
+    bias: -1.1787,
+};
+
+/// P(yes) when the tree shows the thing asked.
+pub const TREE_YES: f64 = 0.95;
+/// P(yes) when the tree shows it is not so.
+pub const TREE_NO: f64 = 0.05;
+
+/// The logistic function.
+pub fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+impl Platt {
+    /// The probability for `features`, in `(0, 1)`.
+    pub fn probability(&self, features: &[f64; 3]) -> f64 {
+        let z: f64 = self
+            .weights
+            .iter()
+            .zip(features)
+            .map(|(w, x)| w * x)
+            .sum::<f64>()
+            + self.bias;
+        sigmoid(z)
+    }
+}
+
+/// Fits a [`Platt`] mapping to `samples` (`(features, label)`) by Newton's method on the
+/// log-loss with an L2 penalty `l2` on the weights (not the bias). Deterministic; 50
+/// iterations at most. An empty sample gives the zero mapping (p = 0.5).
+pub fn fit(samples: &[([f64; 3], bool)], l2: f64) -> Platt {
+    let mut theta = [0.0f64; 4]; // w0 w1 w2 b
+    for _ in 0..50 {
+        let mut grad = [0.0f64; 4];
+        let mut hess = [[0.0f64; 4]; 4];
+        for (x, y) in samples {
+            let xs = [x[0], x[1], x[2], 1.0];
+            let z: f64 = xs.iter().zip(&theta).map(|(a, b)| a * b).sum();
+            let p = sigmoid(z);
+            let r = p - if *y { 1.0 } else { 0.0 };
+            let w = (p * (1.0 - p)).max(1e-9);
+            for i in 0..4 {
+                grad[i] += r * xs[i];
+                for j in 0..4 {
+                    hess[i][j] += w * xs[i] * xs[j];
+                }
+            }
+        }
+        for i in 0..3 {
+            grad[i] += l2 * theta[i];
+            hess[i][i] += l2;
+        }
+        hess[3][3] += 1e-9;
+        let Some(step) = solve4(hess, grad) else {
+            break;
+        };
+        let mut change = 0.0f64;
+        for i in 0..4 {
+            theta[i] -= step[i];
+            change = change.max(step[i].abs());
+        }
+        if change < 1e-10 {
+            break;
+        }
+    }
+    Platt {
+        weights: [theta[0], theta[1], theta[2]],
+        bias: theta[3],
+    }
+}
+
+/// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when singular.
+fn solve4(mut a: [[f64; 4]; 4], mut b: [f64; 4]) -> Option<[f64; 4]> {
+    for col in 0..4 {
+        let pivot = (col..4).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for row in col + 1..4 {
+            let f = a[row][col] / a[col][col];
+            let pivot_row = a[col];
+            for (cell, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *cell -= f * p;
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = [0.0f64; 4];
+    for row in (0..4).rev() {
+        let s: f64 = (row + 1..4).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - s) / a[row][row];
+    }
+    Some(x)
+}
+
+/// Expected calibration error of `(probability, correct)` pairs over `bins` equal-width bins:
+/// the weighted mean of |accuracy − mean probability| per bin.
+pub fn expected_calibration_error(pairs: &[(f64, bool)], bins: usize) -> f64 {
+    if pairs.is_empty() || bins == 0 {
+        return 0.0;
+    }
+    let mut sum_p = vec![0.0; bins];
+    let mut sum_y = vec![0.0; bins];
+    let mut count = vec![0usize; bins];
+    for &(p, y) in pairs {
+        let b = ((p * bins as f64) as usize).min(bins - 1);
+        sum_p[b] += p;
+        sum_y[b] += if y { 1.0 } else { 0.0 };
+        count[b] += 1;
+    }
+    (0..bins)
+        .filter(|&b| count[b] > 0)
+        .map(|b| (sum_y[b] - sum_p[b]).abs())
+        .sum::<f64>()
+        / pairs.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_recovers_a_known_logistic() {
+        // Labels drawn deterministically from p = sigmoid(2·x0 − 1).
+        let mut samples = Vec::new();
+        for i in 0..400 {
+            let x0 = (i % 40) as f64 / 10.0 - 1.0;
+            let p = sigmoid(2.0 * x0 - 1.0);
+            let y = ((i * 7919) % 100) as f64 / 100.0 < p;
+            samples.push(([x0, 0.0, 0.0], y));
+        }
+        let fitted = fit(&samples, 1e-6);
+        assert!((fitted.weights[0] - 2.0).abs() < 0.6, "{fitted:?}");
+        assert!((fitted.bias + 1.0).abs() < 0.5, "{fitted:?}");
+    }
+
+    #[test]
+    fn ece_of_perfect_calibration_is_zero() {
+        let pairs = [(1.0, true), (0.0, false), (0.0, false)];
+        assert_eq!(expected_calibration_error(&pairs, 10), 0.0);
+        assert!((expected_calibration_error(&[(0.9, false)], 10) - 0.9).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,549 @@
+//! Choice: which named element a short description means (`which_element`, `act`).
+//!
+//! A description is read into a [`Query`]: content words (canonical, see [`super::text`]),
+//! quoted text, role words, state words, containers ("in the dialog", "in the last row") and a
+//! position ("the 3rd textbox", "the last row"). Each option gets a score from its name,
+//! value and context tokens, role, state and place in the tree; [`Scored::features`] are what
+//! the calibration ([`super::calibration`]) maps to the probability that the best option is
+//! right, so "none" is a low probability, never a forced pick.
+
+use super::lexicon::{
+    CONTAINER_PREPOSITIONS, CONTAINER_WORDS, IMPLIED_CONTAINERS, LAST_WORDS, ORDINALS, PENULTIMATE,
+    ROLE_WORDS, STATE_WORDS, StateWord, roles,
+};
+use super::text::{Tokens, canonical, is_stop, join_phrases, similarity, stem, words};
+use super::tree::{Node, ScreenTree, state};
+
+/// A position among like elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// The n-th from the start (1-based).
+    Nth(usize),
+    /// The n-th from the end (1 = last).
+    FromEnd(usize),
+}
+
+/// A container the element must sit in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    /// Roles the container may have.
+    pub roles: &'static [&'static str],
+    /// Which one of them, when a position is given ("the last row").
+    pub position: Option<Position>,
+}
+
+/// A description, read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Query {
+    /// Content words with their weight (1 for a plain word, [`ROLE_WORD_WEIGHT`] for a role
+    /// word, which also names the role).
+    pub content: Vec<(String, f64)>,
+    /// Quoted text, canonical words.
+    pub quoted: Vec<Vec<String>>,
+    /// Roles the element may have (union over the role words), empty when none named.
+    pub roles: Vec<&'static str>,
+    /// States asked for.
+    pub states: Vec<StateWord>,
+    /// The words that asked for them, in the same order ("selected" in "Delete selected" is
+    /// a name word when the element's name has it).
+    pub state_words: Vec<String>,
+    /// Containers the element must be in.
+    pub containers: Vec<Container>,
+    /// Position among the like elements.
+    pub position: Option<Position>,
+}
+
+/// Weight of a role word ("button") as a content word.
+pub const ROLE_WORD_WEIGHT: f64 = 0.25;
+
+fn role_word(w: &str) -> Option<&'static [&'static str]> {
+    let s = stem(w);
+    ROLE_WORDS
+        .iter()
+        .find(|(word, _)| *word == s)
+        .map(|(_, r)| *r)
+}
+
+fn container_word(w: &str) -> Option<&'static [&'static str]> {
+    let s = stem(w);
+    CONTAINER_WORDS
+        .iter()
+        .find(|(word, _)| *word == s)
+        .map(|(_, r)| *r)
+}
+
+fn state_word(w: &str) -> Option<StateWord> {
+    STATE_WORDS
+        .iter()
+        .find(|(word, _)| *word == w)
+        .map(|(_, s)| *s)
+}
+
+fn position_word(w: &str) -> Option<Position> {
+    if let Some((_, n)) = ORDINALS.iter().find(|(word, _)| *word == w) {
+        return Some(Position::Nth(*n));
+    }
+    if LAST_WORDS.contains(&w) {
+        return Some(Position::FromEnd(1));
+    }
+    (w == PENULTIMATE).then_some(Position::FromEnd(2))
+}
+
+/// Text between double quotes (straight or curly).
+fn quoted_parts(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find(['"', '“', '”']) {
+        let after = &rest[open + rest[open..].chars().next().map_or(1, char::len_utf8)..];
+        let Some(close) = after.find(['"', '“', '”']) else {
+            break;
+        };
+        if close > 0 {
+            out.push(&after[..close]);
+        }
+        rest = &after[close + after[close..].chars().next().map_or(1, char::len_utf8)..];
+    }
+    out
+}
+
+impl Query {
+    /// Reads a description ("the second add to cart button", "sign me in").
+    pub fn parse(text: &str) -> Self {
+        let mut q = Query::default();
+        for part in quoted_parts(text) {
+            let ws: Vec<String> = join_phrases(words(part))
+                .iter()
+                .map(|w| canonical(w))
+                .collect();
+            if ws.len() == 1
+                && let Some(r) = role_word(&ws[0])
+            {
+                add_roles(&mut q.roles, r);
+                continue;
+            }
+            if !ws.is_empty() {
+                q.quoted.push(ws);
+            }
+        }
+        let ws = join_phrases(words(text));
+        let mut i = 0;
+        let mut prev_kind = Kind::Stop;
+        while i < ws.len() {
+            let w = ws[i].as_str();
+            // "in the [last] row", "inside the dialog", "in row 3".
+            if CONTAINER_PREPOSITIONS.contains(&w) {
+                let mut j = i + 1;
+                while j < ws.len() && matches!(ws[j].as_str(), "the" | "a" | "an" | "this") {
+                    j += 1;
+                }
+                let mut position = ws.get(j).and_then(|w| position_word(w));
+                if position.is_some() {
+                    j += 1;
+                }
+                if let Some(roles) = ws.get(j).and_then(|w| container_word(w)) {
+                    j += 1;
+                    if position.is_none()
+                        && let Some(n) = ws.get(j).and_then(|w| w.parse::<usize>().ok())
+                    {
+                        position = Some(Position::Nth(n));
+                        j += 1;
+                    }
+                    q.containers.push(Container { roles, position });
+                    i = j;
+                    prev_kind = Kind::Stop;
+                    continue;
+                }
+            }
+            if let Some(p) = position_word(w) {
+                q.position = Some(p);
+                prev_kind = Kind::Stop;
+            } else if let Some(s) = state_word(w) {
+                q.states.push(s);
+                q.state_words.push(w.to_string());
+                q.content.push((canonical(w), ROLE_WORD_WEIGHT));
+                prev_kind = Kind::State;
+            } else if let Some(r) = role_word(w) {
+                add_roles(&mut q.roles, r);
+                let s = stem(w);
+                if let Some((_, roles)) = IMPLIED_CONTAINERS.iter().find(|(word, _)| *word == s)
+                    && q.containers.is_empty()
+                {
+                    q.containers.push(Container {
+                        roles,
+                        position: None,
+                    });
+                }
+                q.content.push((canonical(w), ROLE_WORD_WEIGHT));
+                prev_kind = Kind::Role;
+            } else if w == "one" {
+                // "button one" names it; "the unchecked one" is a pronoun.
+                if prev_kind == Kind::Role {
+                    q.content.push(("1".to_string(), 1.0));
+                }
+                prev_kind = Kind::Stop;
+            } else if is_stop(w) {
+                prev_kind = Kind::Stop;
+            } else {
+                q.content.push((canonical(w), 1.0));
+                prev_kind = Kind::Content;
+            }
+            i += 1;
+        }
+        // "the checked box", "unticked boxes": a box that can be checked is a checkbox.
+        let checkable_state = q.states.iter().any(|s| {
+            matches!(
+                s,
+                StateWord::Checked
+                    | StateWord::Unchecked
+                    | StateWord::Selected
+                    | StateWord::Unselected
+            )
+        });
+        if checkable_state
+            && ws.iter().any(|w| stem(w) == "box")
+            && !ws.iter().any(|w| w == "textbox")
+        {
+            q.roles.retain(|r| !roles::FIELD.contains(r));
+            add_roles(&mut q.roles, roles::CHECKBOX);
+        }
+        q
+    }
+
+    /// Whether any content word carries full weight (not only role words).
+    pub fn has_content(&self) -> bool {
+        self.content.iter().any(|(_, w)| *w >= 1.0) || !self.quoted.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stop,
+    State,
+    Role,
+    Content,
+}
+
+fn add_roles(into: &mut Vec<&'static str>, roles: &'static [&'static str]) {
+    for r in roles {
+        if !into.contains(r) {
+            into.push(r);
+        }
+    }
+}
+
+/// Roles whose elements can be checked.
+const CHECKABLE: &[&str] = &[
+    "checkbox",
+    "radio",
+    "switch",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "treeitem",
+];
+/// Roles whose elements can be selected.
+const SELECTABLE: &[&str] = &["option", "tab", "row", "gridcell", "treeitem", "cell"];
+/// Roles that can be disabled.
+const INTERACTIVE: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "option",
+    "tab",
+    "menuitem",
+    "switch",
+    "slider",
+    "spinbutton",
+    "listbox",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "treeitem",
+];
+/// Roles that can be expanded.
+const EXPANDABLE: &[&str] = &["combobox", "treeitem", "button", "menuitem", "row"];
+
+/// Whether `state` can be asked of `node` at all (an unchecked heading is meaningless).
+pub fn state_applies(word: StateWord, node: &Node) -> bool {
+    let r = node.role.as_str();
+    match word {
+        StateWord::Checked | StateWord::Unchecked => CHECKABLE.contains(&r),
+        StateWord::Selected | StateWord::Unselected => {
+            SELECTABLE.contains(&r) || CHECKABLE.contains(&r)
+        }
+        StateWord::Disabled | StateWord::Enabled => INTERACTIVE.contains(&r),
+        StateWord::Expanded | StateWord::Collapsed => EXPANDABLE.contains(&r),
+        StateWord::Empty | StateWord::Filled => roles::FIELD.contains(&r),
+        StateWord::Focused | StateWord::Offscreen => true,
+    }
+}
+
+/// Whether `node` is in `state` (and the state applies to it).
+pub fn state_holds(word: StateWord, node: &Node) -> bool {
+    if !state_applies(word, node) {
+        return false;
+    }
+    let on = |bit| node.has(bit);
+    match word {
+        StateWord::Checked => on(state::CHECKED) || on(state::SELECTED),
+        StateWord::Unchecked => !on(state::CHECKED) && !on(state::SELECTED),
+        StateWord::Selected => on(state::SELECTED) || on(state::CHECKED),
+        StateWord::Unselected => !on(state::SELECTED) && !on(state::CHECKED),
+        StateWord::Disabled => on(state::DISABLED),
+        StateWord::Enabled => !on(state::DISABLED),
+        StateWord::Expanded => on(state::EXPANDED),
+        StateWord::Collapsed => !on(state::EXPANDED),
+        StateWord::Focused => on(state::FOCUSED),
+        StateWord::Offscreen => on(state::OFFSCREEN),
+        StateWord::Empty => node.value.trim().is_empty(),
+        StateWord::Filled => !node.value.trim().is_empty(),
+    }
+}
+
+/// One option as the scorer sees it: its node and its index in the tree (`None` when the
+/// option is not on the parsed screen and was read from its description).
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate<'a> {
+    /// The element.
+    pub node: &'a Node,
+    /// Index in [`ScreenTree::nodes`], for containers and document order.
+    pub index: Option<usize>,
+}
+
+/// The scores of all options and the features of the best one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// One score per option, in the options' order (higher is better; unbounded).
+    pub scores: Vec<f64>,
+    /// Index of the best option (the first of equals).
+    pub best: usize,
+    /// Calibration features of the best option: `[score, margin over the runner-up (at most
+    /// 4), unmatched content share (0 when the description has no content words)]`.
+    pub features: [f64; 3],
+    /// Per option: whether it meets every role, state and container constraint asked.
+    pub ok: Vec<bool>,
+}
+
+fn best_sim(q: &str, toks: &Tokens) -> f64 {
+    toks.iter()
+        .map(|t| similarity(q, &t.word))
+        .fold(0.0, f64::max)
+}
+
+/// Scores every candidate against `query` (see the module docs). `tree` gives containers; an
+/// empty `candidates` gives an empty result with `best` 0 and zero features.
+pub fn score(query: &Query, tree: &ScreenTree, candidates: &[Candidate<'_>]) -> Scored {
+    let n = candidates.len();
+    if n == 0 {
+        return Scored {
+            scores: Vec::new(),
+            best: 0,
+            features: [0.0; 3],
+            ok: Vec::new(),
+        };
+    }
+    // Word weights: a word many option names share tells less (inverse document frequency);
+    // a word no option has keeps full weight, so it counts against every option.
+    let weights: Vec<f64> = query
+        .content
+        .iter()
+        .map(|(w, base)| {
+            let df = candidates
+                .iter()
+                .filter(|c| c.node.name_tokens.iter().any(|t| &t.word == w))
+                .count() as f64;
+            base / (1.0 + 0.5 * (df / n as f64) * (1.0 + df).ln())
+        })
+        .collect();
+    let total_weight: f64 = weights.iter().sum();
+
+    // Containers named with a position resolve to one node each.
+    let container_sets: Vec<Vec<usize>> = query
+        .containers
+        .iter()
+        .map(|c| {
+            let all: Vec<usize> = tree
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, nd)| c.roles.contains(&nd.role.as_str()))
+                .map(|(i, _)| i)
+                .collect();
+            match c.position {
+                None => all,
+                Some(Position::Nth(k)) => all.get(k.wrapping_sub(1)).copied().into_iter().collect(),
+                Some(Position::FromEnd(k)) => all
+                    .len()
+                    .checked_sub(k)
+                    .and_then(|i| all.get(i))
+                    .copied()
+                    .into_iter()
+                    .collect(),
+            }
+        })
+        .collect();
+
+    let state_canon: Vec<String> = query.state_words.iter().map(|w| canonical(w)).collect();
+    let mut scores = Vec::with_capacity(n);
+    let mut lexes = Vec::with_capacity(n);
+    let mut constraints_ok = Vec::with_capacity(n);
+    for c in candidates {
+        let node = c.node;
+        // Content words against name (full), value (0.7) and context (0.5).
+        let mut matched = 0.0;
+        let mut all_matched = query.has_content();
+        for ((w, base), weight) in query.content.iter().zip(&weights) {
+            let m = best_sim(w, &node.name_tokens)
+                .max(0.7 * best_sim(w, &node.value_tokens))
+                .max(0.6 * best_sim(w, &node.context_tokens));
+            matched += weight * m;
+            if *base >= 1.0 && m == 0.0 {
+                all_matched = false;
+            }
+        }
+        let lex = if total_weight > 0.0 {
+            matched / total_weight
+        } else {
+            0.0
+        };
+        // How much of the name the description covers.
+        let mut name_words = 0usize;
+        let mut covered = 0usize;
+        for t in node.name_tokens.iter().filter(|t| !t.stop) {
+            name_words += 1;
+            if query
+                .content
+                .iter()
+                .any(|(w, _)| similarity(w, &t.word) >= 0.7)
+                || query.quoted.iter().flatten().any(|w| *w == t.word)
+            {
+                covered += 1;
+            }
+        }
+        let coverage = if name_words > 0 {
+            covered as f64 / name_words as f64
+        } else {
+            0.0
+        };
+        let mut s = 4.0 * lex + if lex > 0.0 { coverage } else { 0.0 };
+        if all_matched {
+            s += 1.0;
+        }
+        if INTERACTIVE.contains(&node.role.as_str()) {
+            // People act on controls: between equals, prefer the control to its heading.
+            s += 0.2;
+        }
+        if query.has_content() && name_words > 0 && covered == name_words && lex >= 0.99 {
+            s += 1.0;
+        }
+        for quoted in &query.quoted {
+            let name: Vec<&str> = node.name_tokens.iter().map(|t| t.word.as_str()).collect();
+            if name.len() == quoted.len() && name.iter().zip(quoted).all(|(a, b)| a == b) {
+                s += 3.0;
+            } else if !quoted.is_empty() && quoted.iter().all(|w| name.contains(&w.as_str())) {
+                s += 1.0;
+            }
+        }
+        let mut ok = true;
+        if !query.roles.is_empty() {
+            if query.roles.contains(&node.role.as_str()) {
+                s += 1.0;
+            } else if node.role == "button" && query.roles.contains(&"combobox") {
+                // A custom dropdown is often a button.
+                s -= 0.3;
+            } else {
+                s -= 1.5;
+                ok = false;
+            }
+        }
+        for (k, &sw) in query.states.iter().enumerate() {
+            let in_name = state_canon
+                .get(k)
+                .is_some_and(|w| node.name_tokens.iter().any(|t| &t.word == w));
+            if state_holds(sw, node) {
+                s += 1.0;
+            } else if in_name {
+                s += 0.5;
+            } else {
+                s -= 2.0;
+                ok = false;
+            }
+        }
+        for set in &container_sets {
+            let inside = c
+                .index
+                .is_some_and(|i| set.iter().any(|&a| tree.is_descendant(i, a)));
+            if inside {
+                s += 1.0;
+            } else {
+                s -= 2.0;
+                ok = false;
+            }
+        }
+        scores.push(s);
+        lexes.push(lex);
+        constraints_ok.push(ok);
+    }
+
+    if let Some(pos) = query.position {
+        let best_lex = (0..n)
+            .filter(|&i| constraints_ok[i])
+            .map(|i| lexes[i])
+            .fold(0.0, f64::max);
+        let content = query.has_content();
+        let mut eligible: Vec<usize> = (0..n)
+            .filter(|&i| constraints_ok[i])
+            .filter(|&i| !content || (lexes[i] > 0.0 && lexes[i] >= best_lex - 0.2))
+            .collect();
+        eligible.sort_by_key(|&i| candidates[i].index.unwrap_or(usize::MAX - n + i));
+        // Only elements on screen count for positions, when there are any.
+        let visible: Vec<usize> = eligible
+            .iter()
+            .copied()
+            .filter(|&i| !candidates[i].node.has(state::OFFSCREEN))
+            .collect();
+        let list = if visible.is_empty() {
+            &eligible
+        } else {
+            &visible
+        };
+        let chosen = match pos {
+            Position::Nth(k) => list.get(k.wrapping_sub(1)).copied(),
+            Position::FromEnd(k) => list.len().checked_sub(k).and_then(|i| list.get(i)).copied(),
+        };
+        if let Some(i) = chosen {
+            scores[i] += 3.0;
+        }
+    }
+
+    let mut best = 0;
+    for i in 1..n {
+        if scores[i] > scores[best] {
+            best = i;
+        }
+    }
+    let runner_up = (0..n)
+        .filter(|&i| i != best)
+        .map(|i| scores[i])
+        .fold(f64::NEG_INFINITY, f64::max);
+    let margin = if runner_up.is_finite() {
+        (scores[best] - runner_up).min(4.0)
+    } else {
+        4.0_f64.min(scores[best].max(0.0))
+    };
+    let unmatched = if query.has_content() {
+        1.0 - lexes[best]
+    } else {
+        0.0
+    };
+    let features = [scores[best], margin, unmatched];
+    Scored {
+        scores,
+        best,
+        features,
+        ok: constraints_ok,
+    }
+}

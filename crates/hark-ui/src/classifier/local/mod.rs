@@ -1,0 +1,385 @@
+//! The local classifier: answers the UI worker's screen questions in-process, in microseconds,
+//! with no network (issue 7; spec `ui-worker.md` "Screen questions" and `classifier`; question
+//! and result shapes rtvi-ui.md §5.4).
+//!
+//! [`LocalClassifier`] implements [`Classifier`]. This slice is lexical: normalised words, a
+//! synonym and paraphrase table ([`lexicon`]), role, state, ordinal, position and container
+//! words, and the element's place in the tree. No embedding model yet (issue 7 item 3).
+//!
+//! What it answers:
+//! - **Choice** (`which_element`, `act`): which option a description means. The description is
+//!   the state's `"utterance"` (as the worker asks) or else the question's text instructions.
+//!   Options are refs; each is looked up in the screen (the state's `"screen"`, the rendered
+//!   `<ui_state>` text, parsed back into a tree by [`tree::ScreenTree::parse`] and cached per
+//!   screen text) and, when absent there, read from its description `role "name"`. The
+//!   chosen option's probability is calibrated ([`calibration`]): "none" is a confidence
+//!   below 0.5, never a forced pick. The other options share the rest in proportion to
+//!   `exp(score)`.
+//! - **Yes/no**: `select_elements`' per-element questions (`{criteria}: does {role} "{name}"
+//!   match?`, all of one call scored together), `should_respond` (state with an `"event"` and
+//!   the default criteria: a rule on the event's name, [`yes_no::should_respond`]) and
+//!   `check_screen` questions of the kinds in [`yes_no`].
+//! - A question it cannot read (another yes/no, a score question, a choice without a
+//!   description) fails the call with a [`ClassifierError`] naming the question and what the
+//!   local classifier answers, so the worker's fallback classifier (an LLM) takes it.
+//!
+//! The worker hands the screen as text (pipecat's interface); parsing a 255-element screen
+//! takes tens of microseconds and happens once per screen text (a small cache of the last
+//! [`CACHE_SCREENS`] screens). [`LocalClassifier::choose`] takes a typed
+//! [`ScreenTree`] directly, for callers (the grounding benchmark) that hold one.
+//!
+//! ## Example
+//!
+//! ```
+//! use hark_ui::classifier::{Answer, Classifier, Question};
+//! use hark_ui::classifier::local::LocalClassifier;
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let screen = "<ui_state>\n- generic [ref=e1]:\n  - link \"Cart (2)\" [ref=e2]\n  - button \"Log in\" [ref=e3]\n</ui_state>";
+//! let state = json!({"utterance": "sign me in", "screen": screen});
+//! let options = vec![("e2".to_string(), Some("link \"Cart (2)\"".to_string())),
+//!                    ("e3".to_string(), Some("button \"Log in\"".to_string()))];
+//! let questions = [("element".to_string(),
+//!                   Question::choice("the element on screen the user is referring to", options))];
+//! let answers = LocalClassifier::new().ask(&state, &questions).await.unwrap();
+//! let Answer::Choice(c) = &answers[0].1 else { panic!("a choice") };
+//! assert_eq!(c.choice, "e3");
+//! assert!(c.confidence >= 0.5);
+//! # }
+//! ```
+
+pub mod calibration;
+pub mod choice;
+pub mod lexicon;
+pub mod text;
+pub mod tree;
+pub mod yes_no;
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::classifier::{
+    Answer, ChoiceQuestion, ChoiceResult, Classifier, ClassifierError, Question, YesNoQuestion,
+    YesNoResult,
+};
+use crate::messages;
+use crate::screen::MAX_ELEMENT_OPTIONS;
+
+pub use choice::{Query, Scored};
+pub use tree::ScreenTree;
+
+/// How many parsed screens the classifier keeps (most recent first).
+pub const CACHE_SCREENS: usize = 4;
+
+/// The local classifier (lexical features, calibrated probabilities). Cheap to build; share
+/// one per process (`Arc`). Thread-safe: the screen cache sits behind a mutex held only to
+/// look up or insert.
+#[derive(Debug, Default)]
+pub struct LocalClassifier {
+    cache: Mutex<Vec<(String, Arc<ScreenTree>)>>,
+}
+
+/// One choice answered by [`LocalClassifier::choose`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chosen {
+    /// Index of the chosen option.
+    pub best: usize,
+    /// Calibrated probability that it is the element meant, in `(0, 1)`.
+    pub confidence: f64,
+    /// Each option's probability, in the options' order (they sum to 1).
+    pub probabilities: Vec<f64>,
+    /// The scorer's raw output (scores and calibration features).
+    pub scored: Scored,
+}
+
+impl LocalClassifier {
+    /// A local classifier with the committed calibration ([`calibration::CHOICE`]).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The parsed tree of a `<ui_state>` text, from the cache when this text was seen lately.
+    pub fn screen(&self, text: &str) -> Arc<ScreenTree> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(pos) = cache.iter().position(|(t, _)| t == text) {
+            let entry = cache.remove(pos);
+            let tree = entry.1.clone();
+            cache.insert(0, entry);
+            return tree;
+        }
+        drop(cache);
+        let tree = Arc::new(ScreenTree::parse(text));
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.insert(0, (text.to_string(), tree.clone()));
+        cache.truncate(CACHE_SCREENS);
+        tree
+    }
+
+    /// Which of `options` (`(ref, description 'role "name"')`) `description` means on `tree`.
+    /// `None` when there are no options.
+    pub fn choose(
+        &self,
+        description: &str,
+        tree: &ScreenTree,
+        options: &[(String, Option<String>)],
+    ) -> Option<Chosen> {
+        if options.is_empty() {
+            return None;
+        }
+        let fallback: Vec<Option<tree::Node>> = options
+            .iter()
+            .map(|(r, desc)| {
+                if tree.by_ref.contains_key(r) {
+                    None
+                } else {
+                    Some(option_node(r, desc.as_deref()))
+                }
+            })
+            .collect();
+        let candidates: Vec<choice::Candidate<'_>> = options
+            .iter()
+            .zip(&fallback)
+            .map(|((r, _), fb)| match fb {
+                Some(node) => choice::Candidate { node, index: None },
+                None => {
+                    let i = tree.by_ref[r];
+                    choice::Candidate {
+                        node: &tree.nodes[i],
+                        index: Some(i),
+                    }
+                }
+            })
+            .collect();
+        let query = Query::parse(description);
+        let scored = choice::score(&query, tree, &candidates);
+        let confidence = calibration::CHOICE.probability(&scored.features);
+        let best = scored.best;
+        let rest: f64 = scored
+            .scores
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != best)
+            .map(|(_, s)| (s - scored.scores[best]).exp())
+            .sum();
+        let probabilities = scored
+            .scores
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if i == best {
+                    confidence
+                } else {
+                    (1.0 - confidence) * (s - scored.scores[best]).exp() / rest
+                }
+            })
+            .collect();
+        Some(Chosen {
+            best,
+            confidence,
+            probabilities,
+            scored,
+        })
+    }
+
+    fn tree_of(&self, state: &Value) -> Arc<ScreenTree> {
+        match state.get("screen") {
+            Some(Value::String(text)) => self.screen(text),
+            _ => Arc::new(ScreenTree::default()),
+        }
+    }
+
+    fn answer_choice(
+        &self,
+        name: &str,
+        q: &ChoiceQuestion,
+        state: &Value,
+        tree: &ScreenTree,
+    ) -> Result<Answer, ClassifierError> {
+        if q.options.is_empty() {
+            return Err(ClassifierError::new(messages::local_no_options(name)));
+        }
+        if q.options.len() > MAX_ELEMENT_OPTIONS {
+            return Err(ClassifierError::new(messages::local_too_many_options(
+                name,
+                q.options.len(),
+                MAX_ELEMENT_OPTIONS,
+            )));
+        }
+        let description = match (state.get("utterance"), &q.instructions) {
+            (Some(Value::String(u)), _) if !u.trim().is_empty() => u.as_str(),
+            (_, Value::String(i)) if i != messages::find_instructions() && !i.trim().is_empty() => {
+                i.as_str()
+            }
+            _ => return Err(ClassifierError::new(messages::local_no_description(name))),
+        };
+        let Some(chosen) = self.choose(description, tree, &q.options) else {
+            return Err(ClassifierError::new(messages::local_no_options(name)));
+        };
+        Ok(Answer::Choice(ChoiceResult {
+            choice: q.options[chosen.best].0.clone(),
+            probabilities: q
+                .options
+                .iter()
+                .zip(&chosen.probabilities)
+                .map(|((o, _), p)| (o.clone(), *p))
+                .collect(),
+            confidence: chosen.confidence,
+        }))
+    }
+
+    fn answer_yes_no(
+        name: &str,
+        q: &YesNoQuestion,
+        state: &Value,
+        tree: &ScreenTree,
+    ) -> Result<f64, ClassifierError> {
+        let Value::String(text) = &q.instructions else {
+            return Err(ClassifierError::new(messages::local_cannot_read(
+                name,
+                &q.instructions.to_string(),
+            )));
+        };
+        if let Some(event) = state.get("event") {
+            if text != messages::should_respond_criteria() {
+                return Err(ClassifierError::new(messages::local_cannot_read(
+                    name, text,
+                )));
+            }
+            let event_name = event.get("name").and_then(Value::as_str).unwrap_or("");
+            let keys: Vec<&str> = event
+                .get("payload")
+                .and_then(Value::as_object)
+                .map(|m| m.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            return Ok(yes_no::should_respond(event_name, &keys));
+        }
+        yes_no::read_check(text, tree)
+            .map_err(|_| ClassifierError::new(messages::local_cannot_read(name, text)))
+    }
+}
+
+/// A node read from an option's description `role "name"` (an option not on the screen).
+fn option_node(ref_: &str, description: Option<&str>) -> tree::Node {
+    let desc = description.unwrap_or("");
+    let (role, name) = match desc.split_once(" \"") {
+        Some((role, rest)) => (role, rest.strip_suffix('"').unwrap_or(rest)),
+        None => (desc, ""),
+    };
+    tree::Node {
+        role: role.to_string(),
+        name: name.to_string(),
+        ref_: ref_.to_string(),
+        name_tokens: text::tokenize(name),
+        ..tree::Node::default()
+    }
+}
+
+impl LocalClassifier {
+    fn ask_now(
+        &self,
+        state: &Value,
+        questions: &[(String, Question)],
+    ) -> Result<Vec<(String, Answer)>, ClassifierError> {
+        let tree = self.tree_of(state);
+        let mut answers: Vec<Option<Answer>> = vec![None; questions.len()];
+
+        // select_elements' per-element questions: grouped by criteria, scored together.
+        // (criteria, [(question index, role, element name)]).
+        type Group<'q> = (&'q str, Vec<(usize, &'q str, &'q str)>);
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        for (i, (_, q)) in questions.iter().enumerate() {
+            if let Question::YesNo(YesNoQuestion {
+                instructions: Value::String(text),
+                ..
+            }) = q
+                && state.get("event").is_none()
+                && let Some((criteria, role, el_name)) = yes_no::parse_select_question(text)
+            {
+                match groups.iter_mut().find(|(c, _)| *c == criteria) {
+                    Some((_, items)) => items.push((i, role, el_name)),
+                    None => groups.push((criteria, vec![(i, role, el_name)])),
+                }
+            }
+        }
+        for (criteria, items) in &groups {
+            let fallback: Vec<Option<tree::Node>> = items
+                .iter()
+                .map(|(i, role, el_name)| {
+                    let r = &questions[*i].0;
+                    if tree.by_ref.contains_key(r) {
+                        None
+                    } else {
+                        Some(option_node(
+                            r,
+                            Some(&messages::element_option(role, el_name)),
+                        ))
+                    }
+                })
+                .collect();
+            let candidates: Vec<choice::Candidate<'_>> = items
+                .iter()
+                .zip(&fallback)
+                .map(|((i, _, _), fb)| match fb {
+                    Some(node) => choice::Candidate { node, index: None },
+                    None => {
+                        let at = tree.by_ref[&questions[*i].0];
+                        choice::Candidate {
+                            node: &tree.nodes[at],
+                            index: Some(at),
+                        }
+                    }
+                })
+                .collect();
+            let probabilities = yes_no::select_probabilities(criteria, &tree, &candidates)
+                .map_err(|_| {
+                    ClassifierError::new(messages::local_cannot_read(
+                        &questions[items[0].0].0,
+                        criteria,
+                    ))
+                })?;
+            for ((i, _, _), p) in items.iter().zip(probabilities) {
+                answers[*i] = Some(Answer::YesNo(YesNoResult { probability: p }));
+            }
+        }
+
+        for (i, (name, q)) in questions.iter().enumerate() {
+            if answers[i].is_some() {
+                continue;
+            }
+            answers[i] = Some(match q {
+                Question::Choice(c) => self.answer_choice(name, c, state, &tree)?,
+                Question::YesNo(y) => Answer::YesNo(YesNoResult {
+                    probability: Self::answer_yes_no(name, y, state, &tree)?,
+                }),
+                Question::Score(_) => {
+                    return Err(ClassifierError::new(messages::local_no_score(name)));
+                }
+            });
+        }
+        Ok(questions
+            .iter()
+            .zip(answers)
+            .filter_map(|((name, _), a)| a.map(|a| (name.clone(), a)))
+            .collect())
+    }
+}
+
+impl Classifier for LocalClassifier {
+    /// Answers at once (no I/O): see the module docs for what it reads.
+    ///
+    /// # Errors
+    /// [`ClassifierError`] for a question it cannot read, a score question, a choice without
+    /// a description or options, or more than 255 options.
+    fn ask<'a>(
+        &'a self,
+        state: &'a Value,
+        questions: &'a [(String, Question)],
+    ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
+        let result = self.ask_now(state, questions);
+        Box::pin(async move { result })
+    }
+}

@@ -1,0 +1,501 @@
+//! Yes/no about the screen: `check_screen`'s questions, `select_elements`' per-element
+//! questions and `should_respond`, read from the tree (spec `ui-worker.md` "Screen questions").
+//!
+//! `check_screen` kinds, tried in order ([`read_check`]):
+//! 1. quantified state: "is anything on the list still unchecked?", "are all boxes checked?",
+//!    "is nothing selected?" — any / all / none over the elements the state applies to, narrowed
+//!    by role words and containers;
+//! 2. an element's value: "does the email field have a value?" (filled), "is X empty?";
+//! 3. an element's state: "is the pay button disabled?", "is Gift wrap checked?";
+//! 4. what an element shows: "does the total show 42 EUR?", "is country set to Spain?";
+//! 5. presence: "is there a checkout button?", "is Pay now on screen?", "do you see X?".
+//!
+//! Anything else is [`Unreadable`]: the caller turns it into a `ClassifierError` so the worker
+//! can fall back to its LLM classifier.
+
+use super::calibration::{CHOICE, TREE_NO, TREE_YES, sigmoid};
+use super::choice::{Candidate, Query, score, state_holds};
+use super::lexicon::{StateWord, roles};
+use super::text::{canonical, join_phrases, tokenize, words};
+use super::tree::{Node, ScreenTree, state};
+
+/// The question could not be read; the caller words the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreadable;
+
+const ANY: &[&str] = &["any", "anything", "anyone", "something", "some", "still"];
+const ALL: &[&str] = &["all", "every", "everything", "each"];
+const NONE: &[&str] = &["none", "nothing", "no"];
+const PRESENCE: &[&str] = &[
+    "visible",
+    "shown",
+    "displayed",
+    "showing",
+    "present",
+    "exist",
+    "exists",
+    "see",
+    "there",
+    "available",
+    "listed",
+];
+const VALUE_VERBS: &[&str] = &[
+    " show ",
+    " shows ",
+    " say ",
+    " says ",
+    " read ",
+    " reads ",
+    " contain ",
+    " contains ",
+    " display ",
+    " displays ",
+    " set to ",
+    " equal to ",
+    " equals ",
+];
+
+/// P(yes) for a `check_screen` question about `tree`.
+///
+/// # Errors
+/// [`Unreadable`] when the question is none of the kinds in the module docs.
+pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> {
+    let lower = question.to_lowercase();
+    let raw = join_phrases(words(&lower));
+    let query = Query::parse(&lower);
+    let has = |list: &[&str]| raw.iter().any(|w| list.contains(&w.as_str()));
+    let says_value = raw
+        .windows(2)
+        .any(|w| matches!(w[0].as_str(), "a" | "any") && w[1] == "value")
+        && has(&["have", "has", "show", "shows", "contain", "contains"]);
+
+    // 1. Quantified state.
+    if let Some(&sw) = query.states.first()
+        && (has(ANY) || has(ALL) || has(NONE))
+    {
+        let in_scope: Vec<&Node> = tree
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| super::choice::state_applies(sw, n))
+            .filter(|(_, n)| query.roles.is_empty() || query.roles.contains(&n.role.as_str()))
+            .filter(|(i, _)| {
+                query.containers.iter().all(|c| {
+                    tree.nodes.iter().enumerate().any(|(a, an)| {
+                        c.roles.contains(&an.role.as_str()) && tree.is_descendant(*i, a)
+                    })
+                })
+            })
+            .map(|(_, n)| n)
+            .collect();
+        let holds = |n: &&Node| state_holds(sw, n);
+        let yes = if has(ALL) && !has(ANY) {
+            !in_scope.is_empty() && in_scope.iter().all(holds)
+        } else if has(NONE) && !has(ANY) {
+            !in_scope.iter().any(holds)
+        } else {
+            in_scope.iter().any(holds)
+        };
+        return Ok(if yes { TREE_YES } else { TREE_NO });
+    }
+
+    // 2 and 3. An element's value or state.
+    let element_state = if says_value {
+        Some(if has(&["no", "without"]) {
+            StateWord::Empty
+        } else {
+            StateWord::Filled
+        })
+    } else {
+        query.states.first().copied()
+    };
+    if let Some(sw) = element_state {
+        let mut subject = query.clone();
+        subject.states.clear();
+        subject
+            .content
+            .retain(|(w, _)| !matches!(w.as_str(), "value" | "have" | "has" | "no" | "without"));
+        let (node, confidence) = find(&subject, tree).ok_or(Unreadable)?;
+        let p = if state_holds(sw, node) {
+            TREE_YES
+        } else {
+            TREE_NO
+        };
+        return Ok(confidence * p + (1.0 - confidence) * TREE_NO);
+    }
+
+    // 4. What an element shows.
+    let padded = format!(" {} ", lower.trim_end_matches(['?', '.', '!']).trim());
+    if let Some((verb_at, verb)) = VALUE_VERBS
+        .iter()
+        .filter_map(|v| padded.find(v).map(|at| (at, *v)))
+        .min_by_key(|(at, _)| *at)
+    {
+        let subject_text = &padded[..verb_at];
+        let expected_text = padded[verb_at + verb.len()..].trim_matches([' ', '"', '\'']);
+        let expected: Vec<String> = tokenize(expected_text)
+            .into_iter()
+            .filter(|t| !t.stop)
+            .map(|t| t.word)
+            .collect();
+        if expected.is_empty() {
+            return Err(Unreadable);
+        }
+        let subject = Query::parse(subject_text);
+        let whole_screen = !subject.has_content() && subject.roles.is_empty();
+        if whole_screen {
+            // "does the page show X": presence of X.
+            return presence(&Query::parse(expected_text), tree, false);
+        }
+        let (node, confidence) = find(&subject, tree).ok_or(Unreadable)?;
+        let shows = expected.iter().all(|w| {
+            node.value_tokens
+                .iter()
+                .chain(&node.name_tokens)
+                .any(|t| &t.word == w)
+        });
+        let p = if shows { TREE_YES } else { TREE_NO };
+        return Ok(confidence * p + (1.0 - confidence) * TREE_NO);
+    }
+
+    // 5. Presence.
+    if has(PRESENCE) || lower.contains("on screen") || lower.contains("on the screen") {
+        let mut subject = query.clone();
+        subject
+            .content
+            .retain(|(w, _)| !PRESENCE.contains(&w.as_str()) && canonical(w) != "visible");
+        return presence(&subject, tree, has(&["visible"]));
+    }
+    Err(Unreadable)
+}
+
+/// P(something matching `subject` is on screen): the calibrated confidence of the best match
+/// among all named nodes (text without a ref included); `visible` discounts an offscreen one.
+fn presence(subject: &Query, tree: &ScreenTree, visible: bool) -> Result<f64, Unreadable> {
+    if !subject.has_content() && subject.roles.is_empty() {
+        return Err(Unreadable);
+    }
+    let Some((node, confidence)) = find(subject, tree) else {
+        return Ok(TREE_NO);
+    };
+    if subject.has_content() && !matches_content(subject, node) {
+        // Only a role word matched ("the newsletter checkbox" against "Gift wrap").
+        return Ok(TREE_NO);
+    }
+    let confidence = confidence.clamp(TREE_NO, TREE_YES);
+    Ok(if visible && node.has(state::OFFSCREEN) {
+        confidence * 0.3
+    } else {
+        confidence
+    })
+}
+
+/// Whether every full-weight content word of `query` matches the node's name, value or
+/// context.
+fn matches_content(query: &Query, node: &Node) -> bool {
+    query
+        .content
+        .iter()
+        .filter(|(_, weight)| *weight >= 1.0)
+        .all(|(w, _)| {
+            node.name_tokens
+                .iter()
+                .chain(&node.value_tokens)
+                .chain(&node.context_tokens)
+                .any(|t| super::text::similarity(w, &t.word) > 0.0)
+        })
+}
+
+/// The named node `query` most likely means and the calibrated confidence; `None` when the
+/// screen has no named node.
+fn find<'t>(query: &Query, tree: &'t ScreenTree) -> Option<(&'t Node, f64)> {
+    let candidates: Vec<Candidate<'t>> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.name.is_empty())
+        .map(|(i, node)| Candidate {
+            node,
+            index: Some(i),
+        })
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let scored = score(query, tree, &candidates);
+    Some((
+        candidates[scored.best].node,
+        CHOICE.probability(&scored.features),
+    ))
+}
+
+/// One `select_elements` question read back: `{criteria}: does {role} "{name}" match?`
+/// (rtvi-ui.md §5.4) → `(criteria, role, name)`.
+pub fn parse_select_question(text: &str) -> Option<(&str, &str, &str)> {
+    let body = text.strip_suffix("\" match?")?;
+    let at = body.rfind(": does ")?;
+    let criteria = &body[..at];
+    let rest = &body[at + ": does ".len()..];
+    let (role, name) = rest.split_once(" \"")?;
+    Some((criteria, role, name))
+}
+
+/// A number comparison in select criteria: "under $5", "more than 3", "at least 10".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Comparison {
+    /// Strictly less than.
+    Below(f64),
+    /// At most.
+    AtMost(f64),
+    /// Strictly more than.
+    Above(f64),
+    /// At least.
+    AtLeast(f64),
+}
+
+/// The comparison in `criteria`, if any, and the criteria without it.
+pub fn parse_comparison(criteria: &str) -> (Option<Comparison>, String) {
+    type Make = fn(f64) -> Comparison;
+    const OPS: &[(&str, Make)] = &[
+        ("less than or equal to", Comparison::AtMost),
+        ("at most", Comparison::AtMost),
+        ("no more than", Comparison::AtMost),
+        ("up to", Comparison::AtMost),
+        ("at least", Comparison::AtLeast),
+        ("no less than", Comparison::AtLeast),
+        ("cheaper than", Comparison::Below),
+        ("less than", Comparison::Below),
+        ("fewer than", Comparison::Below),
+        ("lower than", Comparison::Below),
+        ("under", Comparison::Below),
+        ("below", Comparison::Below),
+        ("more expensive than", Comparison::Above),
+        ("more than", Comparison::Above),
+        ("greater than", Comparison::Above),
+        ("higher than", Comparison::Above),
+        ("over", Comparison::Above),
+        ("above", Comparison::Above),
+    ];
+    let lower = criteria.to_lowercase();
+    for (op, make) in OPS {
+        let Some(at) = lower.find(&format!("{op} ")) else {
+            continue;
+        };
+        if at > 0 && lower.as_bytes()[at - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        let after = &lower[at + op.len() + 1..];
+        let num_text: String = after
+            .trim_start_matches(['$', '€', '£', ' '])
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+            .filter(|c| *c != ',')
+            .collect();
+        if let Ok(n) = num_text.trim_end_matches('.').parse::<f64>() {
+            let end = at
+                + op.len()
+                + 1
+                + (after.len() - after.trim_start_matches(['$', '€', '£', ' ']).len())
+                + num_text.len();
+            let rest = format!("{} {}", &lower[..at], lower.get(end..).unwrap_or(""));
+            return (Some(make(n)), rest);
+        }
+    }
+    (None, lower)
+}
+
+/// The first number in the node's name, value or context.
+pub fn node_number(node: &Node) -> Option<f64> {
+    node.name_tokens
+        .iter()
+        .chain(&node.value_tokens)
+        .chain(&node.context_tokens)
+        .find_map(|t| t.word.parse::<f64>().ok())
+}
+
+impl Comparison {
+    /// Whether `x` satisfies the comparison.
+    pub fn holds(self, x: f64) -> bool {
+        match self {
+            Comparison::Below(n) => x < n,
+            Comparison::AtMost(n) => x <= n,
+            Comparison::Above(n) => x > n,
+            Comparison::AtLeast(n) => x >= n,
+        }
+    }
+}
+
+/// P(match) for each candidate against select criteria: `sigmoid(2·(score − 0.5))` from the
+/// choice scorer, capped at 0.15 when a role, state, container or number constraint fails.
+///
+/// # Errors
+/// [`Unreadable`] when the criteria name nothing the scorer can use (no content, role, state,
+/// container or comparison).
+pub fn select_probabilities(
+    criteria: &str,
+    tree: &ScreenTree,
+    candidates: &[Candidate<'_>],
+) -> Result<Vec<f64>, Unreadable> {
+    let (comparison, rest) = parse_comparison(criteria);
+    let mut query = Query::parse(&rest);
+    // "items under $5", "results about X": a generic noun, not a role.
+    if !query.roles.is_empty()
+        && query
+            .roles
+            .iter()
+            .all(|r| roles::ITEM.contains(r) || roles::RESULT.contains(r))
+    {
+        query.roles.clear();
+        query.containers.clear();
+    }
+    if !query.has_content()
+        && query.roles.is_empty()
+        && query.states.is_empty()
+        && query.containers.is_empty()
+        && comparison.is_none()
+    {
+        return Err(Unreadable);
+    }
+    let scored = score(&query, tree, candidates);
+    Ok(candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut s = scored.scores[i];
+            let mut ok = scored.ok[i];
+            if let Some(cmp) = comparison {
+                if node_number(c.node).is_some_and(|x| cmp.holds(x)) {
+                    s += 1.0;
+                } else {
+                    ok = false;
+                }
+            }
+            let p = sigmoid(2.0 * (s - 0.5));
+            if ok { p } else { p.min(0.15) }
+        })
+        .collect())
+}
+
+/// `should_respond`'s rule: P(yes) from the event's name and payload keys. Navigation, route,
+/// submit, order, sign-in and error events → 0.8; scroll, hover, input, edit, focus and
+/// selection events → 0.2; a plain click → 0.3; anything else → 0.4.
+pub fn should_respond(event_name: &str, payload_keys: &[&str]) -> f64 {
+    const YES: &[&str] = &[
+        "nav",
+        "navigate",
+        "navigation",
+        "navigated",
+        "route",
+        "routed",
+        "page",
+        "view",
+        "submit",
+        "submitted",
+        "order",
+        "ordered",
+        "checkout",
+        "purchase",
+        "buy",
+        "pay",
+        "payment",
+        "login",
+        "logout",
+        "signup",
+        "signin",
+        "error",
+        "failed",
+        "fail",
+        "help",
+        "complete",
+        "completed",
+        "done",
+        "finish",
+        "finished",
+        "search",
+        "cart",
+    ];
+    const NO: &[&str] = &[
+        "scroll",
+        "scrolled",
+        "hover",
+        "hovered",
+        "mouse",
+        "move",
+        "moved",
+        "input",
+        "change",
+        "changed",
+        "edit",
+        "edited",
+        "type",
+        "typed",
+        "typing",
+        "key",
+        "keydown",
+        "keyup",
+        "keypress",
+        "focus",
+        "blur",
+        "resize",
+        "selection",
+        "selectionchange",
+        "visibility",
+    ];
+    // Split snake_case, kebab-case and camelCase.
+    let mut spaced = String::new();
+    let mut prev_lower = false;
+    for c in event_name.chars() {
+        if c.is_uppercase() && prev_lower {
+            spaced.push(' ');
+        }
+        prev_lower = c.is_lowercase();
+        spaced.push(c);
+    }
+    let ws: Vec<String> = words(&spaced);
+    let has = |list: &[&str]| ws.iter().any(|w| list.contains(&w.as_str()));
+    if has(NO) {
+        0.2
+    } else if has(YES) {
+        0.8
+    } else if payload_keys
+        .iter()
+        .any(|k| matches!(*k, "view" | "route" | "page" | "url" | "path"))
+    {
+        0.75
+    } else if has(&["click", "clicked", "tap", "press", "pressed"]) {
+        0.3
+    } else {
+        0.4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_select_questions_and_comparisons() {
+        assert_eq!(
+            parse_select_question("dairy products: does button \"Add \"Milk\"\" match?"),
+            Some(("dairy products", "button", "Add \"Milk\""))
+        );
+        assert_eq!(parse_select_question("what?"), None);
+        let (cmp, rest) = parse_comparison("items under $5");
+        assert_eq!(cmp, Some(Comparison::Below(5.0)));
+        assert_eq!(rest.trim(), "items");
+        assert_eq!(
+            parse_comparison("at least 1,000 views").0,
+            Some(Comparison::AtLeast(1000.0))
+        );
+        assert_eq!(parse_comparison("overview").0, None);
+    }
+
+    #[test]
+    fn should_respond_rule() {
+        assert_eq!(should_respond("nav_click", &["view"]), 0.8);
+        assert_eq!(should_respond("formSubmitted", &[]), 0.8);
+        assert_eq!(should_respond("scroll", &[]), 0.2);
+        assert_eq!(should_respond("input_changed", &[]), 0.2);
+        assert_eq!(should_respond("button_click", &[]), 0.3);
+    }
+}

@@ -1,0 +1,794 @@
+//! The local classifier (issue 7): cases U2, U3, U5, U6 through `UiWorker`, each phrase family
+//! of the choice, the yes/no kinds, `should_respond`, the error texts, and the calibration
+//! fitted on the labelled rows in `src/classifier/local/data/labelled.jsonl`.
+//!
+//! The calibration fitting script is `fit_choice_calibration` (ignored): run
+//! `cargo test -p hark-ui --release --test local_classifier -- --ignored --nocapture` to print
+//! the fitted constants, accuracy, "none" precision/recall, ECE and latency.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hark_rtvi::{A11ySnapshot, ServerMessage, UiEvent};
+use hark_ui::classifier::local::calibration::{self, CHOICE, Platt};
+use hark_ui::classifier::local::{LocalClassifier, ScreenTree};
+use hark_ui::classifier::{Answer, Classifier, Question};
+use hark_ui::{UiWorker, messages};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+fn worker() -> (UiWorker, UnboundedReceiver<ServerMessage>) {
+    let (tx, rx) = unbounded_channel();
+    let w = UiWorker::new("ui", Arc::new(tx)).with_classifier(Arc::new(LocalClassifier::new()));
+    (w, rx)
+}
+
+fn snap(root: Value) -> A11ySnapshot {
+    A11ySnapshot::from_json(&json!({"root": root, "captured_at": 1}).to_string()).unwrap()
+}
+
+fn clicked(rx: &mut UnboundedReceiver<ServerMessage>) -> Option<String> {
+    match rx.try_recv().ok()? {
+        ServerMessage::UiCommand(c) => Some(format!("{} {}", c.command, c.payload["ref"])),
+        _ => None,
+    }
+}
+
+/// A team table whose rows end in an unnamed icon button, and a link with no name (U2).
+fn team_table() -> A11ySnapshot {
+    let row = |r: u32, name: &str, role: &str| {
+        json!({"ref": format!("e{r}"), "role": "row", "children": [
+            {"ref": format!("e{}", r + 1), "role": "cell", "name": name},
+            {"ref": format!("e{}", r + 2), "role": "cell", "name": role},
+            {"ref": format!("e{}", r + 3), "role": "cell", "children": [
+                {"ref": format!("e{}", r + 4), "role": "button", "name": format!("Edit {name}")},
+                {"ref": format!("e{}", r + 5), "role": "button"}]}]})
+    };
+    snap(json!({"ref": "e1", "role": "main", "children": [
+        {"ref": "e2", "role": "button", "name": "Add member"},
+        {"ref": "e3", "role": "table", "name": "Members", "children": [
+            {"ref": "e4", "role": "row", "children": [
+                {"ref": "e5", "role": "columnheader", "name": "Name"},
+                {"ref": "e6", "role": "columnheader", "name": "Role"},
+                {"ref": "e7", "role": "columnheader", "name": "Actions"}]},
+            row(10, "Ana Lopez", "Admin"),
+            row(20, "Ben Okafor", "Editor"),
+            row(30, "Chen Wei", "Viewer")]},
+        {"ref": "e40", "role": "link"},
+        {"ref": "e41", "role": "link", "name": "Export CSV"}]}))
+}
+
+#[tokio::test]
+async fn u2_unnamed_controls_are_not_found_and_named_ones_resolve() {
+    let (w, _rx) = worker();
+    w.on_snapshot(team_table());
+    for description in ["the actions button in the last row", "the copy link icon"] {
+        let found = w.find_element(description).await.unwrap().unwrap();
+        assert!(found.confidence < 0.5, "{description}: {found:?}");
+        assert_eq!(w.which_element(description, 0.5).await.unwrap(), None);
+    }
+    assert_eq!(
+        w.which_element("the edit button in the last row", 0.5)
+            .await
+            .unwrap(),
+        Some("e34".into())
+    );
+    assert_eq!(
+        w.which_element("edit Ben", 0.5).await.unwrap(),
+        Some("e24".into())
+    );
+    let job = w
+        .screen(&json!({"action": "click", "target": "the copy link icon"}))
+        .await;
+    assert_eq!(job.response, Some(json!({"done": false, "label": null})));
+}
+
+#[tokio::test]
+async fn u3_search_still_picks_search_after_clear_appears() {
+    let (w, mut rx) = worker();
+    let search = |value: Option<&str>| {
+        let mut kids = vec![json!({"ref": "e2", "role": "searchbox", "name": "Search"})];
+        if let Some(v) = value {
+            kids[0]["value"] = json!(v);
+            kids.push(json!({"ref": "e4", "role": "button", "name": "Clear"}));
+        }
+        kids.push(json!({"ref": "e3", "role": "button", "name": "Search"}));
+        snap(json!({"ref": "e1", "role": "search", "children": kids}))
+    };
+    w.on_snapshot(search(None));
+    assert_eq!(
+        w.which_element("the search button", 0.5).await.unwrap(),
+        Some("e3".into())
+    );
+    w.on_snapshot(search(Some("running shoes")));
+    let job = w
+        .screen(&json!({"action": "click", "target": "the search button"}))
+        .await;
+    assert_eq!(job.response, Some(json!({"done": true, "label": "Search"})));
+    assert_eq!(clicked(&mut rx).as_deref(), Some("click \"e3\""));
+    assert_eq!(
+        w.which_element("the clear button", 0.5).await.unwrap(),
+        Some("e4".into())
+    );
+    assert_eq!(
+        w.which_element("the search field", 0.5).await.unwrap(),
+        Some("e2".into())
+    );
+}
+
+fn todos(second_checked: bool) -> A11ySnapshot {
+    let item = |r: u32, checked: bool| {
+        let state = if checked {
+            json!(["checked"])
+        } else {
+            json!([])
+        };
+        json!({"ref": format!("e{r}"), "role": "listitem", "children": [
+            {"ref": format!("e{}", r + 1), "role": "checkbox", "name": "Toggle Todo", "state": state},
+            {"ref": "", "role": "text", "name": "travel to Paris"}]})
+    };
+    snap(json!({"ref": "e1", "role": "main", "children": [
+        {"ref": "e2", "role": "textbox", "name": "What needs to be done?"},
+        {"ref": "e3", "role": "checkbox", "name": "Mark all as complete"},
+        {"ref": "e4", "role": "list", "children": [item(10, true), item(20, second_checked)]},
+        {"ref": "e30", "role": "link", "name": "Completed"}]}))
+}
+
+#[tokio::test]
+async fn u5_same_named_items_told_apart_by_state() {
+    let (w, _rx) = worker();
+    w.on_snapshot(todos(false));
+    let r = w
+        .check_screen("is anything on the list still unchecked?")
+        .await
+        .unwrap();
+    assert!(r.is_yes(), "{r:?}");
+    assert_eq!(
+        w.which_element("the unchecked one on the list", 0.5)
+            .await
+            .unwrap(),
+        Some("e21".into())
+    );
+    assert_eq!(
+        w.which_element("the checked todo", 0.5).await.unwrap(),
+        Some("e11".into())
+    );
+    let job = w
+        .screen(&json!({"action": "check", "target": "is anything on the list still unchecked?"}))
+        .await;
+    assert_eq!(job.response.unwrap()["yes"], json!(true));
+
+    w.on_snapshot(todos(true));
+    let r = w
+        .check_screen("is anything on the list still unchecked?")
+        .await
+        .unwrap();
+    assert!(
+        !r.is_yes(),
+        "the toggle-all box is unchecked but not on the list: {r:?}"
+    );
+    assert!(
+        w.check_screen("is anything unchecked?")
+            .await
+            .unwrap()
+            .is_yes()
+    );
+    assert!(
+        w.check_screen("are all the todos on the list checked?")
+            .await
+            .unwrap()
+            .is_yes()
+    );
+}
+
+#[tokio::test]
+async fn u6_choose_medium_clicks_the_option_of_the_open_listbox() {
+    let (w, mut rx) = worker();
+    w.on_snapshot(snap(json!({"ref": "e1", "role": "main", "children": [
+        {"ref": "e2", "role": "button", "name": "Size: Small"},
+        {"ref": "e9", "role": "button", "name": "Add to bag"}]})));
+    let closed = w.find_element("choose Medium").await.unwrap().unwrap();
+    assert!(
+        closed.confidence < 0.5,
+        "no Medium on screen yet: {closed:?}"
+    );
+
+    w.on_snapshot(snap(json!({"ref": "e1", "role": "main", "children": [
+        {"ref": "e2", "role": "button", "name": "Size: Small", "state": ["expanded"]},
+        {"ref": "e3", "role": "listbox", "name": "Size", "children": [
+            {"ref": "e4", "role": "option", "name": "Small", "state": ["selected"]},
+            {"ref": "e5", "role": "option", "name": "Medium"},
+            {"ref": "e6", "role": "option", "name": "Large"}]},
+        {"ref": "e9", "role": "button", "name": "Add to bag"}]})));
+    let job = w
+        .screen(&json!({"action": "click", "target": "choose Medium"}))
+        .await;
+    assert_eq!(job.response, Some(json!({"done": true, "label": "Medium"})));
+    assert_eq!(clicked(&mut rx).as_deref(), Some("click \"e5\""));
+}
+
+// ---- Phrase families, over one screen each.
+
+async fn pick(screen: &str, description: &str) -> (String, f64) {
+    let tree = ScreenTree::parse(screen);
+    let options: Vec<(String, Option<String>)> = tree
+        .nodes
+        .iter()
+        .filter(|n| !n.ref_.is_empty() && !n.name.is_empty())
+        .map(|n| {
+            (
+                n.ref_.clone(),
+                Some(messages::element_option(&n.role, &n.name)),
+            )
+        })
+        .collect();
+    let state = json!({"utterance": description, "screen": screen});
+    let q = [(
+        "element".to_string(),
+        Question::choice(messages::find_instructions(), options),
+    )];
+    let answers = LocalClassifier::new().ask(&state, &q).await.unwrap();
+    let Answer::Choice(c) = &answers[0].1 else {
+        panic!("a choice answer")
+    };
+    let sum: f64 = c.probabilities.iter().map(|(_, p)| p).sum();
+    assert!((sum - 1.0).abs() < 1e-9, "probabilities sum to 1: {sum}");
+    (c.choice.clone(), c.confidence)
+}
+
+async fn assert_picks(screen: &str, cases: &[(&str, Option<&str>)]) {
+    for (description, expected) in cases {
+        let (choice, confidence) = pick(screen, description).await;
+        match expected {
+            Some(r) => assert!(
+                choice == *r && confidence >= 0.5,
+                "{description:?}: expected {r}, got {choice} at {confidence:.2}"
+            ),
+            None => assert!(
+                confidence < 0.5,
+                "{description:?}: expected none, got {choice} at {confidence:.2}"
+            ),
+        }
+    }
+}
+
+const SHOP: &str = "<ui_state>
+- generic [ref=e1]:
+  - banner [ref=e2]:
+    - link \"Home\" [ref=e3]
+    - searchbox \"Search products\" [ref=e4]
+    - button \"Search\" [ref=e5]
+    - link \"Cart (2)\" [ref=e6]
+    - link \"Sign in\" [ref=e7]
+  - main [ref=e8]:
+    - list [ref=e10]:
+      - listitem [ref=e11]:
+        - link \"Organic bananas\" [ref=e12]
+        - text \"$1.99\"
+        - button \"Add to cart\" [ref=e13]
+      - listitem [ref=e14]:
+        - link \"Whole milk\" [ref=e15]
+        - text \"$3.49\"
+        - button \"Add to cart\" [ref=e16]
+      - listitem [ref=e17]:
+        - link \"Cheddar cheese\" [ref=e18]
+        - text \"$6.25\"
+        - button \"Add to cart\" [ref=e19]
+    - dialog \"Newsletter\" [ref=e30]:
+      - button \"Close\" [ref=e31]
+  - contentinfo [ref=e21]:
+    - link \"Help\" [ref=e22]
+</ui_state>";
+
+const FORM: &str = "<ui_state>
+- generic [ref=e1]:
+  - form \"Sign up\" [ref=e4]:
+    - textbox \"First name\" = \"Ana\" [ref=e5]
+    - textbox \"Last name\" [ref=e6]
+    - textbox \"Email\" [focused] [ref=e7]
+    - combobox \"Country\" = \"Spain\" [ref=e9]
+    - checkbox \"Subscribe to newsletter\" [checked] [ref=e10]
+    - checkbox \"I accept the terms\" [ref=e11]
+    - button \"Create account\" [disabled] [ref=e12]
+    - button \"Cancel\" [ref=e13]
+</ui_state>";
+
+#[tokio::test]
+async fn synonyms_and_paraphrases() {
+    assert_picks(
+        SHOP,
+        &[
+            ("the basket", Some("e6")),
+            ("view my bag", Some("e6")),
+            ("sign me in", Some("e7")),
+            ("log in", Some("e7")),
+            ("look up products", Some("e4")),
+            ("support", Some("e22")),
+            ("dismiss", Some("e31")),
+        ],
+    )
+    .await;
+    assert_picks(FORM, &[("surname", Some("e6")), ("register", Some("e12"))]).await;
+}
+
+#[tokio::test]
+async fn role_words() {
+    assert_picks(
+        FORM,
+        &[
+            ("the email field", Some("e7")),
+            ("the country dropdown", Some("e9")),
+            ("the terms checkbox", Some("e11")),
+            ("the first name box", Some("e5")),
+        ],
+    )
+    .await;
+    assert_picks(
+        SHOP,
+        &[
+            ("the search button", Some("e5")),
+            ("the search box", Some("e4")),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn ordinals_and_positions() {
+    assert_picks(
+        SHOP,
+        &[
+            ("the first add to cart button", Some("e13")),
+            ("the second add to cart button", Some("e16")),
+            ("the last add to cart button", Some("e19")),
+            ("the second result", Some("e15")),
+            ("the button in the dialog", Some("e31")),
+        ],
+    )
+    .await;
+    assert_picks(
+        FORM,
+        &[
+            ("the 3rd textbox", Some("e7")),
+            ("the second textbox", Some("e6")),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn state_words() {
+    assert_picks(
+        FORM,
+        &[
+            ("the unchecked checkbox", Some("e11")),
+            ("the unchecked one", Some("e11")),
+            ("the checked box", Some("e10")),
+            ("the disabled button", Some("e12")),
+            ("the enabled button", Some("e13")),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn none_when_nothing_fits() {
+    assert_picks(
+        SHOP,
+        &[
+            ("the checkout button", None),
+            ("the copy link icon", None),
+            ("the wishlist", None),
+        ],
+    )
+    .await;
+    assert_picks(
+        FORM,
+        &[("the phone number field", None), ("the logo", None)],
+    )
+    .await;
+}
+
+// ---- Yes/no.
+
+#[tokio::test]
+async fn check_screen_kinds() {
+    let (w, _rx) = worker();
+    w.on_snapshot(snap(json!({"ref": "e1", "role": "main", "children": [
+        {"ref": "e2", "role": "textbox", "name": "Email", "value": "ana@example.com"},
+        {"ref": "e3", "role": "textbox", "name": "Phone"},
+        {"ref": "e4", "role": "checkbox", "name": "Gift wrap", "state": ["checked"]},
+        {"ref": "e5", "role": "button", "name": "Pay now", "state": ["disabled"]},
+        {"ref": "e6", "role": "combobox", "name": "Country", "value": "Spain"},
+        {"ref": "", "role": "text", "name": "Total: 42 EUR"}]})));
+    let p = |q: &'static str| {
+        let w = &w;
+        async move { w.check_screen(q).await.unwrap().probability }
+    };
+    for (question, yes) in [
+        ("is anything unchecked?", false),
+        ("is anything checked?", true),
+        ("is anything disabled?", true),
+        ("is any field empty?", true),
+        ("is anything expanded?", false),
+        ("are all the fields filled?", false),
+        ("is the pay button disabled?", true),
+        ("is gift wrap checked?", true),
+        ("is the phone field empty?", true),
+        ("does the email field have a value?", true),
+        ("does the phone field have a value?", false),
+        ("is the country set to Spain?", true),
+        ("does the country show France?", false),
+        ("does the total show 42 EUR?", true),
+        ("is there a pay now button?", true),
+        ("is the newsletter checkbox on screen?", false),
+        ("do you see a checkout button?", false),
+    ] {
+        let prob = p(question).await;
+        assert_eq!(prob >= 0.5, yes, "{question}: {prob}");
+    }
+    let err = w
+        .check_screen("would the user like this page?")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        messages::local_cannot_read("check", "would the user like this page?")
+    );
+    assert!(err.message.starts_with(
+        "the local classifier cannot read the question \"check\" (\"would the user like this page?\")"
+    ));
+}
+
+#[tokio::test]
+async fn select_elements_per_element() {
+    let (w, _rx) = worker();
+    w.on_snapshot(snap(json!({"ref": "e1", "role": "list", "children": [
+        {"ref": "e2", "role": "listitem", "children": [
+            {"ref": "e3", "role": "checkbox", "name": "Milk $3.49"},
+            {"ref": "e4", "role": "button", "name": "Remove milk"}]},
+        {"ref": "e5", "role": "listitem", "children": [
+            {"ref": "e6", "role": "checkbox", "name": "Cheese $6.25", "state": ["checked"]},
+            {"ref": "e7", "role": "button", "name": "Remove cheese"}]},
+        {"ref": "e8", "role": "link", "name": "Remove all"}]})));
+    let labels = |m: Vec<hark_ui::ElementMatch>| m.into_iter().map(|m| m.label).collect::<Vec<_>>();
+    let mut boxes = labels(w.select_elements("checkboxes").await.unwrap());
+    boxes.sort();
+    assert_eq!(boxes, ["Cheese $6.25", "Milk $3.49"]);
+    assert_eq!(
+        labels(w.select_elements("checked boxes").await.unwrap()),
+        ["Cheese $6.25"]
+    );
+    // The price may sit beside the element (a row's text): "Remove milk" reads 3.49 too.
+    let cheap = labels(w.select_elements("items under $5").await.unwrap());
+    assert!(cheap.contains(&"Milk $3.49".to_string()), "{cheap:?}");
+    assert!(cheap.iter().all(|l| !l.contains("heese")), "{cheap:?}");
+    let mut remove = labels(w.select_elements("remove buttons").await.unwrap());
+    remove.sort();
+    assert_eq!(
+        remove,
+        ["Remove cheese", "Remove milk"],
+        "the link is not a button"
+    );
+    assert!(
+        w.select_elements("dairy products")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let err = w.select_elements("the").await.unwrap_err();
+    assert!(
+        err.message
+            .starts_with("the local classifier cannot read the question")
+    );
+}
+
+#[tokio::test]
+async fn should_respond_rule() {
+    let (w, _rx) = worker();
+    let event = |name: &str, payload: Value| UiEvent {
+        event: name.into(),
+        payload: Some(payload),
+    };
+    assert!(
+        w.should_respond(&event("nav_click", json!({"view": "cart"})), None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        w.should_respond(&event("form_submitted", json!({})), None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !w.should_respond(&event("scroll", json!({"y": 10})), None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !w.should_respond(&event("input_changed", json!({})), None)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !w.should_respond(&event("hover", json!({})), None)
+            .await
+            .unwrap()
+    );
+    let err = w
+        .should_respond(&event("nav_click", json!({})), Some("the user seems lost"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        messages::local_cannot_read("respond", "the user seems lost")
+    );
+}
+
+#[tokio::test]
+async fn unreadable_questions_are_errors_with_clear_texts() {
+    let c = LocalClassifier::new();
+    let state = json!({"screen": "<ui_state>\n- button \"Ok\" [ref=e1]\n</ui_state>"});
+    let score = [(
+        "mood".to_string(),
+        Question::Score(hark_ui::classifier::ScoreQuestion {
+            instructions: json!("how happy"),
+            levels: vec!["low".into(), "high".into()],
+        }),
+    )];
+    let err = c.ask(&state, &score).await.unwrap_err();
+    assert_eq!(err.message, messages::local_no_score("mood"));
+    assert_eq!(
+        err.message,
+        "the local classifier does not answer score questions (\"mood\"): ask an LLM classifier \
+         (UiWorker::with_fallback_classifier)."
+    );
+    let choice = [(
+        "element".to_string(),
+        Question::choice(
+            messages::find_instructions(),
+            vec![("e1".into(), Some("button \"Ok\"".into()))],
+        ),
+    )];
+    let err = c.ask(&state, &choice).await.unwrap_err();
+    assert_eq!(
+        err.message,
+        "the choice question \"element\" has no description to match: put it in the state's \
+         \"utterance\" or in the question's instructions as text."
+    );
+    let many: Vec<(String, Option<String>)> = (0..256)
+        .map(|i| (format!("e{i}"), Some(format!("button \"B{i}\""))))
+        .collect();
+    let err = c
+        .ask(
+            &json!({"utterance": "b3"}),
+            &[("element".into(), Question::choice("x", many))],
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        messages::local_too_many_options("element", 256, 255)
+    );
+    assert!(
+        err.message
+            .ends_with("takes at most 255: narrow the options first.")
+    );
+}
+
+#[tokio::test]
+async fn falls_back_when_the_local_classifier_cannot_read() {
+    #[derive(Debug)]
+    struct Always;
+    impl Classifier for Always {
+        fn ask<'a>(
+            &'a self,
+            _state: &'a Value,
+            questions: &'a [(String, Question)],
+        ) -> futures::future::BoxFuture<
+            'a,
+            Result<Vec<(String, Answer)>, hark_ui::classifier::ClassifierError>,
+        > {
+            let a = questions
+                .iter()
+                .map(|(n, _)| {
+                    (
+                        n.clone(),
+                        Answer::YesNo(hark_ui::classifier::YesNoResult { probability: 0.9 }),
+                    )
+                })
+                .collect();
+            Box::pin(async move { Ok(a) })
+        }
+    }
+    let (w, _rx) = worker();
+    let w = w.with_fallback_classifier(Arc::new(Always));
+    w.on_snapshot(todos(false));
+    let r = w
+        .check_screen("would the user like this page?")
+        .await
+        .unwrap();
+    assert_eq!(r.probability, 0.9);
+}
+
+// ---- Calibration and the labelled rows.
+
+#[derive(Debug)]
+struct Row {
+    split: String,
+    utterance: String,
+    targets: Vec<String>,
+    screen: String,
+}
+
+fn rows() -> Vec<Row> {
+    include_str!("../src/classifier/local/data/labelled.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            Row {
+                split: v["split"].as_str().unwrap().into(),
+                utterance: v["utterance"].as_str().unwrap().into(),
+                targets: v["targets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap().to_string())
+                    .collect(),
+                screen: v["screen"].as_str().unwrap().into(),
+            }
+        })
+        .collect()
+}
+
+/// `(features, best is a target)` and `(confidence, chosen ref)` for each row of `split`.
+fn run(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool, f64, bool)> {
+    rows()
+        .into_iter()
+        .filter(|r| r.split == split)
+        .map(|r| {
+            let tree = c.screen(&r.screen);
+            let options: Vec<(String, Option<String>)> = tree
+                .nodes
+                .iter()
+                .filter(|n| !n.ref_.is_empty() && !n.name.is_empty())
+                .map(|n| {
+                    (
+                        n.ref_.clone(),
+                        Some(messages::element_option(&n.role, &n.name)),
+                    )
+                })
+                .collect();
+            let chosen = c.choose(&r.utterance, &tree, &options).unwrap();
+            let right = r.targets.contains(&options[chosen.best].0);
+            let correct = if chosen.confidence >= 0.5 {
+                right
+            } else {
+                r.targets.is_empty()
+            };
+            (chosen.scored.features, right, chosen.confidence, correct)
+        })
+        .collect()
+}
+
+fn fitted() -> Platt {
+    let c = LocalClassifier::new();
+    let samples: Vec<([f64; 3], bool)> = run("train", &c)
+        .into_iter()
+        .map(|(f, right, _, _)| (f, right))
+        .collect();
+    calibration::fit(&samples, 0.1)
+}
+
+#[test]
+fn committed_calibration_matches_the_fit() {
+    let f = fitted();
+    for (a, b) in f
+        .weights
+        .iter()
+        .chain([&f.bias])
+        .zip(CHOICE.weights.iter().chain([&CHOICE.bias]))
+    {
+        assert!(
+            (a - b).abs() < 0.01,
+            "refit: fitted {f:?}, committed {CHOICE:?}"
+        );
+    }
+}
+
+#[test]
+fn labelled_rows_accuracy_floor() {
+    let c = LocalClassifier::new();
+    for (split, floor) in [("train", 0.85), ("dev", 0.8)] {
+        let r = run(split, &c);
+        let acc = r.iter().filter(|x| x.3).count() as f64 / r.len() as f64;
+        assert!(acc >= floor, "{split} accuracy {acc:.3} below {floor}");
+    }
+}
+
+/// The fitting script: prints the constants for `calibration::CHOICE` and the figures.
+#[test]
+#[ignore]
+fn fit_choice_calibration() {
+    let f = fitted();
+    println!(
+        "pub const CHOICE: Platt = Platt {{ weights: [{:.4}, {:.4}, {:.4}], bias: {:.4} }};",
+        f.weights[0], f.weights[1], f.weights[2], f.bias
+    );
+    let c = LocalClassifier::new();
+    let all = rows();
+    for split in ["train", "dev"] {
+        let r = run(split, &c);
+        let targets: Vec<bool> = all
+            .iter()
+            .filter(|x| x.split == split)
+            .map(|x| x.targets.is_empty())
+            .collect();
+        let acc = r.iter().filter(|x| x.3).count() as f64 / r.len() as f64;
+        let said_none: Vec<bool> = r.iter().map(|x| x.2 < 0.5).collect();
+        let tp = said_none
+            .iter()
+            .zip(&targets)
+            .filter(|(s, t)| **s && **t)
+            .count() as f64;
+        let precision = tp / said_none.iter().filter(|s| **s).count().max(1) as f64;
+        let recall = tp / targets.iter().filter(|t| **t).count().max(1) as f64;
+        let pairs: Vec<(f64, bool)> = r.iter().map(|x| (x.2, x.1)).collect();
+        let ece = calibration::expected_calibration_error(&pairs, 10);
+        for (row, x) in all.iter().filter(|x| x.split == split).zip(&r) {
+            if !x.3 {
+                println!(
+                    "  miss: {:?} targets {:?} conf {:.2}",
+                    row.utterance, row.targets, x.2
+                );
+            }
+        }
+        println!(
+            "{split}: {} rows, top-1 {acc:.3}, none precision {precision:.3} recall {recall:.3}, ECE {ece:.3}",
+            r.len()
+        );
+    }
+    // Latency of one choice over 255 options (a synthetic 255-element screen).
+    let mut screen = String::from("<ui_state>\n- main [ref=e0]:");
+    for i in 1..=255 {
+        let role = ["button", "link", "textbox", "checkbox"][i % 4];
+        screen.push_str(&format!(
+            "\n  - {role} \"Item number {i} of the catalogue\" [ref=e{i}]"
+        ));
+    }
+    screen.push_str("\n</ui_state>");
+    let tree = ScreenTree::parse(&screen);
+    let options: Vec<(String, Option<String>)> = tree
+        .nodes
+        .iter()
+        .skip(1)
+        .map(|n| {
+            (
+                n.ref_.clone(),
+                Some(messages::element_option(&n.role, &n.name)),
+            )
+        })
+        .collect();
+    let mut times = Vec::new();
+    for i in 0..2000 {
+        let t = Instant::now();
+        let chosen = c.choose(
+            &format!("the item number {} checkbox", i % 255),
+            &tree,
+            &options,
+        );
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        assert!(chosen.is_some());
+    }
+    times.sort_by(f64::total_cmp);
+    let t = Instant::now();
+    let parsed = ScreenTree::parse(&screen);
+    let parse_ms = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "choice over 255 options: p50 {:.3} ms, p99 {:.3} ms; parse a 255-element screen {parse_ms:.3} ms ({} nodes)",
+        times[times.len() / 2],
+        times[times.len() * 99 / 100],
+        parsed.nodes.len()
+    );
+}
