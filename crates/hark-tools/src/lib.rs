@@ -160,3 +160,8 @@ pub mod __private {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The repository README's "Define a tool" example, run as a doctest so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct RootReadmeDoctests;
