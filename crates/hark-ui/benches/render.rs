@@ -21,6 +21,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use hark_rtvi::SnapshotLimits;
 use hark_ui::{A11ySnapshot, render_ui_state, snapshot_from_json};
 use serde_json::{Value, json};
 
@@ -108,14 +109,19 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("decode_render_scaling");
     g.sample_size(10);
+    // The server refuses snapshots over 5,000 nodes by default; scaling is measured past that.
+    let unlimited = SnapshotLimits {
+        max_nodes: usize::MAX,
+        ..SnapshotLimits::default()
+    };
     for n in [1_000usize, 10_000, 100_000] {
         let text = generated(n);
-        let s = A11ySnapshot::from_json(&text).expect("generated tree decodes");
+        let s = A11ySnapshot::from_json_with(&text, &unlimited).expect("generated tree decodes");
         let real = nodes(&s);
         g.throughput(Throughput::Elements(real as u64));
         g.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, text| {
             b.iter(|| {
-                let s = snapshot_from_json(black_box(text)).expect("decodes");
+                let s = A11ySnapshot::from_json_with(black_box(text), &unlimited).expect("decodes");
                 black_box(render_ui_state(&s))
             })
         });
