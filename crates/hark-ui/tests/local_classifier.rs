@@ -1,6 +1,7 @@
 //! The local classifier (issue 7): cases U2, U3, U5, U6 through `UiWorker`, each phrase family
 //! of the choice, the yes/no kinds, `should_respond`, the error texts, and the calibration
-//! fitted on the labelled rows in `src/classifier/local/data/labelled.jsonl`.
+//! fitted on the train splits of the grounding benchmark (`bench/grounding/rows.jsonl`) and of
+//! the hand-written rows in `src/classifier/local/data/labelled.jsonl`.
 //!
 //! The calibration fitting script is `fit_choice_calibration` (ignored): run
 //! `cargo test -p hark-ui --release --test local_classifier -- --ignored --nocapture` to print
@@ -672,18 +673,92 @@ fn run(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool, f64, bool)> {
         .collect()
 }
 
-fn fitted() -> Platt {
+/// The grounding benchmark's rows (`bench/grounding/rows.jsonl`, see its README).
+const BENCH_ROWS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../bench/grounding/rows.jsonl"
+);
+
+/// A classifier that records the one choice question `find_element` asks (state and options)
+/// and answers with an error: the features are then computed by `LocalClassifier::choose`
+/// on exactly what the worker would have asked.
+#[derive(Debug, Default)]
+struct Capture(std::sync::Mutex<Option<Captured>>);
+
+/// The state and the options of a captured choice question.
+type Captured = (Value, Vec<(String, Option<String>)>);
+
+impl Classifier for Capture {
+    fn ask<'a>(
+        &'a self,
+        state: &'a Value,
+        questions: &'a [(String, Question)],
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Vec<(String, Answer)>, hark_ui::classifier::ClassifierError>,
+    > {
+        if let Some((_, Question::Choice(c))) = questions.first() {
+            *self.0.lock().unwrap() = Some((state.clone(), c.options.clone()));
+        }
+        Box::pin(async move { Err(hark_ui::classifier::ClassifierError::new("captured")) })
+    }
+}
+
+/// `(features, best is a target)` for each row of `split` of the grounding benchmark, through
+/// the same path as its runner (`UiWorker::find_element`'s question, then `choose`).
+async fn bench_samples(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool)> {
+    let text = std::fs::read_to_string(BENCH_ROWS).unwrap_or_else(|e| {
+        panic!("cannot read {BENCH_ROWS}: {e} (see bench/grounding/README.md)")
+    });
+    let capture = Arc::new(Capture::default());
+    let (tx, _rx) = unbounded_channel();
+    let w = UiWorker::new("ui", Arc::new(tx)).with_classifier(capture.clone());
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["split"] != split {
+            continue;
+        }
+        let snapshot = A11ySnapshot::from_value(v["snapshot"].clone(), "snapshot").unwrap();
+        let refs: Vec<&str> = v["refs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        w.on_snapshot(snapshot);
+        *capture.0.lock().unwrap() = None;
+        let _ = w.find_element(v["description"].as_str().unwrap()).await;
+        let Some((state, options)) = capture.0.lock().unwrap().take() else {
+            continue; // no named element: find_element asks nothing.
+        };
+        let tree = c.screen(state["screen"].as_str().unwrap());
+        let chosen = c
+            .choose(state["utterance"].as_str().unwrap(), &tree, &options)
+            .unwrap();
+        out.push((
+            chosen.scored.features,
+            refs.contains(&options[chosen.best].0.as_str()),
+        ));
+    }
+    out
+}
+
+/// The committed fit: the benchmark's train split plus the hand-written train rows.
+async fn fitted() -> Platt {
     let c = LocalClassifier::new();
-    let samples: Vec<([f64; 3], bool)> = run("train", &c)
-        .into_iter()
-        .map(|(f, right, _, _)| (f, right))
-        .collect();
+    let mut samples = bench_samples("train", &c).await;
+    samples.extend(
+        run("train", &c)
+            .into_iter()
+            .map(|(f, right, _, _)| (f, right)),
+    );
     calibration::fit(&samples, 0.1)
 }
 
-#[test]
-fn committed_calibration_matches_the_fit() {
-    let f = fitted();
+#[tokio::test]
+async fn committed_calibration_matches_the_fit() {
+    let f = fitted().await;
     for (a, b) in f
         .weights
         .iter()
@@ -708,15 +783,37 @@ fn labelled_rows_accuracy_floor() {
 }
 
 /// The fitting script: prints the constants for `calibration::CHOICE` and the figures.
-#[test]
+#[tokio::test]
 #[ignore]
-fn fit_choice_calibration() {
-    let f = fitted();
+async fn fit_choice_calibration() {
+    let f = fitted().await;
     println!(
         "pub const CHOICE: Platt = Platt {{ weights: [{:.4}, {:.4}, {:.4}], bias: {:.4} }};",
         f.weights[0], f.weights[1], f.weights[2], f.bias
     );
     let c = LocalClassifier::new();
+    // The benchmark's dev split under this fit and under a benchmark-only fit (never test).
+    let bench_train = bench_samples("train", &c).await;
+    let bench_dev = bench_samples("dev", &c).await;
+    for (name, p) in [
+        ("committed fit", f),
+        ("benchmark-only fit", calibration::fit(&bench_train, 0.1)),
+    ] {
+        let pairs: Vec<(f64, bool)> = bench_dev
+            .iter()
+            .map(|(x, y)| (p.probability(x), *y))
+            .collect();
+        let log_loss = pairs
+            .iter()
+            .map(|(q, y)| -(if *y { *q } else { 1.0 - q }).ln())
+            .sum::<f64>()
+            / pairs.len() as f64;
+        println!(
+            "bench dev under {name} {p:?}: {} rows, log-loss {log_loss:.3}, ECE {:.3}",
+            pairs.len(),
+            calibration::expected_calibration_error(&pairs, 10)
+        );
+    }
     let all = rows();
     for split in ["train", "dev"] {
         let r = run(split, &c);

@@ -1,11 +1,15 @@
 //! Calibrated probabilities: a logistic (Platt) mapping from the choice scorer's features to
 //! the probability that its best option is the element meant.
 //!
-//! [`CHOICE`] holds the fitted constants, committed. They were fitted by [`fit`] on the train
-//! split of the labelled rows in `data/labelled.jsonl` (beside this file) with the fitting
-//! script `tests/local_classifier.rs::fit_choice_calibration` (run it with
-//! `cargo test -p hark-ui --test local_classifier -- --ignored fit_choice_calibration
-//! --nocapture`; it prints the constants to paste here). The test
+//! [`CHOICE`] holds the fitted constants, committed. They were fitted by [`fit`] (L2 0.1) on
+//! the train split of the grounding benchmark (`bench/grounding/rows.jsonl`, each row put
+//! through `UiWorker::find_element`'s question as the benchmark runner does) together with the
+//! train split of the hand-written rows in `data/labelled.jsonl` (beside this file); the dev
+//! and test splits are never fitted on. The fitting script is
+//! `tests/local_classifier.rs::fit_choice_calibration` (run it with
+//! `cargo test -p hark-ui --release --test local_classifier -- --ignored fit_choice_calibration
+//! --nocapture`; it prints the constants to paste here and the benchmark's dev log-loss/ECE).
+//! The test
 //! `committed_calibration_matches_the_fit` fails when the committed constants drift from a
 //! fresh fit on the same rows (after a change to the scorer, refit).
 //!
@@ -24,8 +28,8 @@ pub struct Platt {
 /// The choice calibration (fitted; see the module docs). Features: best score, margin over
 /// the runner-up, unmatched content share ([`super::choice::Scored::features`]).
 pub const CHOICE: Platt = Platt {
-    weights: [0.4669, 1.4225, -2.7788],
-    bias: -1.1787,
+    weights: [0.3802, 1.7972, -4.2548],
+    bias: -0.1864,
 };
 
 /// P(yes) when the tree shows the thing asked.
