@@ -125,15 +125,16 @@ pub mod sink;
 pub mod spec;
 pub mod speech;
 pub mod state;
+pub mod state_schema;
 mod walk;
 
 pub use builtin::{current_datetime_tool, end_call_tool, user_phone_number_tool};
-pub use call::{CallHooks, CallInfo, CallType, DrainReport};
+pub use call::{CallHooks, CallInfo, CallType, DrainReport, HookCall, Next, Wrapped};
 pub use error::{ToolError, ToolErrorKind};
 pub use executor::{Arguments, ToolContext, ToolExecutor};
 pub use hark_macros::tool;
 pub use hark_speak::{FixedClock, Speaker};
-pub use live::{CallResult, Discarded, Generation, LiveCall};
+pub use live::{CallResult, Checked, Discarded, Generation, LiveCall};
 pub use output::{Output, OutputMismatch, is_error_result};
 pub use phone::{Phone, PhoneError};
 pub use registry::{

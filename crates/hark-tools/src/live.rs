@@ -16,12 +16,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use futures::FutureExt;
-use hark_speak::{Clock, Speaker, SystemClock};
+use hark_speak::{Clock, Speaker, SystemClock, Template, Unfilled};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::CallHooks;
+use crate::call::{CallHooks, HookCall, Next};
 use crate::error::ToolError;
 use crate::executor::{Arguments, ToolContext};
 use crate::lines::View;
@@ -52,6 +52,7 @@ pub struct LiveCall {
 #[derive(Debug)]
 struct Late {
     tool: String,
+    arguments: Arguments,
     handle: JoinHandle<(Result<Value, ToolError>, u64)>,
 }
 
@@ -177,14 +178,29 @@ pub struct CallResult {
     pub ends_conversation: bool,
     /// The State values saved (empty when the State refused the batch).
     pub saved: Vec<String>,
+    /// True when the result came from the tool's precheck: the tool did not run ("Check a rule
+    /// before the tool runs"). A flow never counts such an outcome as a success of its closing
+    /// tool.
+    pub prechecked: bool,
+}
+
+/// What [`ToolRegistry::check_live`] found before a tool would run.
+#[derive(Debug, Clone)]
+pub enum Checked {
+    /// Every check passed and the precheck let the call go ahead: these are the arguments the
+    /// tool would run with (locked values filled). Nothing ran, nothing was said.
+    Ready(Arguments),
+    /// The call ended before the tool would run: a refusal (missing or bad arguments, an unset
+    /// value) or a precheck outcome, which saved and said what any result does.
+    Done(Box<CallResult>),
 }
 
 impl ToolRegistry {
     /// Runs one tool call of `generation` in the live call: fills locked values, runs the
     /// precheck, fills every announce line and says one, runs the tool (cancelled when the
-    /// caller talks over a tool that does not `continue`), checks the result, saves its assign
-    /// rows in one batch, says the first reply that matches and fills, and reports the
-    /// `ends_conversation` effect.
+    /// caller talks over a tool that does not `continue`) inside the call's `wrap_tool` hooks,
+    /// checks the result, runs the `after_tool` hooks, saves its assign rows in one batch, says
+    /// the first reply that matches and fills, and reports the `ends_conversation` effect.
     ///
     /// `Err(Discarded)` when the generation was discarded (interrupted before any of it was
     /// spoken): the tool does not run and no sink hears of it (T8).
@@ -199,27 +215,14 @@ impl ToolRegistry {
         live: &LiveCall,
         generation: &Generation,
     ) -> Result<CallResult, Discarded> {
-        if generation.is_discarded() {
-            tracing::info!(tool = name, "tool call of a discarded generation not run");
-            return Err(Discarded);
-        }
-        let source = Source::Model;
-        let context = live.state.context(&live.hooks);
-        let (tool, arguments) = match self.prepare(name, raw_arguments.into(), &context) {
-            Ok(prepared) => prepared,
-            Err(error) => return Ok(self.plain(self.refuse(name, source, error), live)),
+        let (tool, arguments, context) = match self
+            .check_in(name, raw_arguments.into(), live, generation)
+            .await?
+        {
+            Prepared::Ready(tool, arguments, context) => (tool, arguments, context),
+            Prepared::Done(result) => return Ok(result),
         };
-        match self.run_precheck(tool, &arguments) {
-            Ok(Some(outcome)) => {
-                let outcome = self.finish(tool, Ok(outcome), 0, source, false);
-                return Ok(self.after(tool, outcome, live, None).await);
-            }
-            Ok(None) => {}
-            Err(error) => {
-                let error = crate::registry::finish_error(name, error);
-                return Ok(self.plain(self.refuse(name, source, error), live));
-            }
-        }
+        let source = Source::Model;
         let announced = match self.announce_line(tool, &arguments, &context, live) {
             Ok(line) => line,
             Err(error) => return Ok(self.plain(self.refuse(name, source, error), live)),
@@ -231,14 +234,153 @@ impl ToolRegistry {
             }
         }
         self.emit_started(name, source);
+        let hook_call = HookCall {
+            tool: name.to_string(),
+            arguments: arguments.clone(),
+            source,
+        };
+        let inner: Next<'_> =
+            Box::pin(self.run_in_call(tool, arguments, context, live, generation));
+        let outcome = self.hooked(tool, &hook_call, &live.hooks, inner).await;
+        if outcome.status == CallStatus::StillRunning {
+            return Ok(CallResult {
+                outcome,
+                announced,
+                said: Vec::new(),
+                ask_model_reply: false,
+                ends_conversation: false,
+                saved: Vec::new(),
+                prechecked: false,
+            });
+        }
+        Ok(self.after(tool, outcome, live, announced, false).await)
+    }
+
+    /// The checks a call goes through before its tool would run, without running it: parse the
+    /// arguments, fill the locked values, check them (missing arguments first), the executor's
+    /// `validate`, the precheck, and every announce line filled (nothing is said). A flow runs
+    /// it before a read-back, so a wrong value is never read back ("Check a rule before the tool
+    /// runs", point 4; "A required argument left out or empty", point 5).
+    ///
+    /// [`Checked::Done`] for a refusal (the model reads it) or a precheck outcome (saved and
+    /// said like any result); `Err(Discarded)` for a discarded generation.
+    pub async fn check_live<'r>(
+        &self,
+        name: &str,
+        raw_arguments: impl Into<RawArguments<'r>>,
+        live: &LiveCall,
+        generation: &Generation,
+    ) -> Result<Checked, Discarded> {
+        Ok(
+            match self
+                .check_in(name, raw_arguments.into(), live, generation)
+                .await?
+            {
+                Prepared::Ready(tool, arguments, context) => {
+                    let view = View {
+                        state: &context.state,
+                        state_schema: self.state_model().map(StateModel::schema),
+                        call: &context.call,
+                        arguments: Some((&arguments, tool.parameters())),
+                        result: None,
+                    };
+                    for template in &tool.announce {
+                        if let Err(unfilled) = template.fill(&view, &live.speaker) {
+                            let error = self.unset_refusal(&unfilled.placeholder);
+                            return Ok(Checked::Done(Box::new(
+                                self.plain(self.refuse(name, Source::Model, error), live),
+                            )));
+                        }
+                    }
+                    Checked::Ready(arguments)
+                }
+                Prepared::Done(result) => Checked::Done(Box::new(result)),
+            },
+        )
+    }
+
+    async fn check_in<'s>(
+        &'s self,
+        name: &str,
+        raw: RawArguments<'_>,
+        live: &LiveCall,
+        generation: &Generation,
+    ) -> Result<Prepared<'s>, Discarded> {
+        if generation.is_discarded() {
+            tracing::info!(tool = name, "tool call of a discarded generation not run");
+            return Err(Discarded);
+        }
+        let source = Source::Model;
+        let context = live.state.context(&live.hooks);
+        let (tool, arguments) = match self.prepare(name, raw, &context) {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                return Ok(Prepared::Done(
+                    self.plain(self.refuse(name, source, error), live),
+                ));
+            }
+        };
+        match self.run_precheck(tool, &arguments) {
+            Ok(Some(outcome)) => {
+                let outcome = self.finish(tool, Ok(outcome), 0, source, false);
+                Ok(Prepared::Done(
+                    self.after(tool, outcome, live, None, true).await,
+                ))
+            }
+            Ok(None) => Ok(Prepared::Ready(tool, arguments, context)),
+            Err(error) => {
+                let error = crate::registry::finish_error(name, error);
+                Ok(Prepared::Done(
+                    self.plain(self.refuse(name, source, error), live),
+                ))
+            }
+        }
+    }
+
+    /// Fills a line that reads the arguments of a call of `tool` (a read-back: "A table for
+    /// {{party}} on {{day}}."), in the call's language: `{{value}}` reads an argument, else a
+    /// State value; `{{call.name}}` what the call carries. Values are said by the parameter's
+    /// (or State value's) JSON Schema format. `Err` names the placeholder that has no value.
+    pub fn fill_line(
+        &self,
+        tool: &str,
+        line: &Template,
+        arguments: &Arguments,
+        live: &LiveCall,
+    ) -> Result<String, Unfilled> {
+        let state = live.state.values();
+        let call = live.state.call();
+        let parameters = self.get(tool).map(ToolSpec::parameters);
+        let view = View {
+            state: &state,
+            state_schema: self.state_model().map(StateModel::schema),
+            call: &call,
+            arguments: parameters.map(|p| (arguments, p)),
+            result: None,
+        };
+        line.fill(&view, &live.speaker)
+    }
+
+    /// Runs the tool in the call and checks its result: cancelled when the caller talks over a
+    /// tool that does not `continue`; a `continue` tool cut off gives a still-running outcome and
+    /// its run is kept for [`late_results`](Self::late_results).
+    async fn run_in_call(
+        &self,
+        tool: &ToolSpec,
+        arguments: Arguments,
+        context: ToolContext,
+        live: &LiveCall,
+        generation: &Generation,
+    ) -> ToolOutcome {
+        let name = tool.name();
+        let source = Source::Model;
         let started = Instant::now();
         let executor = tool.executor().clone();
-        let run_arguments = arguments.clone();
+        let hook_arguments = arguments.clone();
         let (run, ms) = if tool.interruption_rule() == Interruption::Continue {
-            let context = context.clone();
             let mut handle = tokio::spawn(async move {
                 let started = Instant::now();
-                let run = AssertUnwindSafe(executor.run(run_arguments, &context))
+                let run = AssertUnwindSafe(executor.run(arguments, &context))
                     .catch_unwind()
                     .await
                     .unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
@@ -249,12 +391,12 @@ impl ToolRegistry {
                     .unwrap_or_else(|_| (Err(ToolError::internal("the tool's task failed")), elapsed_ms(started))),
                 () = generation.inner.token.cancelled() => {
                     if let Ok(mut late) = live.late.lock() {
-                        late.push(Late { tool: name.to_string(), handle });
+                        late.push(Late { tool: name.to_string(), arguments: hook_arguments, handle });
                     }
                     tracing::info!(tool = name, "tool keeps running after an interruption");
                     let text = messages::still_running(name);
                     let result = json!({"status": "running", "note": text});
-                    let outcome = ToolOutcome {
+                    return ToolOutcome {
                         tool: name.to_string(),
                         status: CallStatus::StillRunning,
                         model_result: result.clone(),
@@ -262,18 +404,10 @@ impl ToolRegistry {
                         error: None,
                         ms: 0,
                     };
-                    return Ok(CallResult {
-                        outcome,
-                        announced,
-                        said: Vec::new(),
-                        ask_model_reply: false,
-                        ends_conversation: false,
-                        saved: Vec::new(),
-                    });
                 }
             }
         } else {
-            let run = AssertUnwindSafe(executor.run(run_arguments, &context)).catch_unwind();
+            let run = AssertUnwindSafe(executor.run(arguments, &context)).catch_unwind();
             tokio::select! {
                 run = run => (
                     run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked"))),
@@ -282,8 +416,7 @@ impl ToolRegistry {
                 () = generation.inner.token.cancelled() => (Err(ToolError::cancelled()), elapsed_ms(started)),
             }
         };
-        let outcome = self.finish(tool, run, ms, source, true);
-        Ok(self.after(tool, outcome, live, announced).await)
+        self.finish(tool, run, ms, source, true)
     }
 
     /// The results of `continue` tools whose reply was cut off, each exactly once: waits for
@@ -305,13 +438,20 @@ impl ToolRegistry {
                 .await
                 .unwrap_or_else(|_| (Err(ToolError::internal("the tool's task failed")), 0));
             let outcome = self.finish(tool, run, ms, Source::Model, true);
-            results.push(self.after(tool, outcome, live, None).await);
+            let call = HookCall {
+                tool: late.tool.clone(),
+                arguments: late.arguments,
+                source: Source::Model,
+            };
+            let outcome = self.after_hooks(tool, &call, &live.hooks, outcome);
+            results.push(self.after(tool, outcome, live, None, false).await);
         }
         results
     }
 
     fn plain(&self, outcome: ToolOutcome, live: &LiveCall) -> CallResult {
         CallResult {
+            prechecked: false,
             ask_model_reply: replies_to(&outcome.model_result, live.speech.reply_spoke()),
             outcome,
             announced: None,
@@ -404,6 +544,7 @@ impl ToolRegistry {
         outcome: ToolOutcome,
         live: &LiveCall,
         announced: Option<String>,
+        prechecked: bool,
     ) -> CallResult {
         let name = tool.name();
         let succeeded = outcome.status == CallStatus::Succeeded;
@@ -457,6 +598,14 @@ impl ToolRegistry {
             said,
             ask_model_reply,
             saved,
+            prechecked,
         }
     }
+}
+
+/// What the checks before a run found: the tool, its arguments and the context to run it in,
+/// or the call's end.
+enum Prepared<'s> {
+    Ready(&'s ToolSpec, Arguments, ToolContext),
+    Done(CallResult),
 }

@@ -17,6 +17,7 @@ use std::time::Instant;
 use futures::FutureExt;
 use serde_json::{Map, Value};
 
+use crate::call::{CallHooks, HookCall, Next, Wrapped};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::executor::{Arguments, ToolContext};
 use crate::messages;
@@ -172,6 +173,13 @@ impl RegistryBuilder {
         self
     }
 
+    /// The State of the call as a [`StateModel`] built at run time (an agent file's State
+    /// fields, see [`StateModel::from_fields`]); otherwise like [`state`](Self::state).
+    pub fn state_model(mut self, model: StateModel) -> Self {
+        self.rows.state = Some(model);
+        self
+    }
+
     /// The State values the result of `tool` saves (in one batch, or none).
     pub fn assign(
         mut self,
@@ -199,6 +207,20 @@ impl RegistryBuilder {
     ) -> Self {
         self.rows
             .confirms
+            .push((step.into(), values.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Declares that the step `step` saves these State values: a tool refused for one of them,
+    /// while no step must still confirm it, gets the hint `"Run first: it saves <value>
+    /// (<step>)"`. The first step declared wins, before any tool's assign rows.
+    pub fn saved_by<S: Into<String>>(
+        mut self,
+        step: impl Into<String>,
+        values: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.rows
+            .saves
             .push((step.into(), values.into_iter().map(Into::into).collect()));
         self
     }
@@ -331,6 +353,101 @@ impl ToolRegistry {
         }
     }
 
+    /// A registry of only the named tools (names it lacks are skipped) for one step of a flow,
+    /// keeping the sinks, the hints, the assign rows and replies of those tools: `replies` (the
+    /// step's own, each naming its tool) are tried first, then the registry's, then each tool's
+    /// own ("Replies on the tool itself", point 2). Checked like the registry's rows: every
+    /// problem at once, each naming the fix.
+    pub fn scoped(
+        &self,
+        names: &[&str],
+        replies: impl IntoIterator<Item = ToolReply>,
+    ) -> Result<ToolRegistry, BuildError> {
+        let tools: Vec<ToolSpec> = self
+            .tools
+            .iter()
+            .filter(|t| names.contains(&t.name()))
+            .cloned()
+            .collect();
+        let mut rows = self.compiled.rows.clone();
+        rows.assign.retain(|(t, _)| names.contains(&t.as_str()));
+        rows.replies
+            .retain(|r| r.tool.as_deref().is_some_and(|t| names.contains(&t)));
+        let mut first: Vec<ToolReply> = replies.into_iter().collect();
+        first.append(&mut rows.replies);
+        rows.replies = first;
+        Self::assemble(tools, self.sinks_snapshot(), rows)
+    }
+
+    /// The State values the registry's assign rows of the tool `tool` save, in row order.
+    pub fn assigned_by(&self, tool: &str) -> Vec<String> {
+        self.compiled
+            .assign
+            .get(tool)
+            .map(|rows| rows.iter().map(|r| r.variable.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Checks `when` conditions on the result fields of the tool `tool` (a flow's finish rule or
+    /// next-step route), like a reply row's: every field must be in the output, and every value
+    /// one a Literal, bool or enum field can hold. Every problem at once, each naming the fix.
+    pub fn check_conditions(
+        &self,
+        tool: &str,
+        conditions: &[(String, Vec<Value>)],
+    ) -> Result<(), BuildError> {
+        let Some(spec) = self.get(tool) else {
+            return Err(BuildError::new(messages::row_unknown_tool(
+                "A condition",
+                tool,
+                &self.names(),
+            )));
+        };
+        let mut problems = Vec::new();
+        crate::reply::check_when(spec, conditions, &mut problems);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(BuildError { problems })
+        }
+    }
+
+    /// The values the result field `field` (dotted for nested) of the tool `tool` can hold, when
+    /// it is a Literal, bool or enum; `None` for any other field or an unknown one.
+    pub fn held_values(&self, tool: &str, field: &str) -> Option<Vec<Value>> {
+        crate::reply::held_values(self.get(tool)?, field)
+    }
+
+    /// Checks assign rows against the tools and the State type as [`RegistryBuilder::assign`]
+    /// rows are checked (a flow step's own rows, which save when the step ends): the tool
+    /// exists, the State value exists, the result path exists, and its type fits. Every problem
+    /// at once, each naming the fix.
+    pub fn check_assign(&self, rows: Vec<(String, Vec<Assign>)>) -> Result<(), BuildError> {
+        let rows = Rows {
+            state: self.compiled.rows.state.clone(),
+            assign: rows,
+            ..Rows::default()
+        };
+        compile(&self.tools, rows)
+            .map(|_| ())
+            .map_err(|problems| BuildError { problems })
+    }
+
+    /// This registry with the hints of a flow's steps ("A call that is refused", points 2–3):
+    /// `confirms` holds (step, the values it must still confirm with the caller), `saves` (step,
+    /// the values it saves), both in flow order. Replaces the hints it had; keeps the tools, rows
+    /// and sinks.
+    pub fn with_step_hints(
+        &self,
+        confirms: Vec<(String, Vec<String>)>,
+        saves: Vec<(String, Vec<String>)>,
+    ) -> Result<ToolRegistry, BuildError> {
+        let mut rows = self.compiled.rows.clone();
+        rows.confirms = confirms;
+        rows.saves = saves;
+        Self::assemble(self.tools.clone(), self.sinks_snapshot(), rows)
+    }
+
     /// A registry with these tools added, keeping the sinks. A name already taken fails.
     pub fn with_tools(&self, tools: Vec<ToolSpec>) -> Result<ToolRegistry, BuildError> {
         let mut all = self.tools.clone();
@@ -434,13 +551,105 @@ impl ToolRegistry {
             Err(error) => return self.refuse(name, source, finish_error(name, error)),
         }
         self.emit_started(name, source);
-        let started = Instant::now();
-        let run = AssertUnwindSafe(tool.executor().run(arguments, context))
-            .catch_unwind()
-            .await;
-        let ms = elapsed_ms(started);
-        let run = run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
-        self.finish(tool, run, ms, source, true)
+        let hook_call = HookCall {
+            tool: name.to_string(),
+            arguments: arguments.clone(),
+            source,
+        };
+        let inner: Next<'_> = Box::pin(async move {
+            let started = Instant::now();
+            let run = AssertUnwindSafe(tool.executor().run(arguments, context))
+                .catch_unwind()
+                .await;
+            let ms = elapsed_ms(started);
+            let run = run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
+            self.finish(tool, run, ms, source, true)
+        });
+        self.hooked(tool, &hook_call, &context.hooks, inner).await
+    }
+
+    /// Runs `inner` (the tool run and its check) inside the call's `wrap_tool` hooks, then its
+    /// `after_tool` hooks ("Outputs", point 6). A hook's replacement is not checked again. A
+    /// still-running outcome (a `continue` tool cut off) is kept whatever a hook says, and the
+    /// `after_tool` hooks wait for its late result.
+    pub(crate) async fn hooked<'a>(
+        &'a self,
+        tool: &'a ToolSpec,
+        call: &'a HookCall,
+        hooks: &'a CallHooks,
+        inner: Next<'a>,
+    ) -> ToolOutcome {
+        if !hooks.has_tool_hooks() {
+            return inner.await;
+        }
+        let mut next = inner;
+        for wrap in hooks.wraps().iter().rev() {
+            let wrap = wrap.clone();
+            next = Box::pin(async move {
+                match AssertUnwindSafe(wrap(call, next)).catch_unwind().await {
+                    Ok(Wrapped::Keep(outcome)) => outcome,
+                    Ok(Wrapped::Replace(value)) => self.replaced(tool, None, value),
+                    Err(_) => {
+                        tracing::warn!(tool = tool.name(), "a wrap_tool hook panicked");
+                        let error =
+                            finish_error(tool.name(), ToolError::internal("a hook panicked"));
+                        failed(tool.name(), error, 0)
+                    }
+                }
+            });
+        }
+        let outcome = next.await;
+        self.after_hooks(tool, call, hooks, outcome)
+    }
+
+    /// Runs the `after_tool` hooks on an outcome (a still-running outcome is kept as it is).
+    pub(crate) fn after_hooks(
+        &self,
+        tool: &ToolSpec,
+        call: &HookCall,
+        hooks: &CallHooks,
+        mut outcome: ToolOutcome,
+    ) -> ToolOutcome {
+        if outcome.status == CallStatus::StillRunning {
+            return outcome;
+        }
+        for after in hooks.afters() {
+            let hook = AssertUnwindSafe(|| after(call, &outcome));
+            match std::panic::catch_unwind(hook) {
+                Ok(Some(value)) => outcome = self.replaced(tool, Some(&outcome), value),
+                Ok(None) => {}
+                Err(_) => tracing::warn!(tool = tool.name(), "an after_tool hook panicked"),
+            }
+        }
+        outcome
+    }
+
+    /// The outcome for a result a hook put in the tool's place: not checked again; a result
+    /// that reports an error is a failure; the model reads it after `show_result` and `hidden`.
+    fn replaced(
+        &self,
+        tool: &ToolSpec,
+        previous: Option<&ToolOutcome>,
+        value: Value,
+    ) -> ToolOutcome {
+        tracing::info!(tool = tool.name(), "a tool hook replaced the result");
+        let failed = is_error_result(&value);
+        ToolOutcome {
+            tool: tool.name().to_string(),
+            status: if failed {
+                CallStatus::Failed
+            } else {
+                CallStatus::Succeeded
+            },
+            model_result: if failed {
+                value.clone()
+            } else {
+                model_view(tool, &value)
+            },
+            result: value,
+            error: None,
+            ms: previous.map_or(0, |p| p.ms),
+        }
     }
 
     pub(crate) fn emit_started(&self, name: &str, source: Source) {

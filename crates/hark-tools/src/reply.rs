@@ -112,6 +112,9 @@ pub(crate) struct Rows {
     pub assign: Vec<(String, Vec<Assign>)>,
     pub replies: Vec<ToolReply>,
     pub confirms: Vec<(String, Vec<String>)>,
+    /// (step, the State values it saves), in flow order: the first step that saves a value is
+    /// named by the "Run first: it saves" hint, before any tool's assign rows.
+    pub saves: Vec<(String, Vec<String>)>,
 }
 
 /// A reply checked and parsed for one tool.
@@ -139,7 +142,8 @@ pub(crate) struct Compiled {
     pub rows: Rows,
     pub assign: HashMap<String, Vec<Assign>>,
     pub replies: HashMap<String, Vec<CompiledReply>>,
-    /// (State value, the first tool that saves it), in row order.
+    /// (State value, the first step or tool that saves it): steps first, in flow order, then
+    /// tools' assign rows in row order.
     pub savers: Vec<(String, String)>,
     /// (State value, the step that confirms it).
     pub confirmers: Vec<(String, String)>,
@@ -218,7 +222,14 @@ pub(crate) fn compile(tools: &[ToolSpec], rows: Rows) -> Result<Compiled, Vec<St
     }
 
     let mut assign: HashMap<String, Vec<Assign>> = HashMap::new();
-    let mut savers = Vec::new();
+    let mut savers: Vec<(String, String)> = Vec::new();
+    for (step, values) in &rows.saves {
+        for value in values {
+            if !savers.iter().any(|(v, _)| v == value) {
+                savers.push((value.clone(), step.clone()));
+            }
+        }
+    }
     for (name, list) in &rows.assign {
         let Some(tool) = find(name) else {
             problems.push(messages::row_unknown_tool("An assign row", name, &names));
@@ -310,21 +321,7 @@ fn compile_reply(
     let output = tool.output().schema();
     let output_fields = tool.output().field_names();
     let open_output = output_fields.is_empty();
-    let mut when = Vec::new();
-    for (field, values) in &reply.when {
-        let path = split(field);
-        match walk::field_at(output, output, &path) {
-            None if !open_output => problems.push(messages::unknown_result_field(
-                name,
-                field,
-                tool.output().name(),
-                &output_fields,
-            )),
-            None => {}
-            Some(schema) => check_held(name, field, values, schema, output, problems),
-        }
-        when.push((path, values.clone()));
-    }
+    let when = check_when(tool, &reply.when, problems);
     let mut conditions = Vec::new();
     for (value, values) in &reply.state {
         let path = split(value);
@@ -381,6 +378,43 @@ fn compile_reply(
         state: conditions,
         lines,
     })
+}
+
+/// Checks `when` conditions on the result fields of `tool` (dotted paths) and parses them:
+/// every field must be in the output (unless the output is open), every value one the field can
+/// hold when it is a Literal, bool or enum ("Save a result and speak it", point 10).
+pub(crate) fn check_when(
+    tool: &ToolSpec,
+    conditions: &[(String, Vec<Value>)],
+    problems: &mut Vec<String>,
+) -> Vec<(Vec<String>, Vec<Value>)> {
+    let name = tool.name();
+    let output = tool.output().schema();
+    let output_fields = tool.output().field_names();
+    let open_output = output_fields.is_empty();
+    let mut when = Vec::new();
+    for (field, values) in conditions {
+        let path = split(field);
+        match walk::field_at(output, output, &path) {
+            None if !open_output => problems.push(messages::unknown_result_field(
+                name,
+                field,
+                tool.output().name(),
+                &output_fields,
+            )),
+            None => {}
+            Some(schema) => check_held(name, field, values, schema, output, problems),
+        }
+        when.push((path, values.clone()));
+    }
+    when
+}
+
+/// The values a result field of `tool` can hold, when it is a Literal, bool or enum.
+pub(crate) fn held_values(tool: &ToolSpec, field: &str) -> Option<Vec<Value>> {
+    let output = tool.output().schema();
+    let schema = walk::field_at(output, output, &split(field))?;
+    walk::held_values(schema, output)
 }
 
 fn check_held(

@@ -658,6 +658,12 @@ impl ToolSpec {
         Ok(self)
     }
 
+    /// True when the tool has a precheck ("Check a rule before the tool runs"): a flow's finish
+    /// rule on it must leave a precheck outcome out (point 5).
+    pub fn has_precheck(&self) -> bool {
+        self.precheck.is_some()
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name

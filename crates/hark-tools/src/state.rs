@@ -26,15 +26,15 @@ pub trait State: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'stat
 
 impl<T> State for T where T: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static {}
 
-type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
+pub(crate) type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
 
 /// The State type as the registry knows it: its name, JSON Schema, and the check a save must pass
 /// (the new State must decode into the type). Built with [`StateModel::of`].
 #[derive(Clone)]
 pub struct StateModel {
-    name: String,
-    schema: Arc<Value>,
-    check: Arc<Check>,
+    pub(crate) name: String,
+    pub(crate) schema: Arc<Value>,
+    pub(crate) check: Arc<Check>,
 }
 
 impl fmt::Debug for StateModel {

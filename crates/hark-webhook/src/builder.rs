@@ -320,6 +320,12 @@ impl WebhookToolBuilder {
         };
         let allows_http =
             client.as_ref().is_some_and(|c| c.guard().allows_http()) || self.allow_private_network;
+        // An address the client's guard allows exactly (`NetworkGuard::allow_address`).
+        let exact = |url: &Url| {
+            client
+                .as_ref()
+                .is_some_and(|c| c.guard().allows_address(url))
+        };
 
         // The URL.
         let url = match Url::parse(&self.url) {
@@ -334,8 +340,8 @@ impl WebhookToolBuilder {
             check_url(
                 &name,
                 url,
-                allows_http,
-                self.allow_private_network,
+                allows_http || exact(url),
+                self.allow_private_network || exact(url),
                 &mut problems,
             );
             query_names = url.query_pairs().map(|(k, _)| k.into_owned()).collect();

@@ -86,6 +86,8 @@ struct Inner {
     allow_private: bool,
     resolver: Arc<dyn Resolver>,
     max_redirects: usize,
+    /// Exact `ip:port`s of IP-literal URLs accepted though private (see `allow_address`).
+    exact: Vec<SocketAddr>,
     #[cfg(feature = "test-support")]
     public_names: Vec<(String, IpAddr)>,
     #[cfg(feature = "test-support")]
@@ -126,6 +128,7 @@ impl NetworkGuard {
                 allow_private,
                 resolver: Arc::new(SystemResolver),
                 max_redirects: DEFAULT_MAX_REDIRECTS,
+                exact: Vec::new(),
                 #[cfg(feature = "test-support")]
                 public_names: Vec::new(),
                 #[cfg(feature = "test-support")]
@@ -139,6 +142,7 @@ impl NetworkGuard {
             allow_private: shared.allow_private,
             resolver: shared.resolver.clone(),
             max_redirects: shared.max_redirects,
+            exact: shared.exact.clone(),
             #[cfg(feature = "test-support")]
             public_names: shared.public_names.clone(),
             #[cfg(feature = "test-support")]
@@ -158,6 +162,37 @@ impl NetworkGuard {
     /// Sets the hop limit (how many redirects are followed; 0 follows none).
     pub fn with_max_redirects(self, max: usize) -> Self {
         self.edit(|inner| inner.max_redirects = max)
+    }
+
+    /// Accepts exactly `addr` (its IP and port) as the host of an IP-literal URL, over http or
+    /// https, though it is loopback or private: for a service the host program itself starts on
+    /// loopback (the demo's order service). Every other private address, port and name is
+    /// still refused, redirect hops included.
+    ///
+    /// ```
+    /// use hark_webhook::NetworkGuard;
+    /// use url::Url;
+    /// let guard = NetworkGuard::new().allow_address("127.0.0.1:4100".parse().unwrap());
+    /// assert!(guard.check_url(&Url::parse("http://127.0.0.1:4100/orders").unwrap()).is_ok());
+    /// assert!(guard.check_url(&Url::parse("http://127.0.0.1:4101/orders").unwrap()).is_err());
+    /// assert!(guard.check_url(&Url::parse("http://localhost:4100/orders").unwrap()).is_err());
+    /// ```
+    pub fn allow_address(self, addr: SocketAddr) -> Self {
+        self.edit(|inner| inner.exact.push(addr))
+    }
+
+    /// True when `url`'s host is an IP literal whose `ip:port` was allowed with
+    /// [`allow_address`](Self::allow_address).
+    pub fn allows_address(&self, url: &Url) -> bool {
+        let ip = match url.host() {
+            Some(Host::Ipv4(v4)) => IpAddr::V4(v4),
+            Some(Host::Ipv6(v6)) => IpAddr::V6(v6),
+            _ => return false,
+        };
+        let Some(port) = url.port_or_known_default() else {
+            return false;
+        };
+        self.inner.exact.contains(&SocketAddr::new(ip, port))
     }
 
     /// Test seam: answers of `name` equal to `ip` pass the filter. IP-literal URLs and every
@@ -198,7 +233,9 @@ impl NetworkGuard {
     /// port not 0, and an IP-literal host against the address filter. Names are checked when
     /// they resolve.
     pub fn check_url(&self, url: &Url) -> Result<(), GuardRefusal> {
+        let exact = self.allows_address(url);
         match url.scheme() {
+            "http" | "https" if exact => {}
             "https" => {}
             "http" if self.allows_http() => {}
             other => return Err(GuardRefusal::Scheme(other.to_string())),
@@ -208,6 +245,9 @@ impl NetworkGuard {
         }
         if url.port() == Some(0) {
             return Err(GuardRefusal::Malformed("the URL port is 0".into()));
+        }
+        if exact {
+            return Ok(());
         }
         let ip = match url.host() {
             None => return Err(GuardRefusal::Malformed("the URL has no host".into())),
