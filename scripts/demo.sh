@@ -26,6 +26,7 @@ fi
 echo "==> web: build (web/dist)"
 npm --prefix "$root/web" run --silent build || fail "building the demo page failed (see above)"
 
+"$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local classifier's model failed (see above)"
 echo "==> hark: cargo build --release"
 (cd "$root" && cargo build --release -p hark-server --bin hark) || fail "building hark failed (see above)"
 hark="${CARGO_TARGET_DIR:-$root/target}/release/hark"

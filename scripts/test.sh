@@ -71,6 +71,7 @@ step "web: page tests (node --test, headless Chromium)"
 npm --prefix web test || fail "demo page tests failed (see above)"
 
 # ---- 4. the Rust workspace ------------------------------------------------------------------
+"$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local classifier's model failed (see above)"
 step "cargo test --workspace --all-targets"
 cargo test --workspace --all-targets
 step "cargo test --workspace --doc"

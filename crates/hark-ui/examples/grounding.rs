@@ -8,8 +8,14 @@
 //!
 //! ```text
 //! cargo run --release -p hark-ui --example grounding -- [--split test|dev|train|all]
-//!     [--classifier local|llm|baseline] [--data PATH] [--limit N] [--show N]
+//!     [--classifier local|lexical|llm|baseline] [--semantic-weight W] [--data PATH]
+//!     [--limit N] [--show N]
 //! ```
+//!
+//! `local` is `LocalClassifier::new()`: with the sentence-embedding model when its files are
+//! in the model directory (`scripts/fetch-model.sh`, `$HARK_MODEL_DIR`), else lexical only;
+//! `lexical` forces lexical features only. The runner prints the model's load time and the
+//! process's resident memory before and after loading it.
 //!
 //! Prints, for the split: top-1 accuracy (a row is right when the answer — the chosen ref when
 //! its confidence is at least 0.5, else "none" — is one of `refs`, or is "none" for `refs: []`),
@@ -30,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use hark_llm::OpenAiCompatible;
-use hark_ui::classifier::local::LocalClassifier;
+use hark_ui::classifier::local::{Embedder, LocalClassifier, embed};
 use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
 use hark_ui::{A11yNode, A11ySnapshot, LlmClassifier, UiWorker};
 use serde::Deserialize;
@@ -61,11 +67,12 @@ struct Args {
     data: PathBuf,
     limit: Option<usize>,
     show: usize,
+    semantic_weight: Option<f64>,
 }
 
 fn usage() -> &'static str {
-    "usage: grounding [--split test|dev|train|all] [--classifier local|llm|baseline] \
-     [--data PATH] [--limit N] [--show N]"
+    "usage: grounding [--split test|dev|train|all] [--classifier local|lexical|llm|baseline] \
+     [--semantic-weight W] [--data PATH] [--limit N] [--show N]"
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -75,6 +82,7 @@ fn parse_args() -> Result<Args, String> {
         data: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/grounding/rows.jsonl"),
         limit: None,
         show: 0,
+        semantic_weight: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -96,6 +104,13 @@ fn parse_args() -> Result<Args, String> {
             "--show" => {
                 let v = value()?;
                 args.show = v.parse().map_err(|_| format!("--show {v}: not a number"))?;
+            }
+            "--semantic-weight" => {
+                let v = value()?;
+                args.semantic_weight = Some(
+                    v.parse()
+                        .map_err(|_| format!("--semantic-weight {v}: not a number"))?,
+                );
             }
             "-h" | "--help" => return Err(usage().to_string()),
             other => return Err(format!("unknown argument {other}; {}", usage())),
@@ -196,10 +211,54 @@ impl Classifier for Baseline {
     }
 }
 
-fn make_classifier(name: &str) -> Result<Option<Arc<dyn Classifier>>, String> {
+/// Resident memory of this process in MiB (Linux `/proc/self/status`), if readable.
+fn rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn local(args: &Args, model: bool) -> LocalClassifier {
+    let c = if model {
+        let before = rss_mib();
+        let start = Instant::now();
+        let embedder = Embedder::shared();
+        let took = start.elapsed();
+        match &embedder {
+            Some(e) => println!(
+                "model: paraphrase-MiniLM-L3-v2 ({} dimensions) loaded in {} from {}; RSS {:.0} → {:.0} MiB",
+                e.dim(),
+                ms(took),
+                embed::model_dir().map_or("?".into(), |d| d.display().to_string()),
+                before.unwrap_or(f64::NAN),
+                rss_mib().unwrap_or(f64::NAN)
+            ),
+            None => println!(
+                "model: {}",
+                Embedder::load_default().map_or_else(
+                    |e| embed::absent_warning(&e),
+                    |_| "loaded on a second try".into()
+                )
+            ),
+        }
+        LocalClassifier::with_embedder(embedder)
+    } else {
+        println!("model: not used (--classifier lexical)");
+        LocalClassifier::lexical()
+    };
+    match args.semantic_weight {
+        Some(w) => c.with_semantic_weight(w),
+        None => c,
+    }
+}
+
+fn make_classifier(args: &Args) -> Result<Option<Arc<dyn Classifier>>, String> {
+    let name = args.classifier.as_str();
     Ok(Some(match name {
         "baseline" => Arc::new(Baseline),
-        "local" => Arc::new(LocalClassifier::new()),
+        "local" => Arc::new(local(args, true)),
+        "lexical" => Arc::new(local(args, false)),
         "llm" => {
             let base = std::env::var("HARK_LLM_BASE_URL")
                 .ok()
@@ -221,7 +280,11 @@ fn make_classifier(name: &str) -> Result<Option<Arc<dyn Classifier>>, String> {
             let provider = Arc::new(OpenAiCompatible::new(base, key));
             Arc::new(LlmClassifier::new(provider, model))
         }
-        other => return Err(format!("--classifier {other}: use local, llm or baseline")),
+        other => {
+            return Err(format!(
+                "--classifier {other}: use local, lexical, llm or baseline"
+            ));
+        }
     }))
 }
 
@@ -342,7 +405,7 @@ fn pad_to_255(mut snapshot: A11ySnapshot) -> A11ySnapshot {
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let Some(classifier) = make_classifier(&args.classifier)? else {
+    let Some(classifier) = make_classifier(&args)? else {
         return Ok(());
     };
     let rows = load_rows(&args)?;
@@ -487,6 +550,13 @@ async fn run(args: Args) -> Result<(), String> {
             PADDED_RUNS
         };
         let descriptions: Vec<&str> = rows.iter().map(|r| r.description.as_str()).collect();
+        // The first question on a new screen embeds its names not seen before (cold).
+        let start = Instant::now();
+        let _ = worker.find_element(descriptions[0]).await;
+        println!(
+            "  first question at {options} options: {} (names not seen before are embedded)",
+            ms(start.elapsed())
+        );
         let mut times = Vec::with_capacity(runs);
         for i in 0..runs {
             let start = Instant::now();

@@ -80,6 +80,7 @@ pub mod events;
 pub mod job;
 pub mod job_group;
 pub mod messages;
+pub mod offline;
 pub mod pyjson;
 pub mod render;
 pub mod reply_tool;

@@ -527,3 +527,135 @@ mod tests {
         }
     }
 }
+
+// =============================================================================================
+// Offline screen mode (issue 8 point 4; `crate::offline`). Owned by the offline module: the
+// notice the page and the log show, and the one-sentence answers of an offline turn.
+// =============================================================================================
+
+/// The notice of the offline screen mode: shown on the demo page (in the `server-message` of
+/// [`crate::offline::mode_message`]) and written to the server log once per session.
+pub fn offline_mode_notice() -> &'static str {
+    "Offline screen mode: no LLM is configured, so each message is read as a screen command \
+     (click, show, type … into, is …?, list) and the local classifier picks the element."
+}
+
+/// The answer to a text the offline parser cannot read, or to "help": what the mode can do.
+pub fn offline_help() -> &'static str {
+    "I am in offline screen mode with no LLM, so I understand screen commands only: \
+     \"click add to cart for the blue mug\", \"where is the checkout button\", \
+     \"type ana@example.com into the email field\", \"is gift wrap checked?\" or \
+     \"list the buttons\"."
+}
+
+/// A `click` that was done on the element labelled `label`.
+pub fn offline_clicked(label: &str) -> String {
+    format!("I clicked \"{label}\".")
+}
+
+/// A `scroll_to` + `highlight` that was done on the element labelled `label`.
+pub fn offline_shown(label: &str) -> String {
+    format!("Here it is: \"{label}\", scrolled into view and highlighted.")
+}
+
+/// A `fill` of `value` into the element labelled `label`.
+pub fn offline_filled(value: &str, label: &str) -> String {
+    format!("I typed \"{value}\" into \"{label}\".")
+}
+
+/// No element fitted `target` confidently (the job answered `done: false` or no label).
+pub fn offline_not_found(target: &str) -> String {
+    format!(
+        "I could not find \"{target}\" on the screen; try the words written on it, or \"list \
+         the buttons\"."
+    )
+}
+
+/// A `check` answer: `yes` and how sure, in whole percent (`0..=100`) of the answer given.
+pub fn offline_checked(yes: bool, percent: u32) -> String {
+    if yes {
+        format!("Yes, I think so ({percent}% sure).")
+    } else {
+        format!("No, I don't think so ({percent}% sure).")
+    }
+}
+
+/// A `list` answer: `count` elements, `shown` of them named (already formatted), `more` not
+/// named; `one` / `many` are the nouns ("checkbox" / "checkboxes").
+pub fn offline_listed(
+    count: usize,
+    one: &str,
+    many: &str,
+    shown: &[String],
+    more: usize,
+) -> String {
+    let noun = if count == 1 { one } else { many };
+    match (count, more) {
+        (0, _) => format!("I see no {many} on the screen."),
+        (_, 0) => format!("I see {count} {noun}: {}.", shown.join(", ")),
+        _ => format!(
+            "I see {count} {noun}: {}, and {more} more.",
+            shown.join(", ")
+        ),
+    }
+}
+
+/// A `read` answer: the element labelled `label` holds `value` (an input's text), or is
+/// empty (`None`).
+pub fn offline_holds(label: &str, value: Option<&str>) -> String {
+    match value {
+        Some(v) => format!("\"{label}\" holds \"{v}\"."),
+        None => format!("\"{label}\" is empty."),
+    }
+}
+
+/// A `read` answer for an element that is not an input: its text is its label.
+pub fn offline_says(label: &str) -> String {
+    format!("It says \"{label}\".")
+}
+
+/// A `screen` job that failed (`{"error": …}`, a timeout, an unreachable worker): `error` is
+/// its text.
+pub fn offline_failed(error: &str) -> String {
+    format!("I could not do that offline: {}", error.trim())
+}
+
+#[cfg(test)]
+mod offline_tests {
+    use super::*;
+
+    #[test]
+    fn offline_texts() {
+        assert!(offline_mode_notice().starts_with("Offline screen mode: no LLM is configured"));
+        assert!(offline_help().contains("\"type ana@example.com into the email field\""));
+        assert_eq!(offline_clicked("Add to cart"), "I clicked \"Add to cart\".");
+        assert_eq!(
+            offline_filled("ana@example.com", "Email"),
+            "I typed \"ana@example.com\" into \"Email\"."
+        );
+        assert_eq!(offline_checked(true, 91), "Yes, I think so (91% sure).");
+        assert_eq!(
+            offline_checked(false, 70),
+            "No, I don't think so (70% sure)."
+        );
+        let shown = ["Gift wrap (checked)".to_string()];
+        assert_eq!(
+            offline_listed(1, "checkbox", "checkboxes", &shown, 0),
+            "I see 1 checkbox: Gift wrap (checked)."
+        );
+        let shown = ["A".to_string(), "B".to_string()];
+        assert_eq!(
+            offline_listed(5, "button", "buttons", &shown, 3),
+            "I see 5 buttons: A, B, and 3 more."
+        );
+        assert_eq!(
+            offline_listed(0, "tab", "tabs", &[], 0),
+            "I see no tabs on the screen."
+        );
+        assert_eq!(offline_holds("Email", None), "\"Email\" is empty.");
+        assert_eq!(
+            offline_failed(" no classifier. "),
+            "I could not do that offline: no classifier."
+        );
+    }
+}

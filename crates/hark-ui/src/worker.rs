@@ -157,7 +157,11 @@ pub struct UiWorker {
 
 impl UiWorker {
     /// A worker named `name` (the name requesters address jobs to) sending commands to `sink`,
-    /// with pipecat's default context options.
+    /// with pipecat's default context options. Its classifier is the in-process
+    /// [`crate::classifier::LocalClassifier`] (issue 7; replace it with
+    /// [`UiWorker::with_classifier`], put an LLM classifier behind it with
+    /// [`UiWorker::with_fallback_classifier`], or remove it with
+    /// [`UiWorker::without_classifier`]).
     pub fn new(name: impl Into<String>, sink: Arc<dyn CommandSink>) -> Self {
         Self::with_options(name, sink, UiContextOptions::default())
     }
@@ -173,8 +177,18 @@ impl UiWorker {
             options,
             screen: RwLock::new(None),
             sink,
-            classifiers: Default::default(),
+            classifiers: crate::screen::Classifiers {
+                primary: Some(Arc::new(crate::classifier::LocalClassifier::new())),
+                fallback: None,
+            },
         }
+    }
+
+    /// Removes the classifier (builder style): screen questions then fail with
+    /// [`crate::messages::no_classifier`]; plain reads (`list`) still work.
+    pub fn without_classifier(mut self) -> Self {
+        self.classifiers.primary = None;
+        self
     }
 
     /// The worker's name.

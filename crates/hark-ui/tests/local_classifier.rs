@@ -5,13 +5,15 @@
 //!
 //! The calibration fitting script is `fit_choice_calibration` (ignored): run
 //! `cargo test -p hark-ui --release --test local_classifier -- --ignored --nocapture` to print
-//! the fitted constants, accuracy, "none" precision/recall, ECE and latency.
+//! the fitted constants (`CHOICE`, and `CHOICE_SEMANTIC` when the embedding model is installed),
+//! accuracy, "none" precision/recall, ECE and latency; `tune_semantic_weight` (ignored) prints
+//! the dev figures for several semantic weights (`HARK_TUNE_WEIGHTS=0.5,1,2`).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use hark_rtvi::{A11ySnapshot, ServerMessage, UiEvent};
-use hark_ui::classifier::local::calibration::{self, CHOICE, Platt};
+use hark_ui::classifier::local::calibration::{self, CHOICE, CHOICE_SEMANTIC, FEATURES, Platt};
 use hark_ui::classifier::local::{LocalClassifier, ScreenTree};
 use hark_ui::classifier::{Answer, Classifier, Question};
 use hark_ui::{UiWorker, messages};
@@ -210,7 +212,7 @@ async fn u6_choose_medium_clicks_the_option_of_the_open_listbox() {
 
 // ---- Phrase families, over one screen each.
 
-async fn pick(screen: &str, description: &str) -> (String, f64) {
+async fn pick(c: &LocalClassifier, screen: &str, description: &str) -> (String, f64) {
     let tree = ScreenTree::parse(screen);
     let options: Vec<(String, Option<String>)> = tree
         .nodes
@@ -228,7 +230,7 @@ async fn pick(screen: &str, description: &str) -> (String, f64) {
         "element".to_string(),
         Question::choice(messages::find_instructions(), options),
     )];
-    let answers = LocalClassifier::new().ask(&state, &q).await.unwrap();
+    let answers = c.ask(&state, &q).await.unwrap();
     let Answer::Choice(c) = &answers[0].1 else {
         panic!("a choice answer")
     };
@@ -237,18 +239,33 @@ async fn pick(screen: &str, description: &str) -> (String, f64) {
     (c.choice.clone(), c.confidence)
 }
 
+/// The classifiers each phrase family must satisfy: lexical only, and with the embedding
+/// model when its files are installed (`scripts/fetch-model.sh`; CI fetches them).
+fn classifiers() -> Vec<(&'static str, LocalClassifier)> {
+    let mut out = vec![("lexical", LocalClassifier::lexical())];
+    let with_model = LocalClassifier::new();
+    if with_model.embedder().is_some() {
+        out.push(("with the model", with_model));
+    } else {
+        eprintln!("embedding model absent (run scripts/fetch-model.sh): lexical path only");
+    }
+    out
+}
+
 async fn assert_picks(screen: &str, cases: &[(&str, Option<&str>)]) {
-    for (description, expected) in cases {
-        let (choice, confidence) = pick(screen, description).await;
-        match expected {
-            Some(r) => assert!(
-                choice == *r && confidence >= 0.5,
-                "{description:?}: expected {r}, got {choice} at {confidence:.2}"
-            ),
-            None => assert!(
-                confidence < 0.5,
-                "{description:?}: expected none, got {choice} at {confidence:.2}"
-            ),
+    for (path, c) in classifiers() {
+        for (description, expected) in cases {
+            let (choice, confidence) = pick(&c, screen, description).await;
+            match expected {
+                Some(r) => assert!(
+                    choice == *r && confidence >= 0.5,
+                    "{path}: {description:?}: expected {r}, got {choice} at {confidence:.2}"
+                ),
+                None => assert!(
+                    confidence < 0.5,
+                    "{path}: {description:?}: expected none, got {choice} at {confidence:.2}"
+                ),
+            }
         }
     }
 }
@@ -643,8 +660,12 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
-/// `(features, best is a target)` and `(confidence, chosen ref)` for each row of `split`.
-fn run(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool, f64, bool)> {
+/// One choice scored for the calibration: features, whether the embedding model scored it,
+/// whether the best option is a target, the confidence, whether the answer is right.
+type Sample = ([f64; FEATURES], bool, bool, f64, bool);
+
+/// A [`Sample`] for each labelled row of `split`.
+fn run(split: &str, c: &LocalClassifier) -> Vec<Sample> {
     rows()
         .into_iter()
         .filter(|r| r.split == split)
@@ -668,7 +689,13 @@ fn run(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool, f64, bool)> {
             } else {
                 r.targets.is_empty()
             };
-            (chosen.scored.features, right, chosen.confidence, correct)
+            (
+                chosen.scored.features,
+                chosen.semantic,
+                right,
+                chosen.confidence,
+                correct,
+            )
         })
         .collect()
 }
@@ -704,9 +731,14 @@ impl Classifier for Capture {
     }
 }
 
-/// `(features, best is a target)` for each row of `split` of the grounding benchmark, through
-/// the same path as its runner (`UiWorker::find_element`'s question, then `choose`).
-async fn bench_samples(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool)> {
+/// One benchmark row scored: features, scored by the model, best is a target, the row
+/// expects "none", the page.
+type BenchSample = ([f64; FEATURES], bool, bool, bool, String);
+
+/// A [`BenchSample`] for each row of `split` of the
+/// grounding benchmark, through the same path as its runner (`UiWorker::find_element`'s
+/// question, then `choose`).
+async fn bench_samples(split: &str, c: &LocalClassifier) -> Vec<BenchSample> {
     let text = std::fs::read_to_string(BENCH_ROWS).unwrap_or_else(|e| {
         panic!("cannot read {BENCH_ROWS}: {e} (see bench/grounding/README.md)")
     });
@@ -738,47 +770,93 @@ async fn bench_samples(split: &str, c: &LocalClassifier) -> Vec<([f64; 3], bool)
             .unwrap();
         out.push((
             chosen.scored.features,
+            chosen.semantic,
             refs.contains(&options[chosen.best].0.as_str()),
+            refs.is_empty(),
+            v["page"].as_str().unwrap_or("").to_string(),
         ));
     }
     out
 }
 
-/// The committed fit: the benchmark's train split plus the hand-written train rows.
-async fn fitted() -> Platt {
-    let c = LocalClassifier::new();
-    let mut samples = bench_samples("train", &c).await;
+/// The train samples (the benchmark's train split plus the hand-written train rows) of `c`
+/// whose choices were scored with (`semantic`) or without the embedding model.
+async fn train_samples(c: &LocalClassifier, semantic: bool) -> Vec<([f64; FEATURES], bool)> {
+    let mut samples: Vec<([f64; FEATURES], bool)> = bench_samples("train", c)
+        .await
+        .into_iter()
+        .filter(|x| x.1 == semantic)
+        .map(|(f, _, right, _, _)| (f, right))
+        .collect();
     samples.extend(
-        run("train", &c)
+        run("train", c)
             .into_iter()
-            .map(|(f, right, _, _)| (f, right)),
+            .filter(|x| x.1 == semantic)
+            .map(|(f, _, right, _, _)| (f, right)),
     );
-    calibration::fit(&samples, 0.1)
+    samples
+}
+
+/// L2 penalty of the semantic calibration's fit: its train samples are few (only the choices
+/// where some description word is in no name), so it is held closer to zero than the lexical
+/// one's (0.1); chosen by the benchmark's dev log-loss.
+const SEMANTIC_L2: f64 = 3.0;
+
+/// The committed fits: [`CHOICE`] on every train choice of the lexical-only classifier,
+/// [`CHOICE_SEMANTIC`] on the train choices the model scored (`None` without the model).
+async fn fitted() -> (Platt, Option<Platt>) {
+    let lexical = calibration::fit(
+        &train_samples(&LocalClassifier::lexical(), false).await,
+        0.1,
+    );
+    let with_model = LocalClassifier::new();
+    let semantic = match with_model.embedder() {
+        Some(_) => Some(calibration::fit(
+            &train_samples(&with_model, true).await,
+            SEMANTIC_L2,
+        )),
+        None => None,
+    };
+    (lexical, semantic)
+}
+
+fn assert_close(fitted: &Platt, committed: &Platt, name: &str) {
+    for (a, b) in fitted
+        .weights
+        .iter()
+        .chain([&fitted.bias])
+        .zip(committed.weights.iter().chain([&committed.bias]))
+    {
+        assert!(
+            (a - b).abs() < 0.01,
+            "refit {name}: fitted {fitted:?}, committed {committed:?}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn committed_calibration_matches_the_fit() {
-    let f = fitted().await;
-    for (a, b) in f
-        .weights
-        .iter()
-        .chain([&f.bias])
-        .zip(CHOICE.weights.iter().chain([&CHOICE.bias]))
-    {
-        assert!(
-            (a - b).abs() < 0.01,
-            "refit: fitted {f:?}, committed {CHOICE:?}"
-        );
+    let (lexical, semantic) = fitted().await;
+    assert_close(&lexical, &CHOICE, "CHOICE");
+    match semantic {
+        Some(s) => assert_close(&s, &CHOICE_SEMANTIC, "CHOICE_SEMANTIC"),
+        None => eprintln!(
+            "embedding model absent (run scripts/fetch-model.sh): CHOICE_SEMANTIC not checked"
+        ),
     }
 }
 
 #[test]
 fn labelled_rows_accuracy_floor() {
-    let c = LocalClassifier::new();
-    for (split, floor) in [("train", 0.85), ("dev", 0.8)] {
-        let r = run(split, &c);
-        let acc = r.iter().filter(|x| x.3).count() as f64 / r.len() as f64;
-        assert!(acc >= floor, "{split} accuracy {acc:.3} below {floor}");
+    for (path, c) in classifiers() {
+        for (split, floor) in [("train", 0.85), ("dev", 0.8)] {
+            let r = run(split, &c);
+            let acc = r.iter().filter(|x| x.4).count() as f64 / r.len() as f64;
+            assert!(
+                acc >= floor,
+                "{path}: {split} accuracy {acc:.3} below {floor}"
+            );
+        }
     }
 }
 
@@ -786,66 +864,87 @@ fn labelled_rows_accuracy_floor() {
 #[tokio::test]
 #[ignore]
 async fn fit_choice_calibration() {
-    let f = fitted().await;
-    println!(
-        "pub const CHOICE: Platt = Platt {{ weights: [{:.4}, {:.4}, {:.4}], bias: {:.4} }};",
-        f.weights[0], f.weights[1], f.weights[2], f.bias
-    );
-    let c = LocalClassifier::new();
-    // The benchmark's dev split under this fit and under a benchmark-only fit (never test).
-    let bench_train = bench_samples("train", &c).await;
-    let bench_dev = bench_samples("dev", &c).await;
-    for (name, p) in [
-        ("committed fit", f),
-        ("benchmark-only fit", calibration::fit(&bench_train, 0.1)),
-    ] {
+    let (lexical, semantic) = fitted().await;
+    let print = |name: &str, f: &Platt| {
+        println!(
+            "pub const {name}: Platt = Platt {{ weights: [{:.4}, {:.4}, {:.4}, {:.4}], bias: {:.4} }};",
+            f.weights[0], f.weights[1], f.weights[2], f.weights[3], f.bias
+        )
+    };
+    print("CHOICE", &lexical);
+    if let Some(s) = &semantic {
+        print("CHOICE_SEMANTIC", s);
+    } else {
+        println!("embedding model absent (run scripts/fetch-model.sh): CHOICE_SEMANTIC not fitted");
+    }
+    let mut paths = vec![("lexical", LocalClassifier::lexical(), lexical)];
+    if let Some(s) = semantic {
+        paths.push(("with the model", LocalClassifier::new(), s));
+    }
+    for (path, c, fit) in &paths {
+        // The benchmark's dev split under the committed calibrations and under this fit (never
+        // test).
+        let bench_dev = bench_samples("dev", c).await;
         let pairs: Vec<(f64, bool)> = bench_dev
             .iter()
-            .map(|(x, y)| (p.probability(x), *y))
+            .map(|(x, sem, y, _, _)| {
+                let p = if *sem { CHOICE_SEMANTIC } else { CHOICE };
+                (p.probability(x), *y)
+            })
             .collect();
-        let log_loss = pairs
+        let fresh: Vec<(f64, bool)> = bench_dev
             .iter()
-            .map(|(q, y)| -(if *y { *q } else { 1.0 - q }).ln())
-            .sum::<f64>()
-            / pairs.len() as f64;
-        println!(
-            "bench dev under {name} {p:?}: {} rows, log-loss {log_loss:.3}, ECE {:.3}",
-            pairs.len(),
-            calibration::expected_calibration_error(&pairs, 10)
-        );
-    }
-    let all = rows();
-    for split in ["train", "dev"] {
-        let r = run(split, &c);
-        let targets: Vec<bool> = all
-            .iter()
-            .filter(|x| x.split == split)
-            .map(|x| x.targets.is_empty())
+            .map(|(x, sem, y, _, _)| {
+                let p = if *sem { fit } else { &lexical };
+                (p.probability(x), *y)
+            })
             .collect();
-        let acc = r.iter().filter(|x| x.3).count() as f64 / r.len() as f64;
-        let said_none: Vec<bool> = r.iter().map(|x| x.2 < 0.5).collect();
-        let tp = said_none
-            .iter()
-            .zip(&targets)
-            .filter(|(s, t)| **s && **t)
-            .count() as f64;
-        let precision = tp / said_none.iter().filter(|s| **s).count().max(1) as f64;
-        let recall = tp / targets.iter().filter(|t| **t).count().max(1) as f64;
-        let pairs: Vec<(f64, bool)> = r.iter().map(|x| (x.2, x.1)).collect();
-        let ece = calibration::expected_calibration_error(&pairs, 10);
-        for (row, x) in all.iter().filter(|x| x.split == split).zip(&r) {
-            if !x.3 {
-                println!(
-                    "  miss: {:?} targets {:?} conf {:.2}",
-                    row.utterance, row.targets, x.2
-                );
-            }
+        for (name, pairs) in [("committed", pairs), ("this fit", fresh)] {
+            let log_loss = pairs
+                .iter()
+                .map(|(q, y)| -(if *y { *q } else { 1.0 - q }).max(1e-12).ln())
+                .sum::<f64>()
+                / pairs.len() as f64;
+            println!(
+                "{path}: bench dev under the {name} calibration: {} rows, log-loss {log_loss:.3}, ECE {:.3}",
+                pairs.len(),
+                calibration::expected_calibration_error(&pairs, 10)
+            );
         }
-        println!(
-            "{split}: {} rows, top-1 {acc:.3}, none precision {precision:.3} recall {recall:.3}, ECE {ece:.3}",
-            r.len()
-        );
+        let all = rows();
+        for split in ["train", "dev"] {
+            let r = run(split, c);
+            let targets: Vec<bool> = all
+                .iter()
+                .filter(|x| x.split == split)
+                .map(|x| x.targets.is_empty())
+                .collect();
+            let acc = r.iter().filter(|x| x.4).count() as f64 / r.len() as f64;
+            let said_none: Vec<bool> = r.iter().map(|x| x.3 < 0.5).collect();
+            let tp = said_none
+                .iter()
+                .zip(&targets)
+                .filter(|(s, t)| **s && **t)
+                .count() as f64;
+            let precision = tp / said_none.iter().filter(|s| **s).count().max(1) as f64;
+            let recall = tp / targets.iter().filter(|t| **t).count().max(1) as f64;
+            let pairs: Vec<(f64, bool)> = r.iter().map(|x| (x.3, x.2)).collect();
+            let ece = calibration::expected_calibration_error(&pairs, 10);
+            for (row, x) in all.iter().filter(|x| x.split == split).zip(&r) {
+                if !x.4 {
+                    println!(
+                        "  {path} miss: {:?} targets {:?} conf {:.2}",
+                        row.utterance, row.targets, x.3
+                    );
+                }
+            }
+            println!(
+                "{path}: labelled {split}: {} rows, top-1 {acc:.3}, none precision {precision:.3} recall {recall:.3}, ECE {ece:.3}",
+                r.len()
+            );
+        }
     }
+    let c = LocalClassifier::new();
     // Latency of one choice over 255 options (a synthetic 255-element screen).
     let mut screen = String::from("<ui_state>\n- main [ref=e0]:");
     for i in 1..=255 {
@@ -888,4 +987,84 @@ async fn fit_choice_calibration() {
         times[times.len() * 99 / 100],
         parsed.nodes.len()
     );
+}
+
+/// Chooses the semantic weight: for each candidate weight, fits the calibration on train and
+/// prints the benchmark's dev figures (top-1 with the 0.5 threshold, ECE), also without the
+/// buy-ticket page (which needs comparing durations and prices). Never test.
+#[tokio::test]
+#[ignore]
+async fn tune_semantic_weight() {
+    if LocalClassifier::new().embedder().is_none() {
+        eprintln!("embedding model absent (run scripts/fetch-model.sh)");
+        return;
+    }
+    let weights: Vec<f64> = std::env::var("HARK_TUNE_WEIGHTS")
+        .unwrap_or_else(|_| "0,0.5,1,2,3,5".into())
+        .split(',')
+        .filter_map(|w| w.trim().parse().ok())
+        .collect();
+    for w in weights {
+        let c = LocalClassifier::new().with_semantic_weight(w);
+        let fit = calibration::fit(&train_samples(&c, true).await, SEMANTIC_L2);
+        let dev = bench_samples("dev", &c).await;
+        for (name, keep) in [
+            ("dev", None),
+            ("dev without buy-ticket", Some("miniwob/buy-ticket")),
+        ] {
+            let rows: Vec<&BenchSample> = dev
+                .iter()
+                .filter(|r| keep.is_none_or(|p| r.4 != p))
+                .collect();
+            let pairs: Vec<(f64, bool, bool)> = rows
+                .iter()
+                .map(|(x, sem, right, none, _)| {
+                    let p = if *sem { fit } else { CHOICE };
+                    (p.probability(x), *right, *none)
+                })
+                .collect();
+            let top1 = pairs
+                .iter()
+                .filter(|(p, right, none)| if *p >= 0.5 { *right } else { *none })
+                .count() as f64
+                / pairs.len() as f64;
+            let argmax = rows.iter().filter(|r| r.2).count() as f64
+                / rows.iter().filter(|r| !r.3).count().max(1) as f64;
+            let ece = calibration::expected_calibration_error(
+                &pairs.iter().map(|(p, r, _)| (*p, *r)).collect::<Vec<_>>(),
+                10,
+            );
+            println!(
+                "weight {w}: {name}: {} rows, top-1 {top1:.3}, argmax {argmax:.3}, ECE {ece:.3}; fit {fit:?}",
+                rows.len()
+            );
+        }
+    }
+}
+
+const TICKETS: &str = "<ui_state>
+- generic [ref=e5]:
+  - text \"Duration:\"
+  - text \"11h 21m\"
+  - button \"Book for $1758\" [ref=e1]
+  - text \"Duration:\"
+  - text \"13h 13m\"
+  - button \"Book for $155\" [ref=e2]
+  - text \"Duration:\"
+  - text \"9h 50m\"
+  - button \"Book for $130\" [ref=e3]
+</ui_state>";
+
+#[tokio::test]
+async fn superlatives_compare_prices_and_durations() {
+    assert_picks(
+        TICKETS,
+        &[
+            ("Buy the ticket with the cheapest cost.", Some("e3")),
+            ("book the most expensive one", Some("e1")),
+            ("the shortest flight", Some("e3")),
+            ("Buy the ticket with the longest duration", Some("e2")),
+        ],
+    )
+    .await;
 }

@@ -140,7 +140,7 @@ fn worker_with(
     classifier: Option<Arc<Scripted>>,
 ) -> (Arc<UiWorker>, UnboundedReceiver<ServerMessage>) {
     let (tx, rx) = unbounded_channel();
-    let mut w = UiWorker::new("ui", Arc::new(tx));
+    let mut w = UiWorker::new("ui", Arc::new(tx)).without_classifier();
     if let Some(c) = classifier {
         w = w.with_classifier(c);
     }

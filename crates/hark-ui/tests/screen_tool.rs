@@ -173,7 +173,7 @@ async fn failed_jobs_timeouts_and_unreachable_workers_read_error() {
 #[tokio::test]
 async fn an_in_process_worker_answers_the_tool() {
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let worker = Arc::new(UiWorker::new("ui", Arc::new(tx)));
+    let worker = Arc::new(UiWorker::new("ui", Arc::new(tx)).without_classifier());
     worker.on_snapshot(
         hark_rtvi::A11ySnapshot::from_json(
             r#"{"root":{"ref":"e1","role":"form","children":[

@@ -1,7 +1,8 @@
 //! Calibrated probabilities: a logistic (Platt) mapping from the choice scorer's features to
 //! the probability that its best option is the element meant.
 //!
-//! [`CHOICE`] holds the fitted constants, committed. They were fitted by [`fit`] (L2 0.1) on
+//! [`CHOICE`] (lexical features only) and [`CHOICE_SEMANTIC`] (with the embedding model) hold
+//! the fitted constants, committed. They were fitted by [`fit`] (L2 0.1) on
 //! the train split of the grounding benchmark (`bench/grounding/rows.jsonl`, each row put
 //! through `UiWorker::find_element`'s question as the benchmark runner does) together with the
 //! train split of the hand-written rows in `data/labelled.jsonl` (beside this file); the dev
@@ -16,20 +17,34 @@
 //! Yes/no answers read straight from the tree (a state tag present or absent) use
 //! [`TREE_YES`] / [`TREE_NO`]: the tree can be truncated (200 nodes, depth 10), so never 1 or 0.
 
-/// A logistic mapping `p = 1 / (1 + exp(-(w·x + b)))` over three features.
+/// Calibration features per choice ([`super::choice::Scored::features`]).
+pub const FEATURES: usize = 4;
+
+/// A logistic mapping `p = 1 / (1 + exp(-(w·x + b)))` over [`FEATURES`] features.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Platt {
     /// Feature weights.
-    pub weights: [f64; 3],
+    pub weights: [f64; FEATURES],
     /// Bias.
     pub bias: f64,
 }
 
-/// The choice calibration (fitted; see the module docs). Features: best score, margin over
-/// the runner-up, unmatched content share ([`super::choice::Scored::features`]).
+/// The choice calibration with lexical features only: no embedding model, or a description
+/// without content words (fitted; see the module docs). Features: best score, margin over the
+/// runner-up, unmatched content share, cosine (always 0 here)
+/// ([`super::choice::Scored::features`]).
 pub const CHOICE: Platt = Platt {
-    weights: [0.3802, 1.7972, -4.2548],
-    bias: -0.1864,
+    weights: [0.3762, 1.8029, -4.2200, 0.0],
+    bias: -0.1892,
+};
+
+/// The choice calibration when the sentence-embedding model scored the options (fitted the
+/// same way, on the train choices the model scored, with L2 3.0: they are few, and that
+/// penalty gave the lowest dev log-loss). Features as [`CHOICE`], the semantic margin
+/// included.
+pub const CHOICE_SEMANTIC: Platt = Platt {
+    weights: [0.5688, 1.4829, -0.2739, 0.1396],
+    bias: -3.0389,
 };
 
 /// P(yes) when the tree shows the thing asked.
@@ -44,7 +59,7 @@ pub fn sigmoid(z: f64) -> f64 {
 
 impl Platt {
     /// The probability for `features`, in `(0, 1)`.
-    pub fn probability(&self, features: &[f64; 3]) -> f64 {
+    pub fn probability(&self, features: &[f64; FEATURES]) -> f64 {
         let z: f64 = self
             .weights
             .iter()
@@ -56,37 +71,41 @@ impl Platt {
     }
 }
 
+/// Parameters of a [`Platt`] mapping: the weights, then the bias.
+const PARAMS: usize = FEATURES + 1;
+
 /// Fits a [`Platt`] mapping to `samples` (`(features, label)`) by Newton's method on the
 /// log-loss with an L2 penalty `l2` on the weights (not the bias). Deterministic; 50
 /// iterations at most. An empty sample gives the zero mapping (p = 0.5).
-pub fn fit(samples: &[([f64; 3], bool)], l2: f64) -> Platt {
-    let mut theta = [0.0f64; 4]; // w0 w1 w2 b
+pub fn fit(samples: &[([f64; FEATURES], bool)], l2: f64) -> Platt {
+    let mut theta = [0.0f64; PARAMS];
     for _ in 0..50 {
-        let mut grad = [0.0f64; 4];
-        let mut hess = [[0.0f64; 4]; 4];
+        let mut grad = [0.0f64; PARAMS];
+        let mut hess = [[0.0f64; PARAMS]; PARAMS];
         for (x, y) in samples {
-            let xs = [x[0], x[1], x[2], 1.0];
+            let mut xs = [1.0f64; PARAMS];
+            xs[..FEATURES].copy_from_slice(x);
             let z: f64 = xs.iter().zip(&theta).map(|(a, b)| a * b).sum();
             let p = sigmoid(z);
             let r = p - if *y { 1.0 } else { 0.0 };
             let w = (p * (1.0 - p)).max(1e-9);
-            for i in 0..4 {
+            for i in 0..PARAMS {
                 grad[i] += r * xs[i];
-                for j in 0..4 {
+                for j in 0..PARAMS {
                     hess[i][j] += w * xs[i] * xs[j];
                 }
             }
         }
-        for i in 0..3 {
+        for i in 0..FEATURES {
             grad[i] += l2 * theta[i];
             hess[i][i] += l2;
         }
-        hess[3][3] += 1e-9;
-        let Some(step) = solve4(hess, grad) else {
+        hess[FEATURES][FEATURES] += 1e-9;
+        let Some(step) = solve(hess, grad) else {
             break;
         };
         let mut change = 0.0f64;
-        for i in 0..4 {
+        for i in 0..PARAMS {
             theta[i] -= step[i];
             change = change.max(step[i].abs());
         }
@@ -94,22 +113,24 @@ pub fn fit(samples: &[([f64; 3], bool)], l2: f64) -> Platt {
             break;
         }
     }
+    let mut weights = [0.0; FEATURES];
+    weights.copy_from_slice(&theta[..FEATURES]);
     Platt {
-        weights: [theta[0], theta[1], theta[2]],
-        bias: theta[3],
+        weights,
+        bias: theta[FEATURES],
     }
 }
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when singular.
-fn solve4(mut a: [[f64; 4]; 4], mut b: [f64; 4]) -> Option<[f64; 4]> {
-    for col in 0..4 {
-        let pivot = (col..4).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+fn solve(mut a: [[f64; PARAMS]; PARAMS], mut b: [f64; PARAMS]) -> Option<[f64; PARAMS]> {
+    for col in 0..PARAMS {
+        let pivot = (col..PARAMS).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
         if a[pivot][col].abs() < 1e-12 {
             return None;
         }
         a.swap(col, pivot);
         b.swap(col, pivot);
-        for row in col + 1..4 {
+        for row in col + 1..PARAMS {
             let f = a[row][col] / a[col][col];
             let pivot_row = a[col];
             for (cell, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
@@ -118,9 +139,9 @@ fn solve4(mut a: [[f64; 4]; 4], mut b: [f64; 4]) -> Option<[f64; 4]> {
             b[row] -= f * b[col];
         }
     }
-    let mut x = [0.0f64; 4];
-    for row in (0..4).rev() {
-        let s: f64 = (row + 1..4).map(|k| a[row][k] * x[k]).sum();
+    let mut x = [0.0f64; PARAMS];
+    for row in (0..PARAMS).rev() {
+        let s: f64 = (row + 1..PARAMS).map(|k| a[row][k] * x[k]).sum();
         x[row] = (b[row] - s) / a[row][row];
     }
     Some(x)
@@ -160,7 +181,7 @@ mod tests {
             let x0 = (i % 40) as f64 / 10.0 - 1.0;
             let p = sigmoid(2.0 * x0 - 1.0);
             let y = ((i * 7919) % 100) as f64 / 100.0 < p;
-            samples.push(([x0, 0.0, 0.0], y));
+            samples.push(([x0, 0.0, 0.0, 0.0], y));
         }
         let fitted = fit(&samples, 1e-6);
         assert!((fitted.weights[0] - 2.0).abs() < 0.6, "{fitted:?}");

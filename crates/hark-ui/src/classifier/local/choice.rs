@@ -8,8 +8,8 @@
 //! right, so "none" is a low probability, never a forced pick.
 
 use super::lexicon::{
-    CONTAINER_PREPOSITIONS, CONTAINER_WORDS, IMPLIED_CONTAINERS, LAST_WORDS, ORDINALS, PENULTIMATE,
-    ROLE_WORDS, STATE_WORDS, StateWord, roles,
+    CONTAINER_PREPOSITIONS, CONTAINER_WORDS, IMPLIED_CONTAINERS, LAST_WORDS, MEASURE_NOUNS,
+    Measure, ORDINALS, PENULTIMATE, ROLE_WORDS, STATE_WORDS, SUPERLATIVES, StateWord, roles,
 };
 use super::text::{Tokens, canonical, is_stop, join_phrases, similarity, stem, words};
 use super::tree::{Node, ScreenTree, state};
@@ -51,6 +51,12 @@ pub struct Query {
     pub containers: Vec<Container>,
     /// Position among the like elements.
     pub position: Option<Position>,
+    /// A superlative: the option with the smallest (`true`) or largest price or duration
+    /// among its own and its preceding text ("the cheapest ticket", "the longest flight").
+    pub superlative: Option<(Measure, bool)>,
+    /// The full-weight content words as written (phrases joined, no synonym folding), in
+    /// order: the text the sentence-embedding model compares with element names.
+    pub semantic: Vec<String>,
 }
 
 /// Weight of a role word ("button") as a content word.
@@ -154,7 +160,20 @@ impl Query {
                     continue;
                 }
             }
-            if let Some(p) = position_word(w) {
+            let next = ws.get(i + 1).map(String::as_str);
+            if let Some((_, m, smallest)) = SUPERLATIVES.iter().find(|(word, _, _)| *word == w) {
+                q.superlative = Some((*m, *smallest));
+                prev_kind = Kind::Stop;
+            } else if matches!(w, "most" | "least")
+                && matches!(next, Some("expensive" | "costly" | "pricey"))
+            {
+                q.superlative = Some((Measure::Price, w == "least"));
+                i += 2;
+                prev_kind = Kind::Stop;
+                continue;
+            } else if q.superlative.is_some() && MEASURE_NOUNS.contains(&w) {
+                prev_kind = Kind::Stop;
+            } else if let Some(p) = position_word(w) {
                 q.position = Some(p);
                 prev_kind = Kind::Stop;
             } else if let Some(s) = state_word(w) {
@@ -185,6 +204,7 @@ impl Query {
                 prev_kind = Kind::Stop;
             } else {
                 q.content.push((canonical(w), 1.0));
+                q.semantic.push(w.to_string());
                 prev_kind = Kind::Content;
             }
             i += 1;
@@ -207,6 +227,12 @@ impl Query {
             add_roles(&mut q.roles, roles::CHECKBOX);
         }
         q
+    }
+
+    /// The text the embedding model compares with element names: the full-weight content
+    /// words joined by spaces (empty when there are none).
+    pub fn semantic_text(&self) -> String {
+        self.semantic.join(" ")
     }
 
     /// Whether any content word carries full weight (not only role words).
@@ -321,10 +347,16 @@ pub struct Scored {
     /// Index of the best option (the first of equals).
     pub best: usize,
     /// Calibration features of the best option: `[score, margin over the runner-up (at most
-    /// 4), unmatched content share (0 when the description has no content words)]`.
-    pub features: [f64; 3],
+    /// 4), unmatched content share (0 when the description has no content words), semantic
+    /// margin: the cosine of its name's embedding with the description's minus the highest
+    /// cosine among the other options, times the share of the description's words no option
+    /// name has (0 without embeddings)]`.
+    pub features: [f64; 4],
     /// Per option: whether it meets every role, state and container constraint asked.
     pub ok: Vec<bool>,
+    /// Whether the embedding cosines entered the scores (a [`Semantic`] was given, some
+    /// description word was in no option's name, and the cosines came).
+    pub semantic: bool,
 }
 
 fn best_sim(q: &str, toks: &Tokens) -> f64 {
@@ -333,16 +365,42 @@ fn best_sim(q: &str, toks: &Tokens) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Scores every candidate against `query` (see the module docs). `tree` gives containers; an
-/// empty `candidates` gives an empty result with `best` 0 and zero features.
-pub fn score(query: &Query, tree: &ScreenTree, candidates: &[Candidate<'_>]) -> Scored {
+/// The semantic feature of a choice: how to get, per candidate, the cosine of its name's
+/// embedding with the description's (in the candidates' order; `None` when it cannot), and
+/// its weight in the score. Called only when some description word is in no option's name.
+#[derive(Clone, Copy)]
+pub struct Semantic<'a> {
+    /// One cosine per candidate, in `[-1, 1]`, or `None`.
+    pub cosines: &'a dyn Fn() -> Option<Vec<f64>>,
+    /// Score points per unit of cosine.
+    pub weight: f64,
+}
+
+impl std::fmt::Debug for Semantic<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semantic")
+            .field("weight", &self.weight)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Scores every candidate against `query` (see the module docs), adding `weight × cosine`
+/// when `semantic` is given. `tree` gives containers; an empty `candidates` gives an empty
+/// result with `best` 0 and zero features.
+pub fn score(
+    query: &Query,
+    tree: &ScreenTree,
+    candidates: &[Candidate<'_>],
+    semantic: Option<Semantic<'_>>,
+) -> Scored {
     let n = candidates.len();
     if n == 0 {
         return Scored {
             scores: Vec::new(),
             best: 0,
-            features: [0.0; 3],
+            features: [0.0; 4],
             ok: Vec::new(),
+            semantic: false,
         };
     }
     // Word weights: a word many option names share tells less (inverse document frequency);
@@ -488,6 +546,23 @@ pub fn score(query: &Query, tree: &ScreenTree, candidates: &[Candidate<'_>]) -> 
         constraints_ok.push(ok);
     }
 
+    // The semantic feature counts as much as the words fail: when some option's name has the
+    // description's words, the lexical features decide; when none has them ("milk and cheese"
+    // for "Dairy products"), the embedding does. Relative to the closest name, so a screen
+    // of near names does not raise every score.
+    let best_lex = lexes.iter().copied().fold(0.0, f64::max);
+    let gate = (1.0 - best_lex).clamp(0.0, 1.0);
+    let cosines = semantic
+        .filter(|_| gate > 1e-9)
+        .and_then(|s| (s.cosines)().map(|c| (c, s.weight)))
+        .filter(|(c, _)| c.len() == n);
+    if let Some((cos, weight)) = &cosines {
+        let max_cosine = cos.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        for (score, c) in scores.iter_mut().zip(cos) {
+            *score += gate * weight * (c - max_cosine);
+        }
+    }
+
     if let Some(pos) = query.position {
         let best_lex = (0..n)
             .filter(|&i| constraints_ok[i])
@@ -519,6 +594,31 @@ pub fn score(query: &Query, tree: &ScreenTree, candidates: &[Candidate<'_>]) -> 
         }
     }
 
+    if let Some((measure, smallest)) = query.superlative {
+        let values: Vec<Option<f64>> = (0..n)
+            .map(|i| {
+                if !constraints_ok[i] {
+                    return None;
+                }
+                measure_of(measure, tree, candidates, i)
+            })
+            .collect();
+        let known: Vec<(usize, f64)> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.map(|v| (i, v)))
+            .collect();
+        if known.len() >= 2 {
+            let pick = known.iter().copied().reduce(|a, b| {
+                let better = if smallest { b.1 < a.1 } else { b.1 > a.1 };
+                if better { b } else { a }
+            });
+            if let Some((i, _)) = pick {
+                scores[i] += 3.0;
+            }
+        }
+    }
+
     let mut best = 0;
     for i in 1..n {
         if scores[i] > scores[best] {
@@ -539,11 +639,129 @@ pub fn score(query: &Query, tree: &ScreenTree, candidates: &[Candidate<'_>]) -> 
     } else {
         0.0
     };
-    let features = [scores[best], margin, unmatched];
+    // The best option's cosine over the closest other name's (0 without embeddings).
+    let cosine = cosines.as_ref().map_or(0.0, |(cos, _)| {
+        let others = (0..n)
+            .filter(|&i| i != best)
+            .map(|i| cos[i])
+            .fold(f64::NEG_INFINITY, f64::max);
+        gate * if others.is_finite() {
+            cos[best] - others
+        } else {
+            cos[best]
+        }
+    });
+    let features = [scores[best], margin, unmatched, cosine];
     Scored {
         scores,
         best,
         features,
         ok: constraints_ok,
+        semantic: cosines.is_some(),
+    }
+}
+
+/// Nodes scanned back from an option for its measure ("Duration: 11h 21m" before a "Book"
+/// button), stopping at another option.
+const MEASURE_LOOKBACK: usize = 6;
+
+/// The price or duration of option `i`: in its own name or value, else in the text just
+/// before it in document order (up to the previous option).
+fn measure_of(
+    measure: Measure,
+    tree: &ScreenTree,
+    candidates: &[Candidate<'_>],
+    i: usize,
+) -> Option<f64> {
+    let node = candidates[i].node;
+    let own = format!("{} {}", node.name, node.value);
+    if let Some(v) = parse_measure(measure, &own) {
+        return Some(v);
+    }
+    let at = candidates[i].index?;
+    let others: Vec<usize> = candidates.iter().filter_map(|c| c.index).collect();
+    let mut text = String::new();
+    for j in (at.saturating_sub(MEASURE_LOOKBACK)..at).rev() {
+        if others.contains(&j) {
+            break;
+        }
+        text = format!("{} {}", tree.nodes[j].name, text);
+    }
+    parse_measure(measure, &text)
+}
+
+/// The first price (a number next to a currency sign) or total duration (numbers with hour
+/// and minute units, in minutes) in `text`.
+pub fn parse_measure(measure: Measure, text: &str) -> Option<f64> {
+    // Split into number and non-number runs.
+    let mut parts: Vec<(bool, String)> = Vec::new();
+    for c in text.chars() {
+        let is_num =
+            c.is_ascii_digit() || (c == '.' || c == ',') && parts.last().is_some_and(|p| p.0);
+        match parts.last_mut() {
+            Some((num, s)) if *num == is_num => s.push(c),
+            _ => parts.push((is_num, c.to_string())),
+        }
+    }
+    let number = |s: &str| {
+        s.trim_end_matches(['.', ','])
+            .replace(',', "")
+            .parse::<f64>()
+            .ok()
+    };
+    match measure {
+        Measure::Price => {
+            for (k, (num, s)) in parts.iter().enumerate() {
+                if !*num {
+                    continue;
+                }
+                let before = k
+                    .checked_sub(1)
+                    .map(|b| parts[b].1.trim_end())
+                    .unwrap_or("");
+                let after = parts.get(k + 1).map(|p| p.1.trim_start()).unwrap_or("");
+                let sign = |t: &str| t.ends_with(['$', '€', '£', '¥']);
+                let sign_after = after.starts_with(['$', '€', '£', '¥'])
+                    || after.to_lowercase().starts_with("eur")
+                    || after.to_lowercase().starts_with("usd");
+                if sign(before) || sign_after {
+                    return number(s);
+                }
+            }
+            None
+        }
+        Measure::Duration => {
+            let mut total = 0.0;
+            let mut found = false;
+            for (k, (num, s)) in parts.iter().enumerate() {
+                if !*num {
+                    continue;
+                }
+                let unit: String = parts
+                    .get(k + 1)
+                    .map(|p| {
+                        p.1.trim_start()
+                            .chars()
+                            .take_while(|c| c.is_alphabetic())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let unit = unit.to_lowercase();
+                let factor = if unit.starts_with('h') {
+                    60.0
+                } else if unit.starts_with('m') {
+                    1.0
+                } else if unit.starts_with('d') {
+                    1440.0
+                } else {
+                    continue;
+                };
+                if let Some(v) = number(s) {
+                    total += v * factor;
+                    found = true;
+                }
+            }
+            found.then_some(total)
+        }
     }
 }

@@ -473,3 +473,31 @@ pub const NAME_STOPWORDS: &[&str] = &[
 /// feeds and tables, not the site's header links.
 pub const IMPLIED_CONTAINERS: &[(&str, &[&str])] =
     &[("result", &["list", "feed", "table", "grid"])];
+
+/// What a superlative compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// An amount of money (`$130`, `€9.50`).
+    Price,
+    /// A duration (`11h 21m`, `2 hours`, `45 min`).
+    Duration,
+}
+
+/// Superlatives: `(word, measure, smallest?)`. "most"/"least" + "expensive" are read by the
+/// parser; the measure nouns in [`MEASURE_NOUNS`] are not content words.
+pub const SUPERLATIVES: &[(&str, Measure, bool)] = &[
+    ("cheapest", Measure::Price, true),
+    ("priciest", Measure::Price, false),
+    ("dearest", Measure::Price, false),
+    ("shortest", Measure::Duration, true),
+    ("quickest", Measure::Duration, true),
+    ("fastest", Measure::Duration, true),
+    ("longest", Measure::Duration, false),
+    ("slowest", Measure::Duration, false),
+];
+
+/// Nouns naming what a superlative measures ("the cheapest cost", "the longest duration").
+pub const MEASURE_NOUNS: &[&str] = &[
+    "cost", "costs", "price", "prices", "fare", "duration", "time", "length", "flight", "trip",
+    "journey",
+];

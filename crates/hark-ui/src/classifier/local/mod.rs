@@ -2,9 +2,13 @@
 //! with no network (issue 7; spec `ui-worker.md` "Screen questions" and `classifier`; question
 //! and result shapes rtvi-ui.md §5.4).
 //!
-//! [`LocalClassifier`] implements [`Classifier`]. This slice is lexical: normalised words, a
-//! synonym and paraphrase table ([`lexicon`]), role, state, ordinal, position and container
-//! words, and the element's place in the tree. No embedding model yet (issue 7 item 3).
+//! [`LocalClassifier`] implements [`Classifier`]. Features: normalised words, a synonym and
+//! paraphrase table ([`lexicon`]), role, state, ordinal, position and container words, the
+//! element's place in the tree, and (issue 7 item 3) the cosine between the description's
+//! content words and each element name under a sentence-embedding model run in-process
+//! ([`embed`]: paraphrase-MiniLM-L3-v2 under tract). Without the model files
+//! (`scripts/fetch-model.sh`, `$HARK_MODEL_DIR`) it logs one warning and answers from the
+//! lexical features alone, with their own, lower, calibration ([`calibration::CHOICE`]).
 //!
 //! What it answers:
 //! - **Choice** (`which_element`, `act`): which option a description means. The description is
@@ -52,6 +56,7 @@
 
 pub mod calibration;
 pub mod choice;
+pub mod embed;
 pub mod lexicon;
 pub mod text;
 pub mod tree;
@@ -70,17 +75,31 @@ use crate::messages;
 use crate::screen::MAX_ELEMENT_OPTIONS;
 
 pub use choice::{Query, Scored};
+pub use embed::Embedder;
 pub use tree::ScreenTree;
 
 /// How many parsed screens the classifier keeps (most recent first).
 pub const CACHE_SCREENS: usize = 4;
 
-/// The local classifier (lexical features, calibrated probabilities). Cheap to build; share
-/// one per process (`Arc`). Thread-safe: the screen cache sits behind a mutex held only to
-/// look up or insert.
-#[derive(Debug, Default)]
+/// Score points per unit of cosine between a description and an element name (chosen on the
+/// benchmark's train and dev splits).
+pub const SEMANTIC_WEIGHT: f64 = 2.0;
+
+/// The local classifier (lexical and semantic features, calibrated probabilities). Cheap to
+/// build once the process's model is loaded ([`Embedder::shared`], about 0.2 s the first
+/// time). Thread-safe: the caches sit behind mutexes held only to look up or insert.
+#[derive(Debug)]
 pub struct LocalClassifier {
     cache: Mutex<Vec<(String, Arc<ScreenTree>)>>,
+    embedder: Option<Arc<Embedder>>,
+    semantic_weight: f64,
+}
+
+impl Default for LocalClassifier {
+    /// [`LocalClassifier::new`].
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// One choice answered by [`LocalClassifier::choose`].
@@ -94,12 +113,67 @@ pub struct Chosen {
     pub probabilities: Vec<f64>,
     /// The scorer's raw output (scores and calibration features).
     pub scored: Scored,
+    /// Whether the embedding model scored the options (then [`calibration::CHOICE_SEMANTIC`]
+    /// gave the confidence, else [`calibration::CHOICE`]).
+    pub semantic: bool,
 }
 
 impl LocalClassifier {
-    /// A local classifier with the committed calibration ([`calibration::CHOICE`]).
+    /// A local classifier with the process's sentence-embedding model when its files are
+    /// present ([`Embedder::shared`]; else lexical only, said once in the log) and the
+    /// committed calibrations ([`calibration::CHOICE_SEMANTIC`], [`calibration::CHOICE`]).
     pub fn new() -> Self {
-        Self::default()
+        Self::with_embedder(Embedder::shared())
+    }
+
+    /// A local classifier with lexical features only (no model), whatever is installed.
+    pub fn lexical() -> Self {
+        Self::with_embedder(None)
+    }
+
+    /// A local classifier using `embedder` (or lexical features only with `None`).
+    pub fn with_embedder(embedder: Option<Arc<Embedder>>) -> Self {
+        LocalClassifier {
+            cache: Mutex::new(Vec::new()),
+            embedder,
+            semantic_weight: SEMANTIC_WEIGHT,
+        }
+    }
+
+    /// Sets the score weight of the semantic feature (default [`SEMANTIC_WEIGHT`]); for
+    /// tuning on the benchmark's train and dev splits (the calibration was fitted with the
+    /// default).
+    pub fn with_semantic_weight(mut self, weight: f64) -> Self {
+        self.semantic_weight = weight;
+        self
+    }
+
+    /// The sentence-embedding model, when loaded.
+    pub fn embedder(&self) -> Option<&Arc<Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// Cosines of the description's content words with each candidate's name, or `None`
+    /// without a model, without content words, or when the model fails (logged).
+    fn cosines(&self, query: &Query, candidates: &[choice::Candidate<'_>]) -> Option<Vec<f64>> {
+        let embedder = self.embedder.as_ref()?;
+        let text = query.semantic_text();
+        if text.is_empty() {
+            return None;
+        }
+        let names: Vec<&str> = candidates.iter().map(|c| c.node.name.as_str()).collect();
+        let run = || -> Result<Vec<f64>, embed::EmbedError> {
+            let q = embedder.embed_uncached(&text)?;
+            let es = embedder.embed_all(&names)?;
+            Ok(es.iter().map(|e| embed::cosine(&q, e)).collect())
+        };
+        match run() {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::warn!("local classifier: {e}; answering from lexical features");
+                None
+            }
+        }
     }
 
     /// The parsed tree of a `<ui_state>` text, from the cache when this text was seen lately.
@@ -155,8 +229,18 @@ impl LocalClassifier {
             })
             .collect();
         let query = Query::parse(description);
-        let scored = choice::score(&query, tree, &candidates);
-        let confidence = calibration::CHOICE.probability(&scored.features);
+        let cosines = || self.cosines(&query, &candidates);
+        let semantic = self.embedder.is_some().then_some(choice::Semantic {
+            cosines: &cosines,
+            weight: self.semantic_weight,
+        });
+        let scored = choice::score(&query, tree, &candidates, semantic);
+        let calibration = if scored.semantic {
+            calibration::CHOICE_SEMANTIC
+        } else {
+            calibration::CHOICE
+        };
+        let confidence = calibration.probability(&scored.features);
         let best = scored.best;
         let rest: f64 = scored
             .scores
@@ -181,6 +265,7 @@ impl LocalClassifier {
             best,
             confidence,
             probabilities,
+            semantic: scored.semantic,
             scored,
         })
     }

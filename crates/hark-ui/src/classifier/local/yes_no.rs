@@ -222,7 +222,7 @@ fn find<'t>(query: &Query, tree: &'t ScreenTree) -> Option<(&'t Node, f64)> {
     if candidates.is_empty() {
         return None;
     }
-    let scored = score(query, tree, &candidates);
+    let scored = score(query, tree, &candidates, None);
     Some((
         candidates[scored.best].node,
         CHOICE.probability(&scored.features),
@@ -356,7 +356,7 @@ pub fn select_probabilities(
     {
         return Err(Unreadable);
     }
-    let scored = score(&query, tree, candidates);
+    let scored = score(&query, tree, candidates, None);
     Ok(candidates
         .iter()
         .enumerate()

@@ -1,0 +1,343 @@
+//! The offline screen mode: with no LLM, each user text becomes `screen` jobs and the bot
+//! answers in one short sentence made from the jobs' answers (issue 8 point 4).
+//!
+//! Spec: `ui-worker.md` (the `screen` job and its actions, "Screen questions"); rtvi-ui.md
+//! §5.3 (the job's answers). One turn ([`OfflineScreen::turn`]):
+//!
+//! 1. [`parse`] reads the text: the verb picks the action, the rest is the target
+//!    description (and, for fill, the value, kept as written);
+//! 2. the intent runs as `screen` jobs through [`ScreenJobs`] — the same path the voice LLM's
+//!    `screen` tool takes, so the worker's classifier (the local one in `hark serve --demo`)
+//!    picks the element:
+//!
+//!    | intent | `screen` jobs |
+//!    | --- | --- |
+//!    | [`Intent::Click`] | `click` |
+//!    | [`Intent::Show`] | `scroll_to`, then `highlight` when it was found |
+//!    | [`Intent::Fill`] | `fill` with the value |
+//!    | [`Intent::Check`] | `check` with the question |
+//!    | [`Intent::List`] | `list` with the role (or none) |
+//!    | [`Intent::Read`] | `find`, then `list` to read the found element's value |
+//!    | [`Intent::Help`], unreadable | none |
+//!
+//! 3. the answer becomes one sentence from [`crate::messages`] (`offline_*`): "I clicked "Add
+//!    to cart".", "I typed "ana@example.com" into "Email".", "Yes, I think so (91% sure).", …
+//!    A text the parser cannot read gets [`messages::offline_help`].
+//!
+//! The mode says so: [`mode_message`] is the `server-message` a server sends once the client
+//! is ready (the demo page shows its `text` in a notice line), and [`messages::offline_mode_notice`]
+//! is the log line.
+//!
+//! ## Example: a turn against a worker with the local classifier
+//!
+//! ```
+//! use std::sync::Arc;
+//! use hark_ui::classifier::LocalClassifier;
+//! use hark_ui::offline::OfflineScreen;
+//! use hark_ui::{A11ySnapshot, UiWorker};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+//! let worker = UiWorker::new("ui", Arc::new(tx)).with_classifier(Arc::new(LocalClassifier::new()));
+//! worker.on_snapshot(A11ySnapshot::from_json(r#"{"root":{"ref":"e1","role":"form","children":[
+//!     {"ref":"e2","role":"textbox","name":"Name"},
+//!     {"ref":"e3","role":"textbox","name":"Email"}]},"captured_at":1}"#)?);
+//!
+//! let offline = OfflineScreen::new(Arc::new(worker));
+//! let turn = offline.turn("type ana@example.com into the email field").await;
+//! assert_eq!(turn.sentence, "I typed \"ana@example.com\" into \"Email\".");
+//! assert!(rx.try_recv().is_ok(), "set_input_value went to the client");
+//! # Ok(()) }
+//! ```
+
+pub mod parse;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_rtvi::JobStatus;
+use serde_json::{Value, json};
+
+use crate::job::JobResponse;
+use crate::messages;
+use crate::screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs};
+
+pub use parse::{Intent, parse};
+
+/// The mode's name in [`mode_message`].
+pub const MODE: &str = "offline-screen";
+
+/// The `kind` of the [`mode_message`] payload.
+pub const MODE_MESSAGE_KIND: &str = "hark-mode";
+
+/// At most this many elements are named in a `list` answer; the rest are counted.
+pub const MAX_LISTED: usize = 8;
+
+/// Roles whose content is a value the user typed or picked (read as "holds …").
+const INPUT_ROLES: &[&str] = &[
+    "textbox",
+    "searchbox",
+    "combobox",
+    "spinbutton",
+    "slider",
+    "textarea",
+];
+
+/// The `server-message` payload that tells the client this session runs in the offline screen
+/// mode: `{"kind": "hark-mode", "mode": "offline-screen", "text": <notice>}`, where `text` is
+/// [`messages::offline_mode_notice`]. The demo page shows `text` in its notice line.
+pub fn mode_message() -> Value {
+    json!({
+        "kind": MODE_MESSAGE_KIND,
+        "mode": MODE,
+        "text": messages::offline_mode_notice(),
+    })
+}
+
+/// One `screen` job of a turn: the payload sent and the answer (`Err`: the error text of a
+/// failed, timed-out or unreachable job).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScreenCall {
+    /// `{"action", "target"?, "value"?}`.
+    pub payload: Value,
+    /// The job's answer when it completed, else its error text.
+    pub answer: Result<Value, String>,
+}
+
+/// What one offline turn did: the intent read (`None`: unreadable), the `screen` jobs in
+/// order, and the sentence for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfflineTurn {
+    /// The parsed intent, `None` when the text could not be read.
+    pub intent: Option<Intent>,
+    /// The `screen` jobs run, in order.
+    pub calls: Vec<ScreenCall>,
+    /// The bot's answer: one short sentence.
+    pub sentence: String,
+}
+
+/// Runs offline turns against a UI worker's `screen` job (in process or over a bus).
+#[derive(Clone)]
+pub struct OfflineScreen {
+    jobs: Arc<dyn ScreenJobs>,
+    timeout: Duration,
+}
+
+impl fmt::Debug for OfflineScreen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OfflineScreen")
+            .field("worker", &self.jobs.worker_name())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl OfflineScreen {
+    /// Turns that send their `screen` jobs to `jobs`, waiting at most
+    /// [`DEFAULT_SCREEN_TIMEOUT`] (30 s) for each answer.
+    pub fn new(jobs: Arc<dyn ScreenJobs>) -> Self {
+        OfflineScreen {
+            jobs,
+            timeout: DEFAULT_SCREEN_TIMEOUT,
+        }
+    }
+
+    /// The longest wait for one job's answer (builder style).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// One turn: parses `text`, runs its `screen` jobs, and words the answer (see the module
+    /// docs). Never fails: every failure is a sentence ([`messages::offline_failed`]).
+    pub async fn turn(&self, text: &str) -> OfflineTurn {
+        let intent = parse(text);
+        let mut calls = Vec::new();
+        let sentence = match &intent {
+            None | Some(Intent::Help) => messages::offline_help().to_string(),
+            Some(intent) => self.run(intent, &mut calls).await,
+        };
+        tracing::debug!(?intent, jobs = calls.len(), %sentence, "offline screen turn");
+        OfflineTurn {
+            intent,
+            calls,
+            sentence,
+        }
+    }
+
+    async fn run(&self, intent: &Intent, calls: &mut Vec<ScreenCall>) -> String {
+        match intent {
+            Intent::Click { target } => {
+                let payload = json!({"action": "click", "target": target});
+                self.act(payload, target, calls, messages::offline_clicked)
+                    .await
+            }
+            Intent::Show { target } => {
+                let payload = json!({"action": "scroll_to", "target": target});
+                let shown = |label: &str| label.to_string();
+                let found = self.act(payload, target, calls, shown).await;
+                let label = calls.last().and_then(|c| done(&c.answer));
+                match label {
+                    Some(label) => {
+                        let payload = json!({"action": "highlight", "target": target});
+                        // The element is in view already; a failed flash changes nothing.
+                        let _ = self.job(payload, calls).await;
+                        messages::offline_shown(&label)
+                    }
+                    None => found,
+                }
+            }
+            Intent::Fill { target, value } => {
+                let payload = json!({"action": "fill", "target": target, "value": value});
+                self.act(payload, target, calls, |label| {
+                    messages::offline_filled(value, label)
+                })
+                .await
+            }
+            Intent::Check { question } => {
+                let payload = json!({"action": "check", "target": question});
+                match self.job(payload, calls).await {
+                    Err(e) => messages::offline_failed(&e),
+                    Ok(answer) => {
+                        let p = answer["probability"]
+                            .as_f64()
+                            .unwrap_or(0.0)
+                            .clamp(0.0, 1.0);
+                        let yes = answer["yes"].as_bool().unwrap_or(p >= 0.5);
+                        let sure = if yes { p } else { 1.0 - p };
+                        messages::offline_checked(yes, (sure * 100.0).round() as u32)
+                    }
+                }
+            }
+            Intent::List { role, one, many } => {
+                let payload = json!({"action": "list", "target": role.as_deref().unwrap_or("")});
+                match self.job(payload, calls).await {
+                    Err(e) => messages::offline_failed(&e),
+                    Ok(answer) => {
+                        let elements = answer["elements"].as_array().cloned().unwrap_or_default();
+                        let shown: Vec<String> =
+                            elements.iter().take(MAX_LISTED).map(describe).collect();
+                        let more = elements.len() - shown.len();
+                        messages::offline_listed(elements.len(), one, many, &shown, more)
+                    }
+                }
+            }
+            Intent::Read { target } => self.read(target, calls).await,
+            Intent::Help => messages::offline_help().to_string(),
+        }
+    }
+
+    /// An acting job (`click`, `scroll_to`, `fill`): `say(label)` when done, else "not found".
+    async fn act(
+        &self,
+        payload: Value,
+        target: &str,
+        calls: &mut Vec<ScreenCall>,
+        say: impl FnOnce(&str) -> String,
+    ) -> String {
+        match self.job(payload, calls).await {
+            Err(e) => messages::offline_failed(&e),
+            Ok(answer) => match done(&Ok(answer)) {
+                Some(label) => say(&label),
+                None => messages::offline_not_found(target),
+            },
+        }
+    }
+
+    /// `find` the element, then `list` to read its value (inputs) or its text (the label).
+    async fn read(&self, target: &str, calls: &mut Vec<ScreenCall>) -> String {
+        let found = match self
+            .job(json!({"action": "find", "target": target}), calls)
+            .await
+        {
+            Err(e) => return messages::offline_failed(&e),
+            Ok(answer) => answer["label"].as_str().map(str::to_string),
+        };
+        let Some(label) = found else {
+            return messages::offline_not_found(target);
+        };
+        let listed = match self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await
+        {
+            Err(e) => return messages::offline_failed(&e),
+            Ok(answer) => answer["elements"].as_array().cloned().unwrap_or_default(),
+        };
+        let element = listed
+            .iter()
+            .find(|e| e["name"].as_str() == Some(label.as_str()));
+        match element {
+            Some(e) if INPUT_ROLES.contains(&e["role"].as_str().unwrap_or("")) => {
+                let value = e["value"].as_str().filter(|v| !v.is_empty());
+                messages::offline_holds(&label, value)
+            }
+            _ => messages::offline_says(&label),
+        }
+    }
+
+    /// Runs one `screen` job and records it: the answer of a completed job, else the error
+    /// text (the same texts the `screen` tool gives the voice LLM).
+    async fn job(&self, payload: Value, calls: &mut Vec<ScreenCall>) -> Result<Value, String> {
+        let name = self.jobs.worker_name().to_string();
+        let answer =
+            match tokio::time::timeout(self.timeout, self.jobs.screen_job(payload.clone())).await {
+                Err(_) => Err(messages::screen_timeout(&name, self.timeout.as_secs_f64())),
+                Ok(Err(detail)) => Err(messages::screen_worker_unreachable(&name, &detail)),
+                Ok(Ok(JobResponse {
+                    status: JobStatus::Completed,
+                    response,
+                })) => Ok(response.unwrap_or_else(|| json!({}))),
+                Ok(Ok(JobResponse { status, response })) => Err(response
+                    .as_ref()
+                    .and_then(|r| r.get("error"))
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.trim().is_empty())
+                    .map(str::to_string)
+                    .unwrap_or_else(|| {
+                        let status = serde_json::to_value(status)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default();
+                        messages::screen_job_failed(&name, &status)
+                    })),
+            };
+        calls.push(ScreenCall {
+            payload,
+            answer: answer.clone(),
+        });
+        answer
+    }
+}
+
+/// The label of an acting job's answer `{"done": true, "label"}`; `None` when not done.
+fn done(answer: &Result<Value, String>) -> Option<String> {
+    let a = answer.as_ref().ok()?;
+    if a["done"].as_bool() != Some(true) {
+        return None;
+    }
+    Some(a["label"].as_str().unwrap_or_default().to_string())
+}
+
+/// One listed element for a sentence: its name, then its state tags (not `offscreen`) and its
+/// value in parentheses: `Gift wrap (checked)`, `Email ("ana@example.com")`.
+fn describe(element: &Value) -> String {
+    let name = element["name"].as_str().unwrap_or_default();
+    let mut notes: Vec<String> = element["state"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|s| *s != "offscreen")
+        .map(str::to_string)
+        .collect();
+    if let Some(v) = element["value"].as_str().filter(|v| !v.is_empty()) {
+        notes.push(format!("\"{v}\""));
+    }
+    if notes.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({})", notes.join(", "))
+    }
+}
