@@ -3,8 +3,14 @@
 // commands and shows the conversation.
 //
 // For tests: `document.body.dataset.rtviState` mirrors the client's transport state
-// ("connecting", "ready", "error", ...), and `window.harkDemo` holds `{ client, runUICommand,
-// jobGroups }` (`jobGroups`: every `ui-job-group` envelope received, in order).
+// ("connecting", "ready", "error", ...), `document.body.dataset.harkMode` the server's mode (see
+// below), and `window.harkDemo` holds `{ client, runUICommand, jobGroups }` (`jobGroups`: every
+// `ui-job-group` envelope received, in order).
+//
+// The server's mode: a `server-message` whose data is `{kind: "hark-mode", mode, text}` (hark
+// sends `mode: "offline-screen"` once per session when it runs with no LLM, see
+// hark_ui::offline::mode_message) is not a log line: `text` goes into the notice line under the
+// header (#mode-notice, outside snapshots) and `mode` into `body.dataset.harkMode`.
 
 import { PipecatClient } from "@pipecat-ai/client-js";
 import { WavMediaManager, WebSocketTransport } from "@pipecat-ai/websocket-transport";
@@ -76,7 +82,22 @@ function onBotLlmText(data) {
   if (r.segments.size === 0 && r.words.length === 0) r.body.textContent = r.tokens;
 }
 
+const modeNotice = document.getElementById("mode-notice");
+
+/** Shows the server's mode (`{kind: "hark-mode", mode, text}`) in the notice line. */
+function showMode(data) {
+  document.body.dataset.harkMode = typeof data.mode === "string" ? data.mode : "";
+  // Writing the text node's data is a characterData change, which client-js's snapshot observer
+  // does not watch (the notice is data-a11y-exclude anyway).
+  modeNotice.firstChild.data = typeof data.text === "string" ? data.text : "";
+  modeNotice.hidden = !modeNotice.firstChild.data;
+}
+
 function onServerMessage(data) {
+  if (data?.kind === "hark-mode") {
+    showMode(data);
+    return;
+  }
   const text = typeof data === "string" ? data : typeof data?.text === "string" ? data.text : JSON.stringify(data);
   addLine("system", "Server", text);
 }

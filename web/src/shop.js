@@ -10,6 +10,7 @@ export const PRODUCTS = [
   { id: "travel-mug", name: "Travel mug", price: 19 },
   { id: "milk-frother", name: "Milk frother", price: 28 },
   { id: "tea-infuser", name: "Tea infuser", price: 8 },
+  { id: "blue-mug", name: "Blue mug", price: 22 },
 ];
 
 const euros = new Intl.NumberFormat("en-IE", { style: "currency", currency: "EUR" });

@@ -81,6 +81,7 @@ describe("demo page", () => {
       ["button", "Add to cart"],
       ["listitem", "Espresso cup €9.50"],
       ["listitem", "Travel mug €19.00"],
+      ["listitem", "Blue mug €22.00"],
       ["link", "Cart (0)"],
       ["textbox", "Name"],
       ["textbox", "Email"],
@@ -143,10 +144,13 @@ describe("demo page", () => {
   test("set_input_value on Search filters the product list", async () => {
     const ref = refOf("textbox", "Search");
     peer.command("set_input_value", { value: "mug", ref });
-    await browser.until("list filtered", "document.querySelectorAll('#product-list li:not([hidden])').length === 1");
-    assert.equal(await browser.evaluate("document.querySelector('#product-list li:not([hidden]) .name').textContent"), "Travel mug");
+    await browser.until("list filtered", "document.querySelectorAll('#product-list li:not([hidden])').length === 2");
+    assert.equal(
+      await browser.evaluate("[...document.querySelectorAll('#product-list li:not([hidden]) .name')].map((n) => n.textContent).join(', ')"),
+      "Travel mug, Blue mug",
+    );
     peer.command("set_input_value", { value: "", ref });
-    await browser.until("list restored", "document.querySelectorAll('#product-list li:not([hidden])').length === 8");
+    await browser.until("list restored", "document.querySelectorAll('#product-list li:not([hidden])').length === 9");
   });
 
   test("click on Add to cart updates the cart link; a disabled target is not clicked", async () => {
@@ -261,6 +265,23 @@ describe("demo page", () => {
     }
     peer.send({ label: "rtvi-ai", type: "bot-llm-stopped" });
     await browser.until("word line", `${lastBot} === 'Your order ships today.'`);
+  });
+
+  test("a hark-mode server-message fills the notice line, not the log, and stays out of snapshots", async () => {
+    assert.equal(await browser.evaluate("document.getElementById('mode-notice').hidden"), true);
+    const logBefore = await browser.evaluate("document.getElementById('log').textContent");
+    const text = "Offline screen mode: no LLM is configured, so each message is read as a screen command.";
+    peer.send({ label: "rtvi-ai", type: "server-message", data: { kind: "hark-mode", mode: "offline-screen", text } });
+    await browser.until("notice shown", "!document.getElementById('mode-notice').hidden");
+    assert.equal(await browser.evaluate("document.getElementById('mode-notice').textContent"), text);
+    assert.equal(await browser.evaluate("document.body.dataset.harkMode"), "offline-screen");
+    assert.equal(await browser.evaluate("document.getElementById('log').textContent"), logBefore, "no log line for the mode");
+    // Visible to the user: laid out, with a height.
+    assert.ok(await browser.evaluate("document.getElementById('mode-notice').getBoundingClientRect().height > 0"));
+    const next = peer.next("a snapshot after a page change", (m) => m.type === "ui-snapshot");
+    await browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'tea'; s.dispatchEvent(new Event('input', { bubbles: true })); })()");
+    assert.ok(!JSON.stringify((await next).data.tree).includes("Offline screen mode"), "the notice leaked into a snapshot");
+    await browser.evaluate("(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input', { bubbles: true })); })()");
   });
 
   test("server messages show in the log, errors in the error lines", async () => {

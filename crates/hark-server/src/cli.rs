@@ -29,6 +29,18 @@ pub struct Cli {
 pub enum Command {
     /// Serve RTVI over WebSocket at /ws (Pipecat's JS client) and, with --demo, the demo page at /.
     Serve(ServeArgs),
+    /// Check an agent file: every build-time check, each problem printed with its fix; exit
+    /// code 1 on any error, 0 and a one-line summary when it is clean.
+    Check(CheckArgs),
+}
+
+/// Arguments of `hark check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// The agent file (TOML) to check, like examples/shop.toml. Its local tools are looked up
+    /// in the demo shop's catalogue, the tools `hark serve` provides.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
 }
 
 /// Flags of `hark serve`.
@@ -38,8 +50,14 @@ pub struct ServeArgs {
     #[arg(long, env = "HARK_ADDR", default_value = config::DEFAULT_ADDR)]
     pub addr: SocketAddr,
     /// Serve the demo page (from --web-dir) at /; without it / only names the /ws endpoint.
+    /// Without --agent, the demo shop's agent (examples/shop.toml) runs: on a real LLM when
+    /// OPENAI_API_KEY is set, else in the offline screen mode.
     #[arg(long)]
     pub demo: bool,
+    /// An agent file (TOML, like examples/shop.toml) whose voice agent runs in every session,
+    /// beside a UI worker; its LLM key is read from the variable named by its api_key_env.
+    #[arg(long, env = "HARK_AGENT", value_name = "FILE")]
+    pub agent: Option<PathBuf>,
     /// Directory of the built demo page [default: web/dist under the current directory, else
     /// under the workspace hark was built in].
     #[arg(long, env = "HARK_WEB_DIR")]
@@ -253,6 +271,7 @@ mod tests {
         "--error-repeat-window",
         "--allow-origin",
         "--max-snapshot-nodes",
+        "--agent",
         "--log",
     ];
     const ENV_VARS: &[&str] = &[
@@ -266,6 +285,7 @@ mod tests {
         "HARK_ERROR_REPEAT_WINDOW",
         "HARK_ALLOW_ORIGINS",
         "HARK_MAX_SNAPSHOT_NODES",
+        "HARK_AGENT",
         "RUST_LOG",
     ];
 
@@ -343,7 +363,9 @@ mod tests {
     #[test]
     fn serve_defaults_and_flags() {
         let cli = parse_from(["hark", "serve"]).unwrap();
-        let Command::Serve(args) = cli.command;
+        let Command::Serve(args) = cli.command else {
+            panic!("serve")
+        };
         assert_eq!(args.addr.to_string(), "127.0.0.1:7860");
         assert!(!args.demo);
         assert_eq!(args.max_frame_bytes, 1_048_576);
@@ -361,7 +383,9 @@ mod tests {
             "4096",
         ])
         .unwrap();
-        let Command::Serve(args) = cli.command;
+        let Command::Serve(args) = cli.command else {
+            panic!("serve")
+        };
         let config = args.to_config(Path::new("/"));
         assert_eq!(config.addr.port(), 0);
         assert_eq!(config.web_dir, Some(PathBuf::from("/srv/page")));
@@ -382,7 +406,9 @@ mod tests {
             "--max-snapshot-nodes=300",
         ])
         .unwrap();
-        let Command::Serve(args) = cli.command;
+        let Command::Serve(args) = cli.command else {
+            panic!("serve")
+        };
         let config = args.to_config(Path::new("/"));
         assert_eq!(config.header_read_timeout, Duration::from_secs(2));
         assert_eq!(config.client_ready_timeout, Duration::from_millis(500));
@@ -395,7 +421,9 @@ mod tests {
         );
         assert_eq!(config.max_snapshot_nodes, 300);
         let defaults = parse_from(["hark", "serve"]).unwrap();
-        let Command::Serve(args) = defaults.command;
+        let Command::Serve(args) = defaults.command else {
+            panic!("serve")
+        };
         let c = args.to_config(Path::new("/"));
         let d = ServerConfig::default();
         assert_eq!(

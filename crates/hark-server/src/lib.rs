@@ -2,7 +2,8 @@
 //!
 //! A [`Server`] listens on one address and serves:
 //! - `/ws`: one RTVI session per WebSocket (binary protobuf `pipecat.Frame`s carrying RTVI JSON,
-//!   rtvi-ui.md §1.2): the `client-ready` → `bot-ready` handshake (§1.3), `send-text`,
+//!   rtvi-ui.md §1.2): the `client-ready` → `bot-ready` handshake (§1.3), `send-text` (and a
+//!   `TranscriptionFrame` with text, taken as a `send-text`),
 //!   `client-message`, `ui-snapshot`, `ui-event`, `ui-cancel-job-group` (§2); bad input gets an
 //!   `error-response` or `error` and never a panic; an oversize frame closes the socket with 1009;
 //!   `disconnect-bot` closes it with 1000 "Client asked to disconnect".
@@ -22,7 +23,9 @@
 //!
 //! [`UiHandlerFactory`] ([`ui_session`]) runs a hark-ui [`hark_ui::UiWorker`] per session:
 //! snapshots, UI events and job-group cancels go to it, its commands and `ui-job-group`
-//! envelopes go to the client; `hark serve --demo` uses it.
+//! envelopes go to the client; `hark serve --demo` uses it. With
+//! [`UiSessionConfig::voice_agent`] each session also runs a hark-agent voice agent beside the
+//! worker ([`agent_session`]); [`serve`] builds that from an agent file (`hark serve --agent`).
 //!
 //! # Example
 //!
@@ -70,16 +73,22 @@
 //! # }
 //! ```
 
+pub mod agent_session;
 pub mod cli;
 pub mod config;
+pub mod demo;
+#[cfg(doctest)]
+pub mod guide_doctests;
 pub mod messages;
 pub mod registry;
+pub mod serve;
 pub mod server;
 pub mod session;
 pub mod socket;
 pub mod ui_session;
 mod wire;
 
+pub use agent_session::{OutboxOutput, VoiceAgentConfig};
 pub use config::ServerConfig;
 pub use registry::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
 pub use server::Server;

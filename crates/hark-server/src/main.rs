@@ -1,10 +1,9 @@
 //! The `hark` binary: a thin wrapper over [`hark_server::Server`]. See `hark --help`.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
+use hark_server::Server;
 use hark_server::cli::{self, Command};
-use hark_server::{Server, UiHandlerFactory, UiSessionConfig};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -30,16 +29,26 @@ async fn main() -> ExitCode {
         .init();
 
     match cli.command {
+        // `hark check FILE`: the file is built with the demo shop's host (the tools `hark
+        // serve` provides); each problem is printed with its fix.
+        Command::Check(args) => hark_server::demo::check::run(&args.file).await,
         Command::Serve(args) => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let config = args.to_config(&cwd);
-            // With the demo page, each session gets a UI worker (no classifier, no event
-            // handlers): the page's snapshots and UI events land in the worker's context.
-            let bound = if args.demo {
-                match UiHandlerFactory::new(UiSessionConfig::new()) {
-                    Ok(factory) => Server::bind_with_handler(config, Arc::new(factory)),
+            // With --agent FILE, or --demo (the demo shop's agent, examples/shop.toml), each
+            // session gets the agent's voice agent beside a UI worker; with no LLM configured
+            // (no key in the environment) the offline screen mode: each typed message becomes
+            // `screen` jobs and a one-sentence answer (issue 8 points 2-4).
+            let mut served = None;
+            let bound = if args.demo || args.agent.is_some() {
+                match hark_server::serve::agent_sessions(args.agent.as_deref()).await {
+                    Ok(s) => {
+                        let factory = s.factory.clone();
+                        served = Some(s);
+                        Server::bind_with_handler(config, factory)
+                    }
                     Err(err) => {
-                        eprintln!("hark: the demo's UI worker cannot start: {err}");
+                        eprintln!("hark: the agent cannot start:\n{err}");
                         return ExitCode::FAILURE;
                     }
                 }
@@ -55,6 +64,14 @@ async fn main() -> ExitCode {
             };
             if args.demo {
                 tracing::info!("demo page: http://{}/", server.local_addr());
+            }
+            if let Some(served) = &served {
+                let mode = if served.voice {
+                    "voice agent"
+                } else {
+                    "offline screen mode"
+                };
+                tracing::info!(agent = %served.agent, orders = %served.shop.orders.url(), "{mode}");
             }
             match server.run_until(shutdown_signal()).await {
                 Ok(()) => ExitCode::SUCCESS,

@@ -48,6 +48,11 @@ pub fn client_disconnected() -> String {
     "Client asked to disconnect".to_owned()
 }
 
+/// The close reason when the bot ended the call (a tool call that ends the conversation).
+pub fn call_ended() -> String {
+    "The call ended".to_owned()
+}
+
 /// The `error-response` text for a `ui-cancel-job-group` naming no running job group.
 pub fn cancel_unknown_group(job_id: &str) -> String {
     format!(
@@ -199,6 +204,7 @@ mod tests {
             client_ready_timeout(Duration::MAX),
             pong_timeout(Duration::MAX),
             client_disconnected(),
+            call_ended(),
         ] {
             assert!(reason.len() <= 123, "{reason}");
         }

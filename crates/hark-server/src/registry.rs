@@ -90,6 +90,9 @@ pub enum CloseCause {
     /// The client sent `disconnect-bot`; the session told its handler, sent what was queued
     /// and closed with 1000 "Client asked to disconnect".
     ClientDisconnected,
+    /// The bot ended the call ([`crate::Outbox::end_session`], after a tool call that ends the
+    /// conversation): the session sent what was queued and closed with 1000 "The call ended".
+    CallEnded,
     /// No `client-ready` arrived within `after` of the upgrade; closed with 1008.
     ClientReadyTimeout {
         /// The configured deadline.

@@ -180,6 +180,8 @@ pub struct Outbox {
     tx: mpsc::Sender<Outgoing>,
     counters: Arc<Counters>,
     legacy: Arc<std::sync::atomic::AtomicBool>,
+    /// Cancelled by [`Outbox::end_session`]: the bot ends the session.
+    ended: CancellationToken,
 }
 
 impl Outbox {
@@ -192,6 +194,7 @@ impl Outbox {
             tx,
             counters: Arc::default(),
             legacy: Arc::default(),
+            ended: CancellationToken::new(),
         };
         (outbox, rx)
     }
@@ -249,6 +252,19 @@ impl Outbox {
         })?;
         Counters::note_depth(&self.counters.outbound_high_water, self.len());
         Ok(())
+    }
+
+    /// Ends the session from the bot's side (a tool call ended the conversation): the
+    /// session takes no more input, sends what is already queued, closes the socket with 1000
+    /// ([`messages::call_ended`]) and ends with [`CloseCause::CallEnded`]. Sends after this
+    /// may still be queued but are not guaranteed to go out.
+    pub fn end_session(&self) {
+        self.ended.cancel();
+    }
+
+    /// True once [`end_session`](Self::end_session) was called.
+    pub fn is_ending(&self) -> bool {
+        self.ended.is_cancelled()
     }
 
     /// Messages waiting in the queue now.
@@ -363,11 +379,13 @@ where
     let (out_tx, out_rx) = mpsc::channel::<Outgoing>(limits.outbound_queue);
     let (close_tx, close_rx) = mpsc::channel::<CloseInfo>(1);
     let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
+    let ended = CancellationToken::new();
     let outbox = Outbox {
         session: id,
         tx: out_tx,
         counters: counters.clone(),
         legacy: Arc::default(),
+        ended: ended.clone(),
     };
     sessions.register(
         id,
@@ -391,6 +409,7 @@ where
         &counters,
         &shutdown,
         &disconnect,
+        &ended,
         limits,
     );
     let session = async {
@@ -412,6 +431,7 @@ where
             out_rx,
             close_rx,
             ping_rx,
+            ended: ended.clone(),
         },
         &counters,
         &shutdown,
@@ -462,6 +482,7 @@ async fn read_loop<R>(
     counters: &Counters,
     shutdown: &CancellationToken,
     disconnect: &CancellationToken,
+    ended: &CancellationToken,
     limits: SessionLimits,
 ) -> CloseCause
 where
@@ -579,6 +600,7 @@ where
     .await;
     match stop {
         Stop::Shutdown => CloseCause::Shutdown,
+        Stop::Disconnect if ended.is_cancelled() => CloseCause::CallEnded,
         Stop::Disconnect => CloseCause::ClientDisconnected,
     }
 }
@@ -592,10 +614,16 @@ async fn session_loop(
     shutdown: &CancellationToken,
     disconnect: &CancellationToken,
 ) {
+    let ended = outbox.ended.clone();
     loop {
         let item = tokio::select! {
             biased;
             () = shutdown.cancelled() => return,
+            () = ended.cancelled() => {
+                // The bot ended the call: the writer sends what is queued, then closes.
+                disconnect.cancel();
+                return;
+            }
             item = in_rx.recv() => item,
         };
         let Some(item) = item else { return };
@@ -623,6 +651,10 @@ async fn session_loop(
         tokio::select! {
             biased;
             () = shutdown.cancelled() => return,
+            () = ended.cancelled() => {
+                disconnect.cancel();
+                return;
+            }
             () = handler.handle(input, &outbox) => {}
         }
         if last {
@@ -731,6 +763,8 @@ struct WriterLinks {
     out_rx: mpsc::Receiver<Outgoing>,
     close_rx: mpsc::Receiver<CloseInfo>,
     ping_rx: mpsc::Receiver<()>,
+    /// Cancelled when the bot ended the call ([`Outbox::end_session`]).
+    ended: CancellationToken,
 }
 
 /// Most distinct error texts remembered per session by [`ErrorDamper`].
@@ -826,6 +860,7 @@ async fn write_loop<W>(
         mut out_rx,
         mut close_rx,
         mut ping_rx,
+        ended,
     } = links;
     let mut damper = ErrorDamper::new(limits.error_repeat_window);
     let close = loop {
@@ -868,11 +903,15 @@ async fn write_loop<W>(
         }
     };
     damper.finish();
-    // After disconnect-bot, the queue is drained: close with 1000.
+    // After disconnect-bot (or the bot ending the call), the queue is drained: close with 1000.
     let close = close.or_else(|| {
         disconnect.is_cancelled().then(|| CloseInfo {
             code: CLOSE_NORMAL,
-            reason: messages::client_disconnected(),
+            reason: if ended.is_cancelled() {
+                messages::call_ended()
+            } else {
+                messages::client_disconnected()
+            },
         })
     });
     // Our close frame (limit, deadline, shutdown, disconnect), then a flush that also sends the

@@ -24,7 +24,13 @@
 //! | `ui-snapshot` | [`UiWorker::on_snapshot`] |
 //! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler) |
 //! | `ui-cancel-job-group` | [`JobGroups::cancel`]; an unknown or not cancellable group gets an `error-response` with the request id |
-//! | `send-text`, `client-message` | [`NoAgentHandler`] (no agent yet) |
+//! | `send-text` | with [`UiSessionConfig::voice_agent`]: a user turn of the session's voice agent ([`crate::agent_session`]; it interrupts the running turn); else with [`UiSessionConfig::offline_screen`]: one offline turn ([`hark_ui::offline`]), answered as one bot reply; else [`NoAgentHandler`] |
+//! | `disconnect-bot` | the voice agent's running turn is interrupted |
+//! | `client-message` | [`NoAgentHandler`] (no agent yet) |
+//!
+//! In the offline screen mode the handler also says so, once per session when the client is
+//! ready: the `server-message` [`hark_ui::offline::mode_message`] (the demo page shows its
+//! text) and one log line ([`hark_ui::messages::offline_mode_notice`]).
 //!
 //! The worker's [`CommandSink`] is the session's [`Outbox`]: a command is queued at once (the
 //! sink must not block) and a task of the handler moves it into the session's bounded outbound
@@ -72,11 +78,13 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use hark_agent::VoiceAgent;
 use hark_llm::Provider;
 use hark_rtvi::message::ServerMessage;
 use hark_tools::{BuildError, ToolSpec};
-use hark_ui::classifier::Classifier;
+use hark_ui::classifier::{Classifier, LocalClassifier};
 use hark_ui::job_group::CancelOutcome;
+use hark_ui::offline::OfflineScreen;
 use hark_ui::{
     Bus, BusScreenJobs, CommandSink, JobGroups, JobHandler, JobRoutes, Responder, ScreenJobHandler,
     ScreenJobs, SinkClosed, UiContextOptions, UiEvent, UiEvents, UiWorker, WorkerContext,
@@ -86,6 +94,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, error, info};
 
+use crate::agent_session::VoiceAgentConfig;
 use crate::messages;
 use crate::registry::SessionId;
 use crate::session::{HandlerFactory, NoAgentHandler, Outbox, SessionHandler, SessionInput};
@@ -115,6 +124,8 @@ pub struct UiSessionConfig {
     respond: Option<(Arc<dyn Provider>, String)>,
     events: Vec<(String, UiEventHandler)>,
     peers: Vec<(String, Arc<dyn JobHandler>)>,
+    offline: bool,
+    agent: Option<VoiceAgentConfig>,
 }
 
 impl fmt::Debug for UiSessionConfig {
@@ -134,6 +145,8 @@ impl fmt::Debug for UiSessionConfig {
                 "peers",
                 &self.peers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
+            .field("offline", &self.offline)
+            .field("agent", &self.agent)
             .finish()
     }
 }
@@ -158,7 +171,34 @@ impl UiSessionConfig {
             respond: None,
             events: Vec::new(),
             peers: Vec::new(),
+            offline: false,
+            agent: None,
         }
+    }
+
+    /// A voice agent per session beside the UI worker ([`crate::agent_session`]): each
+    /// `send-text` is a user turn of the agent (this takes precedence over the offline screen
+    /// mode). The agent's LLM gets the session's `screen` tool, and `ask_screen` when the
+    /// worker serves `respond` (whose LLM then also gets the reply tool).
+    pub fn voice_agent(mut self, agent: VoiceAgentConfig) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// What `hark serve --demo` runs with no LLM configured (issue 8 point 4): the local
+    /// classifier for screen questions and the offline screen mode ([`Self::offline_screen`]).
+    pub fn offline_demo() -> Self {
+        Self::new()
+            .classifier(Arc::new(LocalClassifier::new()))
+            .offline_screen()
+    }
+
+    /// The offline screen mode: each `send-text` is one [`OfflineScreen`] turn over this
+    /// session's `screen` job (through the bus, as the voice LLM's tool would send it), answered
+    /// as one bot reply; the session announces the mode once (see the module docs).
+    pub fn offline_screen(mut self) -> Self {
+        self.offline = true;
+        self
     }
 
     /// The worker's name on the bus (must not be empty nor a peer's name).
@@ -420,7 +460,10 @@ impl UiHandlerFactory {
         let mut jobs: Vec<(&str, Arc<dyn JobHandler>)> = vec![("screen", screen)];
         if let Some((provider, model)) = &c.respond {
             let mut builder = Responder::builder(worker.clone(), provider.clone(), model.clone())
-                .context(context.clone());
+                .context(context.clone())
+                // Beside a voice agent, the worker answers with the reply tool: its answer is
+                // said verbatim by the agent's `ask_screen` tool.
+                .reply_tool(c.agent.is_some());
             if let Some(instruction) = &c.instruction {
                 builder = builder.instruction(instruction.clone());
             }
@@ -482,7 +525,19 @@ impl UiHandlerFactory {
             events: Arc::new(events),
         };
         lock(&self.sessions).insert(id, session.clone());
+        let offline = self
+            .config
+            .offline
+            .then(|| OfflineScreen::new(session.screen_jobs()));
         UiSessionHandler {
+            agent_config: self
+                .config
+                .agent
+                .clone()
+                .map(|a| (a, self.config.respond.is_some())),
+            agent: None,
+            offline,
+            announced: false,
             session,
             sessions: Arc::downgrade(&self.sessions),
             sink,
@@ -509,6 +564,15 @@ pub struct UiSessionHandler {
     sink: Arc<SessionSink>,
     pending: Option<mpsc::UnboundedReceiver<ServerMessage>>,
     forwarder: Option<JoinHandle<()>>,
+    /// The offline screen mode's turns, when configured.
+    offline: Option<OfflineScreen>,
+    /// Whether the offline mode was announced to this session yet.
+    announced: bool,
+    /// The voice agent's configuration (and whether the worker serves `respond`), until the
+    /// agent is built on the first input (it needs the session's outbox).
+    agent_config: Option<(VoiceAgentConfig, bool)>,
+    /// The session's voice agent, once built.
+    agent: Option<VoiceAgent>,
 }
 
 impl fmt::Debug for UiSessionHandler {
@@ -526,8 +590,22 @@ impl UiSessionHandler {
         &self.session
     }
 
-    /// Starts moving the worker's messages into `outbox` (once, on the first input).
+    /// The session's voice agent, when one is configured and could be built.
+    pub fn voice_agent(&self) -> Option<&VoiceAgent> {
+        self.agent.as_ref()
+    }
+
+    /// Starts moving the worker's messages into `outbox` and builds the voice agent (once, on
+    /// the first input).
     fn forward_to(&mut self, outbox: &Outbox) {
+        if let Some((config, respond)) = self.agent_config.take() {
+            match config.agent(&self.session, outbox, respond) {
+                Ok(agent) => self.agent = Some(agent),
+                Err(e) => {
+                    error!(session = %self.session.id, %e, "the voice agent cannot start; text turns get the no-agent answer")
+                }
+            }
+        }
         let Some(mut pending) = self.pending.take() else {
             return;
         };
@@ -540,6 +618,17 @@ impl UiSessionHandler {
                 }
             }
         }));
+    }
+
+    /// Offline mode only: the mode's `server-message` and log line, once per session.
+    async fn announce_offline(&mut self, outbox: &Outbox) {
+        if self.offline.is_none() || self.announced {
+            return;
+        }
+        self.announced = true;
+        info!(session = %self.session.id, "{}", hark_ui::messages::offline_mode_notice());
+        let message = ServerMessage::ServerMessage(hark_ui::offline::mode_message());
+        let _ = outbox.send(message).await;
     }
 }
 
@@ -574,6 +663,33 @@ impl SessionHandler for UiSessionHandler {
                     let _ = outbox
                         .respond(request_id, crate::wire::error_response(&refusal))
                         .await;
+                }
+                SessionInput::UserText { text } if self.agent.is_some() => {
+                    if let Some(agent) = &self.agent {
+                        agent.user_turn(text).await;
+                    }
+                }
+                SessionInput::Disconnect if self.agent.is_some() => {
+                    if let Some(agent) = &self.agent {
+                        agent.interrupt().await;
+                    }
+                }
+                SessionInput::Ready { .. } if self.offline.is_some() => {
+                    self.announce_offline(outbox).await;
+                }
+                SessionInput::UserText { text } if self.offline.is_some() => {
+                    self.announce_offline(outbox).await;
+                    let Some(offline) = &self.offline else { return };
+                    let turn = offline.turn(&text).await;
+                    // debug: the intent and the answer carry what the user typed.
+                    debug!(session = %self.session.id, intent = ?turn.intent, jobs = turn.calls.len(), answer = %turn.sentence, "offline screen turn");
+                    // Through the worker's sink, behind the turn's UI commands: the answer
+                    // reaches the client after what it reports.
+                    for m in crate::wire::bot_reply(&turn.sentence, outbox.legacy()) {
+                        if self.sink.send(m).is_err() {
+                            return;
+                        }
+                    }
                 }
                 other => NoAgentHandler.handle(other, outbox).await,
             }
@@ -880,6 +996,51 @@ mod tests {
         );
         assert!(!run.is_finished(), "a not-cancellable group keeps running");
         run.abort();
+    }
+
+    /// The offline screen mode: the session announces it once when ready, and a text turn is
+    /// one offline turn over the session's `screen` job, answered as one bot reply.
+    #[tokio::test]
+    async fn offline_mode_announces_itself_and_answers_text_with_screen_jobs() {
+        let factory = UiHandlerFactory::new(UiSessionConfig::offline_demo()).unwrap();
+        let mut h = factory.handler(SessionId(4));
+        let (outbox, mut rx) = Outbox::channel(SessionId(4), 16);
+        let version = hark_rtvi::version::check_client_version(Some("2.1.0"));
+        h.handle(SessionInput::Ready { version }, &outbox).await;
+        let ServerMessage::ServerMessage(notice) = next(&mut rx).await else {
+            panic!("the mode's server-message")
+        };
+        assert_eq!(notice, hark_ui::offline::mode_message());
+        h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+
+        h.handle(
+            SessionInput::UserText {
+                text: "tick the gift wrap checkbox".into(),
+            },
+            &outbox,
+        )
+        .await;
+        let reply = crate::wire::bot_reply(
+            &hark_ui::messages::offline_clicked("Gift wrap"),
+            outbox.legacy(),
+        );
+        // The click first, then the answer that reports it.
+        let ServerMessage::UiCommand(cmd) = next(&mut rx).await else {
+            panic!("the click first")
+        };
+        assert_eq!(
+            (cmd.command.as_str(), &cmd.payload),
+            ("click", &json!({"ref": "e2", "target_id": null}))
+        );
+        let mut texts = Vec::new();
+        for _ in 0..reply.len() {
+            texts.push(next(&mut rx).await);
+        }
+        assert_eq!(
+            texts, reply,
+            "one bot reply, and the mode announced only once"
+        );
+        assert!(rx.try_recv().is_err(), "nothing more");
     }
 
     #[test]

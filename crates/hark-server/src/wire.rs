@@ -1,6 +1,9 @@
 //! The edge between socket bytes and typed RTVI values (hark-rtvi's codec), in one place.
 
-use hark_rtvi::message::{Inbound, ParseError, ServerMessage, parse_client_message_with};
+use hark_rtvi::frame::FrameKind;
+use hark_rtvi::message::{
+    ClientMessage, Inbound, ParseError, SendTextData, ServerMessage, parse_client_message_with,
+};
 use hark_rtvi::snapshot::SnapshotLimits;
 use hark_rtvi::version::VersionCheck;
 use serde_json::Value;
@@ -49,14 +52,30 @@ fn cut(mut text: String, max: usize) -> String {
 
 /// Decodes one binary WebSocket message into an RTVI client message.
 ///
-/// `Ok(None)`: a frame the session does not act on (audio, text, transcription, interruption
-/// frames; an RTVI message with another `label`, which rtvi-ui.md §1.1 says to ignore).
+/// A `TranscriptionFrame` with text is a user turn, as a `send-text` of that text (issue 8,
+/// point 2: "a user turn (RTVI `send-text`, or transcription frames)").
+///
+/// `Ok(None)`: a frame the session does not act on (audio, text, interruption frames, a
+/// transcription with blank text; an RTVI message with another `label`, which rtvi-ui.md §1.1
+/// says to ignore).
 /// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data, a
 /// snapshot over `snapshot.max_nodes` nodes).
 pub(crate) fn decode(bytes: &[u8], snapshot: &SnapshotLimits) -> Result<Option<Inbound>, Refusal> {
     // The WebSocket layer already enforces the configured size limit.
     let frame = hark_rtvi::frame::decode_frame_with_limit(bytes, usize::MAX)
         .map_err(|e| Refusal::error(e.to_string()))?;
+    if let Some(FrameKind::Transcription(t)) = &frame.frame {
+        if t.text.trim().is_empty() {
+            return Ok(None);
+        }
+        return Ok(Some(Inbound {
+            id: None,
+            message: ClientMessage::SendText(SendTextData {
+                content: t.text.clone(),
+                options: None,
+            }),
+        }));
+    }
     let Some(json) = frame.message_json() else {
         trace!("non-message frame ignored");
         return Ok(None);
@@ -98,40 +117,12 @@ pub(crate) fn server_response(t: &str, d: Option<Value>) -> ServerMessage {
     ServerMessage::ServerResponse { t: t.to_owned(), d }
 }
 
-/// One complete bot text reply without speech, the way Pipecat frames it for a text turn:
+/// One complete bot text reply without speech, the way Pipecat frames it for a text turn
+/// (hark-agent's [`hark_agent::output::bot_reply`], shared with the turn loop):
 /// `bot-llm-started`, `bot-llm-text`, `bot-output` (one sentence-aggregated segment, not to be
 /// spoken), `bot-llm-stopped`. `legacy`: a protocol 1.x client (v1 `bot-output` with `spoken`).
-/// No `bot-tts-text` is sent: nothing is spoken.
 pub(crate) fn bot_reply(line: &str, legacy: bool) -> Vec<ServerMessage> {
-    let output = if legacy {
-        ServerMessage::BotOutput {
-            text: line.to_owned(),
-            aggregated_by: "sentence".to_owned(),
-            segment_id: None,
-            will_be_spoken: None,
-            spoken_status: None,
-            spoken_progress: None,
-            spoken: Some(false),
-        }
-    } else {
-        ServerMessage::BotOutput {
-            text: line.to_owned(),
-            aggregated_by: "sentence".to_owned(),
-            segment_id: Some(0),
-            will_be_spoken: Some(false),
-            spoken_status: None,
-            spoken_progress: None,
-            spoken: None,
-        }
-    };
-    vec![
-        ServerMessage::BotLlmStarted,
-        ServerMessage::BotLlmText {
-            text: line.to_owned(),
-        },
-        output,
-        ServerMessage::BotLlmStopped,
-    ]
+    hark_agent::output::bot_reply(line, legacy)
 }
 
 #[cfg(test)]
@@ -186,6 +177,37 @@ mod tests {
         assert!(err.text.ends_with('…'));
         assert!(err.id.unwrap().len() <= 256);
         assert_eq!(cut("short".into(), 10), "short");
+    }
+
+    #[test]
+    fn a_transcription_frame_is_a_user_turn() {
+        let frame = hark_rtvi::frame::Frame {
+            frame: Some(FrameKind::Transcription(
+                hark_rtvi::frame::TranscriptionFrame {
+                    id: 1,
+                    name: "TranscriptionFrame".into(),
+                    text: "add the blue mug".into(),
+                    user_id: "u1".into(),
+                    timestamp: "2026-11-30T00:00:00Z".into(),
+                },
+            )),
+        };
+        let inbound = decode_default(&frame.to_bytes())
+            .unwrap()
+            .expect("a user turn");
+        assert_eq!(inbound.id, None);
+        assert!(
+            matches!(&inbound.message, ClientMessage::SendText(t) if t.content == "add the blue mug")
+        );
+        let blank = hark_rtvi::frame::Frame {
+            frame: Some(FrameKind::Transcription(
+                hark_rtvi::frame::TranscriptionFrame {
+                    text: "  ".into(),
+                    ..Default::default()
+                },
+            )),
+        };
+        assert_eq!(decode_default(&blank.to_bytes()), Ok(None));
     }
 
     #[test]

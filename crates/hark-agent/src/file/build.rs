@@ -1,0 +1,588 @@
+//! Building an agent file into the parts a call needs: every check at once.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_llm::{Anthropic, Gemini, OpenAiCompatible, Provider};
+use hark_tools::{
+    Assign, Interruption, Output, StateModel, ToolRegistry, ToolReply, ToolSpec,
+    current_datetime_tool, end_call_tool, user_phone_number_tool,
+};
+use hark_webhook::{Method, NetworkGuard, WebhookAuth, WebhookClient, webhook_tool};
+use serde_json::{Map, Value, json};
+use toml::Spanned;
+
+use super::fields::{self, Nullable};
+use super::flow;
+use super::format::{
+    AssignFormat, AuthKind, ClassifierKind, InterruptionFormat, MethodFormat, ProviderKind,
+    ReplyFormat, WebhookFormat,
+};
+use super::host::Host;
+use super::messages;
+use super::placeholders::{Unfilled, fill};
+use super::problem::{FileProblems, Problem};
+use super::{AgentFile, AgentSetup, ClassifierChoice, LlmChoice, UiSettings};
+
+/// The language when the file sets none.
+pub(crate) const DEFAULT_LANGUAGE: &str = "en-US";
+
+/// The errors and warnings found so far.
+pub(super) struct Found<'f> {
+    pub(super) file: &'f AgentFile,
+    pub(super) errors: Vec<Problem>,
+    pub(super) warnings: Vec<Problem>,
+}
+
+impl Found<'_> {
+    pub(super) fn line<T>(&self, spanned: &Spanned<T>) -> Option<usize> {
+        Some(self.file.line_at(spanned.span().start))
+    }
+
+    pub(super) fn error(&mut self, line: Option<usize>, text: impl Into<String>) {
+        self.errors.push(Problem::error(line, text));
+    }
+
+    fn warning(&mut self, line: Option<usize>, text: impl Into<String>) {
+        self.warnings.push(Problem::warning(line, text));
+    }
+
+    /// `${NAME}` filled, or `None` with the problems recorded.
+    fn fill(&mut self, text: &Spanned<String>, place: &str, host: &Host) -> Option<String> {
+        match fill(text.get_ref(), host) {
+            Ok(filled) => Some(filled),
+            Err(unfilled) => {
+                let line = self.line(text);
+                for u in unfilled {
+                    let text = match u {
+                        Unfilled::Unset(name) => messages::placeholder_unset(place, &name),
+                        Unfilled::Malformed => messages::placeholder_malformed(place),
+                    };
+                    self.error(line, text);
+                }
+                None
+            }
+        }
+    }
+}
+
+pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FileProblems> {
+    let f = file.format();
+    let mut found = Found {
+        file,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+
+    // The call: prompt, language, timezone.
+    if f.system_prompt.get_ref().trim().is_empty() {
+        let line = found.line(&f.system_prompt);
+        found.error(line, messages::empty_system_prompt());
+    }
+    let language = match &f.language {
+        Some(language) => {
+            if !is_language_tag(language.get_ref()) {
+                let line = found.line(language);
+                found.error(line, messages::bad_language(language.get_ref()));
+            }
+            language.get_ref().clone()
+        }
+        None => DEFAULT_LANGUAGE.to_string(),
+    };
+    let timezone = f.timezone.as_ref().map(|zone| {
+        let name = zone.get_ref();
+        let iana = name.contains('/') || name == "UTC";
+        if !iana || jiff::tz::TimeZone::get(name).is_err() {
+            let line = found.line(zone);
+            found.error(line, messages::bad_timezone(name));
+        }
+        name.clone()
+    });
+
+    // The State.
+    let state = state_model(file, &mut found);
+
+    // The tools, each source in turn; a tool that fails is remembered so its rows are skipped.
+    let mut tools: Vec<ToolSpec> = Vec::new();
+    let mut failed: BTreeSet<String> = BTreeSet::new();
+    for name in &f.tools.builtin {
+        let line = found.line(name);
+        let built = match name.get_ref().as_str() {
+            "current_datetime" => match &timezone {
+                Some(zone) => current_datetime_tool(zone).ok(),
+                None => {
+                    found.error(line, messages::datetime_needs_timezone());
+                    None
+                }
+            },
+            "user_phone_number" => user_phone_number_tool().ok(),
+            "end_call" => {
+                let goodbye = f.tools.goodbye.as_deref().unwrap_or("Goodbye!");
+                match end_call_tool("End the call when the caller is done.", goodbye) {
+                    Ok(tool) => Some(tool),
+                    Err(error) => {
+                        for problem in error.problems {
+                            found.error(line, format!("[tools] goodbye: {problem}"));
+                        }
+                        None
+                    }
+                }
+            }
+            other => {
+                found.error(line, messages::unknown_builtin(other));
+                None
+            }
+        };
+        match built {
+            Some(tool) => tools.push(tool),
+            None => {
+                failed.insert(name.get_ref().clone());
+            }
+        }
+    }
+    for name in &f.tools.local {
+        match host.local_tool(name.get_ref()) {
+            Some(tool) => tools.push(tool.clone()),
+            None => {
+                let line = found.line(name);
+                found.error(
+                    line,
+                    messages::unknown_local(name.get_ref(), &host.local_tool_names()),
+                );
+                failed.insert(name.get_ref().clone());
+            }
+        }
+    }
+    for webhook in &f.webhook {
+        match build_webhook(webhook, host, &mut found) {
+            Some(tool) => tools.push(tool),
+            None => {
+                failed.insert(webhook.name.get_ref().clone());
+            }
+        }
+    }
+
+    // Assign rows and replies: the file's own, then each webhook's.
+    let mut assign: Vec<(String, Vec<Assign>)> = Vec::new();
+    let mut replies: Vec<ToolReply> = Vec::new();
+    for row in &f.assign {
+        match &row.get_ref().tool {
+            Some(tool) => assign.push((tool.clone(), vec![to_assign(row.get_ref())])),
+            None => {
+                let line = found.line(row);
+                found.error(line, messages::assign_without_tool(&row.get_ref().state));
+            }
+        }
+    }
+    for row in &f.reply {
+        match &row.get_ref().tool {
+            Some(tool) => {
+                if let Some(reply) = to_reply(row, tool, &mut found) {
+                    replies.push(reply.tool(tool.clone()));
+                }
+            }
+            None => {
+                let line = found.line(row);
+                found.error(line, messages::reply_without_tool());
+            }
+        }
+    }
+    for webhook in &f.webhook {
+        let name = webhook.name.get_ref();
+        for row in &webhook.assign {
+            match &row.get_ref().tool {
+                Some(other) if other != name => {
+                    let line = found.line(row);
+                    found.error(line, messages::own_assign_names_other(name, other));
+                }
+                _ => assign.push((name.clone(), vec![to_assign(row.get_ref())])),
+            }
+        }
+    }
+    assign.retain(|(tool, _)| !failed.contains(tool));
+    replies.retain(|r| r.tool.as_ref().is_none_or(|t| !failed.contains(t)));
+
+    // The registry: every row, locked path and template checked against the tools and State.
+    let mut builder = ToolRegistry::builder(tools);
+    if let Some(model) = state.clone() {
+        builder = builder.state_model(model);
+    }
+    for (tool, rows) in assign {
+        builder = builder.assign(tool, rows);
+    }
+    let registry = match builder.replies(replies).build() {
+        Ok(registry) => Some(Arc::new(registry)),
+        Err(error) => {
+            for problem in error.problems {
+                found.error(None, problem);
+            }
+            None
+        }
+    };
+
+    // The flow, checked against the registry; its registry (with the flow's hints) is the
+    // agent's.
+    let flow = match (&f.flow, &registry) {
+        (Some(spec), Some(built)) => flow::build(file, spec, built, &f.system_prompt, &mut found),
+        _ => None,
+    };
+    let registry = match &flow {
+        Some(flow) => Some(flow.registry()),
+        None => registry,
+    };
+
+    // The LLM and the UI worker.
+    let llm = llm_choice(file, host, &mut found);
+    let classifier = match f.ui.classifier {
+        ClassifierKind::Local => ClassifierChoice::Local,
+        ClassifierKind::Llm => match (&f.llm, &llm) {
+            (None, _) => {
+                found.error(None, messages::llm_classifier_without_llm());
+                ClassifierChoice::Local
+            }
+            (Some(_), Some(choice)) => ClassifierChoice::Llm(LlmChoice {
+                provider: choice.provider.clone(),
+                model: f.ui.model.clone().unwrap_or_else(|| choice.model.clone()),
+                kind: choice.kind,
+            }),
+            (Some(section), None) => {
+                let variable = section
+                    .api_key_env
+                    .as_ref()
+                    .map(|v| v.get_ref().clone())
+                    .unwrap_or_default();
+                found.warning(None, messages::llm_classifier_falls_back(&variable));
+                ClassifierChoice::Local
+            }
+        },
+    };
+
+    let Found {
+        mut errors,
+        mut warnings,
+        ..
+    } = found;
+    // In file order (a stable sort: one line's problems keep the order the checks found them);
+    // problems with no line (the registry's) last.
+    errors.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+    warnings.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+    match (registry, state, errors.is_empty()) {
+        (Some(registry), Some(state), true) => Ok(AgentSetup {
+            name: f.name.clone().unwrap_or_else(|| file.default_name()),
+            system_prompt: f.system_prompt.get_ref().clone(),
+            language,
+            timezone,
+            registry,
+            state,
+            llm,
+            ui: UiSettings {
+                worker: f.ui.worker,
+                classifier,
+            },
+            flow,
+            warnings,
+        }),
+        _ => {
+            let mut problems = errors;
+            problems.extend(warnings);
+            Err(FileProblems { problems })
+        }
+    }
+}
+
+/// A BCP 47 tag's shape: letters and digits in segments of 1–8 joined by `-`, the first of 2–8
+/// letters.
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let first_ok = parts
+        .next()
+        .is_some_and(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphabetic()));
+    first_ok
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// The State model of `[state]`: every value optional (`null` when unset).
+fn state_model(file: &AgentFile, found: &mut Found<'_>) -> Option<StateModel> {
+    let mut properties = Map::new();
+    for (name, field) in &file.format().state {
+        let mut problems = Vec::new();
+        let place = format!("[state] {name}");
+        let schema = fields::schema(field.get_ref(), &place, Nullable::Yes, &mut problems);
+        let line = found.line(field);
+        for problem in problems {
+            found.error(line, problem);
+        }
+        properties.insert(name.clone(), schema);
+    }
+    let schema = json!({"type": "object", "properties": properties});
+    match StateModel::from_schema("State", schema) {
+        Ok(model) => Some(model),
+        Err(why) => {
+            found.error(None, messages::state_problem(&why));
+            None
+        }
+    }
+}
+
+fn to_assign(row: &AssignFormat) -> Assign {
+    let path: Vec<String> = if row.from.is_empty() {
+        Vec::new()
+    } else {
+        row.from.split('.').map(String::from).collect()
+    };
+    Assign::new(row.state.clone(), path)
+}
+
+/// A reply row as a [`ToolReply`] (without its tool); `None` when a value cannot be JSON.
+fn to_reply(row: &Spanned<ReplyFormat>, place: &str, found: &mut Found<'_>) -> Option<ToolReply> {
+    let line = found.line(row);
+    let reply = row.get_ref();
+    let mut out = ToolReply::say(reply.say.clone());
+    let mut ok = true;
+    for (field, values) in &reply.when {
+        match json_values(values) {
+            Some(values) => out = out.when(field.clone(), values),
+            None => {
+                found.error(line, messages::condition_value(place, field));
+                ok = false;
+            }
+        }
+    }
+    for (value, values) in &reply.state {
+        match json_values(values) {
+            Some(values) => out = out.state(value.clone(), values),
+            None => {
+                found.error(line, messages::condition_value(place, value));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(out)
+}
+
+fn json_values(values: &[toml::Value]) -> Option<Vec<Value>> {
+    values
+        .iter()
+        .map(|v| match v {
+            toml::Value::String(s) => Some(json!(s)),
+            toml::Value::Integer(i) => Some(json!(i)),
+            toml::Value::Float(x) => Some(json!(x)),
+            toml::Value::Boolean(b) => Some(json!(b)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The exact `ip:port` of `url` when the host allows it.
+fn allowed_address(url: &str, host: &Host) -> Option<SocketAddr> {
+    let url = url::Url::parse(url).ok()?;
+    let ip: std::net::IpAddr = match url.host()? {
+        url::Host::Ipv4(v4) => v4.into(),
+        url::Host::Ipv6(v6) => v6.into(),
+        url::Host::Domain(_) => return None,
+    };
+    let addr = SocketAddr::new(ip, url.port_or_known_default()?);
+    host.allowed_addresses().contains(&addr).then_some(addr)
+}
+
+fn build_webhook(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> Option<ToolSpec> {
+    let name = w.name.get_ref().clone();
+    let line = found.line(&w.name);
+    let before = found.errors.len();
+    let url = found.fill(&w.url, &format!("webhook {name}: url"), host);
+
+    let mut problems = Vec::new();
+    let parameters = fields::parameters(&w.input, &format!("webhook {name}: input"), &mut problems);
+    let output = (!w.output.is_empty()).then(|| {
+        let schema = fields::output(&w.output, &format!("webhook {name}: output"), &mut problems);
+        Output::json(fields::output_name(&name), schema)
+    });
+    for problem in problems {
+        found.error(line, problem);
+    }
+    let timeout = match w.timeout {
+        None => None,
+        Some(seconds) => match Duration::try_from_secs_f64(seconds) {
+            Ok(duration) if !duration.is_zero() => Some(duration),
+            _ => {
+                found.error(line, messages::bad_timeout(&name, seconds));
+                None
+            }
+        },
+    };
+    let auth = w.auth.as_ref().and_then(|auth| {
+        let variable = auth.env.get_ref().clone();
+        let line = found.line(&auth.env);
+        if std::env::var(&variable).map_or(true, |v| v.is_empty()) {
+            found.warning(line, messages::auth_env_unset(&name, &variable));
+        }
+        match (auth.kind, &auth.header) {
+            (AuthKind::Bearer, None) => Some(WebhookAuth::bearer(variable)),
+            (AuthKind::Bearer, Some(_)) => {
+                found.error(line, messages::bearer_with_header(&name));
+                None
+            }
+            (AuthKind::ApiKey, Some(header)) => {
+                Some(WebhookAuth::api_key(variable, header.clone()))
+            }
+            (AuthKind::ApiKey, None) => {
+                found.error(line, messages::api_key_needs_header(&name));
+                None
+            }
+        }
+    });
+    let url = url?;
+    if found.errors.len() > before {
+        return None;
+    }
+
+    let mut builder = webhook_tool(name.clone(), w.description.clone(), url.clone())
+        .method(match w.method.unwrap_or(MethodFormat::Post) {
+            MethodFormat::Get => Method::Get,
+            MethodFormat::Post => Method::Post,
+            MethodFormat::Put => Method::Put,
+            MethodFormat::Patch => Method::Patch,
+            MethodFormat::Delete => Method::Delete,
+        })
+        .parameters(parameters)
+        .wait_for_response(!w.background)
+        .allow_private_network(w.allow_private_network);
+    builder = match output {
+        Some(output) => builder.output_json(output),
+        None if w.background => builder.output_accepted(),
+        None => builder.output_done(),
+    };
+    if let Some(timeout) = timeout {
+        builder = builder.timeout(timeout);
+    }
+    if let Some(auth) = auth {
+        builder = builder.auth(auth);
+    }
+    for (parameter, template) in &w.locked {
+        builder = builder.locked(parameter.clone(), template.as_str());
+    }
+    if let Some(addr) = allowed_address(&url, host).filter(|_| !w.allow_private_network) {
+        // The host's own service on loopback: a guard that allows exactly this address.
+        match WebhookClient::new(NetworkGuard::new().allow_address(addr)) {
+            Ok(client) => builder = builder.client(client),
+            Err(why) => {
+                found.error(line, format!("webhook {name}: {why}"));
+                return None;
+            }
+        }
+    }
+    let mut own = Vec::new();
+    for row in &w.reply {
+        if let Some(mut reply) = to_reply(row, &format!("webhook {name}"), found) {
+            reply.tool = row.get_ref().tool.clone();
+            own.push(reply);
+        }
+    }
+    let built = builder.build().and_then(|tool| {
+        let mut tool = tool
+            .announce(&w.announce)?
+            .announce_wait(w.announce_wait)
+            .interruption(match w.interruption {
+                None | Some(InterruptionFormat::ProviderDefault) => Interruption::ProviderDefault,
+                Some(InterruptionFormat::Continue) => Interruption::Continue,
+                Some(InterruptionFormat::Cancel) => Interruption::Cancel,
+            })
+            .show_result(w.show_result.unwrap_or(true))
+            .replies(own);
+        if let Some(instructions) = &w.result_instructions {
+            tool = tool.result_instructions(instructions.clone());
+        }
+        Ok(tool)
+    });
+    match built {
+        Ok(tool) => Some(tool),
+        Err(error) => {
+            for problem in error.problems {
+                let text = if problem.starts_with(&format!("{name}:")) {
+                    format!("webhook {problem}")
+                } else {
+                    format!("webhook {name}: {problem}")
+                };
+                found.error(line, text);
+            }
+            None
+        }
+    }
+}
+
+/// The provider and model of `[llm]`, or `None` (with a warning) when its key is not set.
+fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<LlmChoice> {
+    let section = file.format().llm.as_ref()?;
+    if let Some(key) = &section.api_key {
+        let line = found.line(key);
+        found.error(line, messages::key_in_file());
+    }
+    let (label, default_base, example) = match section.provider {
+        ProviderKind::OpenaiCompatible => (
+            "openai-compatible",
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+        ),
+        ProviderKind::Anthropic => (
+            "anthropic",
+            "https://api.anthropic.com/v1",
+            "ANTHROPIC_API_KEY",
+        ),
+        ProviderKind::Gemini => (
+            "gemini",
+            "https://generativelanguage.googleapis.com/v1beta",
+            "GEMINI_API_KEY",
+        ),
+    };
+    let base_url = match &section.base_url {
+        Some(text) => {
+            let filled = found.fill(text, "[llm] base_url", host)?;
+            let line = found.line(text);
+            match url::Url::parse(&filled) {
+                Ok(url) if matches!(url.scheme(), "http" | "https") => filled,
+                Ok(url) => {
+                    let why = format!("the scheme {} is not http or https", url.scheme());
+                    found.error(line, messages::bad_base_url(&filled, &why));
+                    return None;
+                }
+                Err(error) => {
+                    found.error(line, messages::bad_base_url(&filled, &error.to_string()));
+                    return None;
+                }
+            }
+        }
+        None => default_base.to_string(),
+    };
+    let key = match &section.api_key_env {
+        Some(variable) => match std::env::var(variable.get_ref()) {
+            Ok(key) if !key.is_empty() => Some(key),
+            _ => {
+                let line = found.line(variable);
+                found.warning(line, messages::key_env_unset(variable.get_ref(), label));
+                return None;
+            }
+        },
+        None if section.provider == ProviderKind::OpenaiCompatible => None,
+        None => {
+            found.error(None, messages::key_env_missing(label, example));
+            return None;
+        }
+    };
+    if section.api_key.is_some() {
+        return None;
+    }
+    let provider: Arc<dyn Provider> = match section.provider {
+        ProviderKind::OpenaiCompatible => Arc::new(OpenAiCompatible::new(base_url, key)),
+        ProviderKind::Anthropic => {
+            Arc::new(Anthropic::with_base_url(base_url, key.unwrap_or_default()))
+        }
+        ProviderKind::Gemini => Arc::new(Gemini::with_base_url(base_url, key.unwrap_or_default())),
+    };
+    Some(LlmChoice {
+        provider,
+        model: section.model.clone(),
+        kind: section.provider,
+    })
+}

@@ -1,0 +1,228 @@
+//! Every text an agent file's checks print: what is wrong, where, and the fix. `hark check`
+//! prints them as they are; tests pin them.
+
+/// The built-in tools an agent file may name, in the order the messages list them.
+pub const BUILTIN_TOOLS: &[&str] = &["current_datetime", "end_call", "user_phone_number"];
+
+/// The file cannot be read.
+pub fn unreadable(path: &str, why: &str) -> String {
+    format!("cannot read {path}: {why}. Check the path.")
+}
+
+/// The TOML does not parse or does not fit the format (a typo in a key, a wrong type).
+pub fn parse_error(message: &str) -> String {
+    let message = message.trim().trim_end_matches('.');
+    format!(
+        "{message}. Fix this key or value; the keys of an agent file are listed in the docs of hark_agent::file."
+    )
+}
+
+/// `api_key` written in the file.
+pub fn key_in_file() -> String {
+    "[llm] api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\".".to_string()
+}
+
+/// A provider that needs a key names no variable.
+pub fn key_env_missing(provider: &str, example: &str) -> String {
+    format!(
+        "[llm] provider {provider} needs a key: name the environment variable that holds it with api_key_env = \"{example}\"."
+    )
+}
+
+/// Warning: the key's variable is not set, so the agent has no LLM.
+pub fn key_env_unset(variable: &str, provider: &str) -> String {
+    format!(
+        "[llm] the environment variable {variable} is not set, so the agent runs without an LLM (the offline screen mode). Set {variable} to your {provider} key to use the LLM."
+    )
+}
+
+/// `base_url` is not a URL.
+pub fn bad_base_url(url: &str, why: &str) -> String {
+    format!("[llm] base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
+}
+
+/// The timezone is not an IANA name.
+pub fn bad_timezone(zone: &str) -> String {
+    format!("timezone {zone} is not an IANA timezone. Write one like Europe/Madrid.")
+}
+
+/// The language is not a BCP 47 tag.
+pub fn bad_language(language: &str) -> String {
+    format!("language {language:?} is not a BCP 47 language tag. Write one like en-US.")
+}
+
+/// The system prompt is empty.
+pub fn empty_system_prompt() -> String {
+    "system_prompt is empty. Write what the agent is for and how it speaks.".to_string()
+}
+
+/// A built-in tool that does not exist.
+pub fn unknown_builtin(name: &str) -> String {
+    format!(
+        "[tools] builtin {name} is not a built-in tool. The built-in tools are: {}.",
+        BUILTIN_TOOLS.join(", ")
+    )
+}
+
+/// `current_datetime` without a timezone.
+pub fn datetime_needs_timezone() -> String {
+    "[tools] builtin current_datetime needs the agent's timezone. Set timezone = \"Europe/Madrid\" (your business's zone) at the top of the file.".to_string()
+}
+
+/// A local tool the host program does not provide.
+pub fn unknown_local(name: &str, catalogue: &[String]) -> String {
+    if catalogue.is_empty() {
+        format!(
+            "[tools] local {name} is not a tool of this program: it provides no local tools. Remove {name}, or run the file with the program that provides it."
+        )
+    } else {
+        format!(
+            "[tools] local {name} is not a tool of this program. Its local tools are: {}.",
+            catalogue.join(", ")
+        )
+    }
+}
+
+/// A top-level reply row without its tool.
+pub fn reply_without_tool() -> String {
+    "a [[reply]] row names no tool. Add tool = \"<the tool whose result it says>\", or move it under its [[webhook]].".to_string()
+}
+
+/// A `${NAME}` placeholder whose value is not set.
+pub fn placeholder_unset(place: &str, name: &str) -> String {
+    format!(
+        "{place} names ${{{name}}}, which is not set. Set the environment variable {name}, or run the file with a program that passes it."
+    )
+}
+
+/// A `${` that does not close, or an empty or badly spelled name.
+pub fn placeholder_malformed(place: &str) -> String {
+    format!(
+        "{place} has a ${{ that is not a placeholder. Write ${{NAME}} with capital letters, digits and _, or remove the $."
+    )
+}
+
+/// Warning: a webhook's credential variable is not set.
+pub fn auth_env_unset(tool: &str, variable: &str) -> String {
+    format!(
+        "webhook {tool}: the environment variable {variable} is not set, so every call fails with \"could not authenticate\" until it is. Set {variable}."
+    )
+}
+
+/// `api_key` auth without a header.
+pub fn api_key_needs_header(tool: &str) -> String {
+    format!(
+        "webhook {tool}: auth kind = \"api_key\" needs header = \"X-API-Key\" (the header that carries the key)."
+    )
+}
+
+/// `bearer` auth with a header.
+pub fn bearer_with_header(tool: &str) -> String {
+    format!(
+        "webhook {tool}: auth kind = \"bearer\" always sends Authorization. Remove header, or use kind = \"api_key\"."
+    )
+}
+
+/// A timeout that is not a positive number of seconds.
+pub fn bad_timeout(tool: &str, seconds: f64) -> String {
+    format!(
+        "webhook {tool}: timeout = {seconds} is not a number of seconds above 0. Write e.g. timeout = 5."
+    )
+}
+
+/// A key of a field that its type does not have.
+pub fn field_key_needs_type(place: &str, key: &str, types: &str) -> String {
+    format!("{place}: {key} belongs to type {types}. Change the type, or remove {key}.")
+}
+
+/// A `min` above the `max`.
+pub fn min_above_max(place: &str) -> String {
+    format!("{place}: min is above max. Swap them.")
+}
+
+/// A top-level assign row without its tool.
+pub fn assign_without_tool(variable: &str) -> String {
+    format!(
+        "an [[assign]] row for the State value {variable} names no tool. Add tool = \"<the tool whose result it saves>\"."
+    )
+}
+
+/// A webhook's own assign row that names another tool.
+pub fn own_assign_names_other(tool: &str, other: &str) -> String {
+    format!(
+        "webhook {tool}: an assign row here saves this tool's result, not {other}'s. Remove tool = \"{other}\", or move the row to a top-level [[assign]]."
+    )
+}
+
+/// A value in `when` or `state` that JSON cannot hold (a TOML date).
+pub fn condition_value(place: &str, field: &str) -> String {
+    format!(
+        "{place}: a value for {field} is not text, a number or true/false. Write it as text, like \"2026-10-16\"."
+    )
+}
+
+/// The LLM classifier without an `[llm]` section.
+pub fn llm_classifier_without_llm() -> String {
+    "[ui] classifier = \"llm\" needs an [llm] section for its provider. Add one, or use classifier = \"local\".".to_string()
+}
+
+/// Warning: the LLM classifier falls back to the local one while the key is unset.
+pub fn llm_classifier_falls_back(variable: &str) -> String {
+    format!(
+        "[ui] classifier = \"llm\" uses the local classifier while {variable} is not set. Set {variable} to use the LLM classifier."
+    )
+}
+
+/// A problem of the State fields as a whole.
+pub fn state_problem(why: &str) -> String {
+    format!("[state] {why}. Check the types of the State values.")
+}
+
+/// `[flow] instructions` set: in an agent file the system prompt is what every step reads.
+pub fn flow_instructions() -> String {
+    "[flow] instructions: in an agent file the model reads system_prompt in every step. Move this text into system_prompt, and write what each step is for in its own instructions.".to_string()
+}
+
+/// A problem the flow's build-time checks found ([`crate::flow::Flow::build`]), as the file
+/// shows it.
+pub fn in_flow(problem: &str) -> String {
+    format!("[flow] {problem}")
+}
+
+/// A step's `saves` names a value the file's `[state]` does not declare.
+pub fn flow_saves_unknown(step: &str, value: &str, state: &[String]) -> String {
+    let known = if state.is_empty() {
+        "the file declares none".to_string()
+    } else {
+        format!("the file declares {}", state.join(", "))
+    };
+    format!(
+        "[flow] step {step}: saves names {value}, which is not a State value ({known}). Declare it with a [state.{value}] table, or remove it from saves."
+    )
+}
+
+/// `hark check`'s words for a file's flow: `flow of 2 steps from booking`.
+pub fn check_flow(steps: usize, first: &str) -> String {
+    let noun = if steps == 1 { "step" } else { "steps" };
+    format!("flow of {steps} {noun} from {first}")
+}
+
+/// `hark check`'s line for a clean file; `flow` is [`check_flow`]'s text when the file has a
+/// flow.
+pub fn check_summary(
+    path: &str,
+    tools: usize,
+    llm: &str,
+    ui: &str,
+    flow: Option<&str>,
+    warnings: usize,
+) -> String {
+    let warnings = match warnings {
+        0 => String::new(),
+        1 => ", 1 warning".to_string(),
+        n => format!(", {n} warnings"),
+    };
+    let noun = if tools == 1 { "tool" } else { "tools" };
+    let flow = flow.map(|f| format!(", {f}")).unwrap_or_default();
+    format!("{path}: ok, {tools} {noun}, LLM {llm}, UI worker {ui}{flow}{warnings}")
+}

@@ -1,0 +1,115 @@
+//! The rule every history the turn loop sends must keep, as a check.
+//!
+//! Spec: cases T6 and T7 (`cases/README.md`): every tool call in the history has exactly one
+//! result, in the order of the calls, right after the assistant message that made them, before
+//! the next request. Every provider refuses a history that breaks it (OpenAI: "An assistant
+//! message with 'tool_calls' must be followed by tool messages responding to each
+//! 'tool_call_id'"; Anthropic: "tool_use ids were found without tool_result blocks").
+
+use hark_llm::Message;
+
+/// Where a history breaks the tool-result rule: the message index and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("message {index}: {problem}")]
+pub struct HistoryProblem {
+    /// Index of the offending message in the history.
+    pub index: usize,
+    /// What is wrong, naming the call id.
+    pub problem: String,
+}
+
+/// Checks that each assistant message's tool calls are answered by exactly one
+/// [`Message::Tool`] each, in call order, immediately after it, and that no tool result stands
+/// anywhere else.
+///
+/// # Errors
+/// The first [`HistoryProblem`].
+pub fn check_tool_results(history: &[Message]) -> Result<(), HistoryProblem> {
+    let mut i = 0;
+    while i < history.len() {
+        match &history[i] {
+            Message::Assistant { tool_calls, .. } => {
+                for (k, call) in tool_calls.iter().enumerate() {
+                    let at = i + 1 + k;
+                    match history.get(at) {
+                        Some(Message::Tool { tool_call_id, .. }) if *tool_call_id == call.id => {}
+                        Some(Message::Tool { tool_call_id, .. }) => {
+                            return Err(HistoryProblem {
+                                index: at,
+                                problem: format!(
+                                    "the result of {tool_call_id} stands where the result of {} ({}) must",
+                                    call.id, call.name
+                                ),
+                            });
+                        }
+                        _ => {
+                            return Err(HistoryProblem {
+                                index: at,
+                                problem: format!(
+                                    "the tool call {} ({}) has no result",
+                                    call.id, call.name
+                                ),
+                            });
+                        }
+                    }
+                }
+                i += 1 + tool_calls.len();
+            }
+            Message::Tool { tool_call_id, .. } => {
+                return Err(HistoryProblem {
+                    index: i,
+                    problem: format!("the result of {tool_call_id} answers no tool call before it"),
+                });
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hark_llm::ToolCall;
+
+    fn assistant(ids: &[&str]) -> Message {
+        Message::Assistant {
+            content: String::new(),
+            tool_calls: ids.iter().map(|id| ToolCall::new(*id, "t", "{}")).collect(),
+        }
+    }
+
+    fn tool(id: &str) -> Message {
+        Message::Tool {
+            tool_call_id: id.into(),
+            content: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn results_in_call_order_pass_and_every_other_shape_fails() {
+        let ok = [
+            Message::User("hi".into()),
+            assistant(&["a", "b"]),
+            tool("a"),
+            tool("b"),
+        ];
+        assert_eq!(check_tool_results(&ok), Ok(()));
+        let swapped = [assistant(&["a", "b"]), tool("b"), tool("a")];
+        assert_eq!(check_tool_results(&swapped).unwrap_err().index, 1);
+        let missing = [assistant(&["a", "b"]), tool("a"), Message::User("x".into())];
+        assert!(
+            check_tool_results(&missing)
+                .unwrap_err()
+                .problem
+                .contains("b (t) has no result")
+        );
+        let twice = [assistant(&["a"]), tool("a"), tool("a")];
+        assert!(
+            check_tool_results(&twice)
+                .unwrap_err()
+                .problem
+                .contains("answers no tool call")
+        );
+    }
+}

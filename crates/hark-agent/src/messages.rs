@@ -1,0 +1,81 @@
+//! Every text the turn loop says to the caller, to the client or to the model, in one place.
+//!
+//! Spec: issue 8, point 2 (the turn loop); `tools-reference.md` ("A tool the caller talks
+//! over": a late result comes in a later reply).
+
+/// Said to the caller when the model request of a turn failed (the detail goes to the client
+/// as an RTVI `error`, [`model_failed`]).
+pub fn model_failed_line() -> String {
+    "Sorry, I could not answer that just now. Please say it again.".to_string()
+}
+
+/// The RTVI `error` text (not fatal) when a model request failed: `detail` is the provider
+/// error, which names the provider, the endpoint and the status.
+pub fn model_failed(detail: &str) -> String {
+    format!("The model request failed: {detail}")
+}
+
+/// The note added to the last request of a turn whose model kept calling tools: after
+/// `rounds` rounds of tool calls the model must answer in words (the request also sets
+/// `tool_choice: none`).
+pub fn tool_rounds_exhausted(rounds: usize) -> String {
+    format!(
+        "You have called tools {rounds} times in this turn, the most allowed. Do not call \
+         tools now: tell the caller in one or two sentences what you found or did, and what \
+         is still open."
+    )
+}
+
+/// The history note that carries the late result of a `continue` tool, once (hark-tools'
+/// wording, "A tool the caller talks over", point 3).
+pub fn late_result(tool: &str, result: &str) -> String {
+    hark_tools::messages::late_result(tool, result)
+}
+
+/// The result the model reads for the `ask_screen` tool when the UI worker answered nothing.
+pub fn screen_answer_empty() -> String {
+    "The screen assistant acted and has nothing to add.".to_string()
+}
+
+/// The `ask_screen` tool's description, as the voice LLM reads it.
+pub fn ask_screen_description() -> String {
+    "Ask the screen assistant, who sees the page the caller sees, to answer a question about \
+     it or to act on it: fill a form with values the caller gave, point at something, read \
+     what is shown. When its answer comes back already spoken, do not repeat it."
+        .to_string()
+}
+
+/// The `ask_screen` tool's `query` description.
+pub fn ask_screen_query() -> String {
+    "What the caller wants, in their words, with every value they gave.".to_string()
+}
+
+/// `{"error"}` of `ask_screen` when the worker did not answer in time.
+pub fn ask_screen_timeout(worker: &str, timeout: std::time::Duration) -> String {
+    format!(
+        "The screen assistant {worker} did not answer within {} seconds. Tell the caller you \
+         could not do it on the page, and offer to try again.",
+        timeout.as_secs()
+    )
+}
+
+/// `{"error"}` of `ask_screen` when the worker's job failed without an error text.
+pub fn ask_screen_failed(worker: &str) -> String {
+    format!(
+        "The screen assistant {worker} could not do it. Tell the caller, and offer to try again."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_results_use_the_tool_layer_wording() {
+        assert_eq!(
+            late_result("create_booking", r#"{"id":7}"#),
+            r#"create_booking finished: {"id":7}"#
+        );
+        assert!(tool_rounds_exhausted(8).starts_with("You have called tools 8 times"));
+    }
+}

@@ -1,0 +1,203 @@
+//! The call's voice over an [`AgentOutput`]: [`OutputSpeech`] implements hark-tools'
+//! [`Speech`], and [`SentenceSplitter`] cuts streamed model text into spoken segments.
+//!
+//! Spec: `tools-reference.md` ("Announce lines with values", "Save a result and speak it");
+//! rtvi-ui.md §1 (`bot-output` aggregated by sentence, `bot-tts-text`). No TTS runs here:
+//! "saying" a line sends it as `bot-output` + `bot-tts-text`, and playout is done once it was
+//! queued for the client.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use futures::future::BoxFuture;
+use hark_tools::{Generation, Speech};
+
+use crate::output::{AgentOutput, OutputClosed, spoken_segment};
+
+/// The call's [`Speech`] over its [`AgentOutput`]: each line is one `bot-output` segment (a new
+/// `segment_id` each) followed by `bot-tts-text`. Saying anything marks the current generation
+/// spoken ([`Generation::mark_spoken`]): an interruption then cancels it instead of
+/// discarding it (case T8).
+pub struct OutputSpeech {
+    output: Arc<dyn AgentOutput>,
+    segment: AtomicI64,
+    spoke: AtomicBool,
+    generation: std::sync::Mutex<Option<Generation>>,
+}
+
+impl fmt::Debug for OutputSpeech {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OutputSpeech")
+            .field("output", &self.output)
+            .field("segment", &self.segment.load(Ordering::Relaxed))
+            .field("spoke", &self.spoke.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl OutputSpeech {
+    /// Speech that sends to `output`.
+    pub fn new(output: Arc<dyn AgentOutput>) -> Self {
+        OutputSpeech {
+            output,
+            segment: AtomicI64::new(0),
+            spoke: AtomicBool::new(false),
+            generation: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The output this speaks to.
+    pub fn output(&self) -> &Arc<dyn AgentOutput> {
+        &self.output
+    }
+
+    /// A new model reply starts: what is said from now on belongs to `generation`.
+    pub fn begin(&self, generation: &Generation) {
+        *self.generation.lock().unwrap_or_else(|p| p.into_inner()) = Some(generation.clone());
+        self.spoke.store(false, Ordering::SeqCst);
+    }
+
+    /// True when something was said since the last [`begin`](Self::begin).
+    pub fn spoke(&self) -> bool {
+        self.spoke.load(Ordering::SeqCst)
+    }
+
+    /// Says `text` as one segment (blank text says nothing).
+    ///
+    /// # Errors
+    /// [`OutputClosed`] once the client is gone.
+    pub async fn say_segment(&self, text: &str) -> Result<(), OutputClosed> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.spoke.store(true, Ordering::SeqCst);
+        if let Some(generation) = &*self.generation.lock().unwrap_or_else(|p| p.into_inner()) {
+            generation.mark_spoken();
+        }
+        let id = self.segment.fetch_add(1, Ordering::Relaxed);
+        for message in spoken_segment(text, id, self.output.legacy()) {
+            self.output.send(message).await?;
+        }
+        Ok(())
+    }
+}
+
+impl Speech for OutputSpeech {
+    fn say<'a>(&'a self, line: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.say_segment(line).await.is_err() {
+                tracing::debug!("a line was not said: the client is gone");
+            }
+        })
+    }
+
+    fn wait_playout(&self) -> BoxFuture<'_, ()> {
+        // Every line was queued for the client when `say` returned; nothing plays after that.
+        Box::pin(async {})
+    }
+
+    fn reply_spoke(&self) -> bool {
+        self.spoke()
+    }
+}
+
+/// Cuts streamed text into sentences to speak: a sentence ends at `.`, `!`, `?` or `…`
+/// followed by white space, or at a line break. Text with no end yet waits for more (or for
+/// [`finish`](Self::finish)).
+#[derive(Debug, Default, Clone)]
+pub struct SentenceSplitter {
+    buffer: String,
+}
+
+impl SentenceSplitter {
+    /// An empty splitter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `delta`; returns the sentences it completed, trimmed, in order.
+    pub fn push(&mut self, delta: &str) -> Vec<String> {
+        self.buffer.push_str(delta);
+        let mut sentences = Vec::new();
+        while let Some(end) = sentence_end(&self.buffer) {
+            let rest = self.buffer.split_off(end);
+            let sentence = std::mem::replace(&mut self.buffer, rest);
+            let sentence = sentence.trim();
+            if !sentence.is_empty() {
+                sentences.push(sentence.to_string());
+            }
+        }
+        sentences
+    }
+
+    /// The text left over (trimmed), when there is any; empties the splitter.
+    pub fn finish(&mut self) -> Option<String> {
+        let rest = std::mem::take(&mut self.buffer);
+        let rest = rest.trim();
+        (!rest.is_empty()).then(|| rest.to_string())
+    }
+}
+
+/// The byte index just past the first sentence end in `text` (the white space after it
+/// included), if one is complete.
+fn sentence_end(text: &str) -> Option<usize> {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\n' {
+            return Some(i + 1);
+        }
+        if matches!(c, '.' | '!' | '?' | '…')
+            && let Some(&(j, next)) = chars.peek()
+            && next.is_whitespace()
+        {
+            return Some(j + next.len_utf8());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::ChannelOutput;
+
+    #[test]
+    fn sentences_are_cut_at_their_ends_only() {
+        let mut s = SentenceSplitter::new();
+        assert!(s.push("Let me").is_empty());
+        assert_eq!(s.push(" check. It is 3.5 km"), vec!["Let me check."]);
+        assert_eq!(
+            s.push(" away! Ok?\nNext"),
+            vec!["It is 3.5 km away!", "Ok?"]
+        );
+        assert_eq!(s.finish().as_deref(), Some("Next"));
+        assert_eq!(s.finish(), None);
+    }
+
+    #[tokio::test]
+    async fn saying_marks_the_generation_spoken_and_numbers_segments() {
+        let (out, mut rx) = ChannelOutput::new();
+        let speech = OutputSpeech::new(Arc::new(out));
+        let generation = Generation::default();
+        speech.begin(&generation);
+        assert!(!speech.reply_spoke());
+        speech.say("  ").await;
+        assert!(!speech.reply_spoke());
+        speech.say("One.").await;
+        speech.say("Two.").await;
+        assert!(speech.reply_spoke());
+        // Spoken before the interruption: cancelled, not discarded.
+        generation.interrupt();
+        assert!(!generation.is_discarded());
+        let mut jsons = Vec::new();
+        while let Ok(m) = rx.try_recv() {
+            jsons.push(m.to_json(None));
+        }
+        assert_eq!(jsons.len(), 4);
+        assert!(jsons[0].contains(r#""segment_id":0"#), "{}", jsons[0]);
+        assert!(jsons[1].contains("bot-tts-text") && jsons[1].contains("One."));
+        assert!(jsons[2].contains(r#""segment_id":1"#), "{}", jsons[2]);
+    }
+}

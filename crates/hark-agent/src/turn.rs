@@ -1,0 +1,434 @@
+//! One turn of a call: the conductor's first word on the user text, then rounds of model
+//! request → spoken text → tool calls → results, until a reply without tool calls.
+//!
+//! Spec: issue 8, point 2; cases T6 (parallel calls: all run, results in call order before the
+//! next request), T7 (interrupted while tools run: `continue` tools keep running, the others
+//! end cancelled, every call has exactly one result), T8 (tool calls of a discarded
+//! generation never run), T10 (text and a tool call in one reply: the text is said once, and
+//! it precedes the tool result in the history).
+//!
+//! What an interruption (`stop`) does at each point of a round:
+//!
+//! | interrupted while | the round records | tools |
+//! | --- | --- | --- |
+//! | streaming, nothing said yet | nothing (the generation is discarded) | none run |
+//! | streaming, some text said | the text streamed so far, no tool calls | none run |
+//! | between the stream and the tools | the text if any was said, no tool calls | none run |
+//! | tools running | the text, every call that ran and its one result | `continue` tools keep running (their result comes once, later); the others end cancelled |
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::future::join_all;
+use hark_llm::{ChatRequest, Message, StreamEvent, ToolCall, ToolChoice};
+use hark_rtvi::message::ServerMessage;
+use hark_tools::{CallResult, Discarded, Generation, RawArguments, ToolRegistry};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{Shared, lock};
+use crate::conductor::{PolicyContext, ToolCallPlan, UserTurn};
+use crate::messages;
+use crate::speech::SentenceSplitter;
+
+/// What starts a turn.
+#[derive(Debug, Clone)]
+pub(crate) enum TurnInput {
+    /// The user said or typed this.
+    User(String),
+    /// Late results of `continue` tools are waiting in the notes: the model reads them.
+    Late,
+}
+
+/// How a round or a step of a turn ended.
+enum Next {
+    /// Ask the model again.
+    Model,
+    /// The turn is over.
+    Done,
+}
+
+/// Runs one turn to its end (or its interruption), then watches for late results.
+pub(crate) async fn run(shared: Arc<Shared>, input: TurnInput, stop: CancellationToken) {
+    let next = match input {
+        TurnInput::User(text) => user_step(&shared, text, &stop).await,
+        TurnInput::Late => Next::Model,
+    };
+    if let Next::Model = next {
+        rounds(&shared, &stop).await;
+    }
+    *lock(&shared.generation) = None;
+    shared.watch_late();
+}
+
+/// A snapshot of the history for the conductor.
+fn history(shared: &Shared) -> Vec<Message> {
+    lock(&shared.history).clone()
+}
+
+/// A new generation for the next piece of the bot's speech, visible to interruptions.
+fn begin_generation(shared: &Shared) -> Generation {
+    let generation = shared.live.generation();
+    shared.speech.begin(&generation);
+    *lock(&shared.generation) = Some(generation.clone());
+    generation
+}
+
+async fn say_all(shared: &Shared, lines: &[String]) {
+    for line in lines {
+        if shared.speech.say_segment(line).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The conductor's first word on a user text.
+async fn user_step(shared: &Arc<Shared>, text: String, stop: &CancellationToken) -> Next {
+    let past = history(shared);
+    let cx = PolicyContext {
+        live: &shared.live,
+        history: &past,
+    };
+    let decision = shared.settings.conductor.on_user_turn(&text, &cx).await;
+    lock(&shared.history).push(Message::User(text));
+    match decision {
+        UserTurn::Ask => Next::Model,
+        UserTurn::Answer { say } => {
+            begin_generation(shared);
+            say_all(shared, &say).await;
+            if !say.is_empty() {
+                lock(&shared.history).push(Message::Assistant {
+                    content: say.join(" "),
+                    tool_calls: Vec::new(),
+                });
+            }
+            Next::Done
+        }
+        UserTurn::Call { say, call } => {
+            let generation = begin_generation(shared);
+            say_all(shared, &say).await;
+            if stop.is_cancelled() {
+                record_text(shared, &say.join(" "));
+                return Next::Done;
+            }
+            let registry = shared.settings.conductor.tools(&cx);
+            let result = run_call(&registry, &call, shared, &generation).await;
+            let Ok(result) = result else {
+                return Next::Done;
+            };
+            {
+                let mut history = lock(&shared.history);
+                history.push(Message::Assistant {
+                    content: say.join(" "),
+                    tool_calls: vec![call.clone()],
+                });
+                history.push(Message::Tool {
+                    tool_call_id: call.id.clone(),
+                    content: result.outcome.model_text(),
+                });
+            }
+            let past = history(shared);
+            let cx = PolicyContext {
+                live: &shared.live,
+                history: &past,
+            };
+            shared
+                .settings
+                .conductor
+                .after_tool_call(&call, &result, &cx)
+                .await;
+            if result.ends_conversation {
+                shared.end_call().await;
+                return Next::Done;
+            }
+            if stop.is_cancelled() || !result.ask_model_reply {
+                Next::Done
+            } else {
+                Next::Model
+            }
+        }
+    }
+}
+
+/// Records bot text that was said, with no tool calls (blank text records nothing).
+fn record_text(shared: &Shared, text: &str) {
+    if !text.trim().is_empty() {
+        lock(&shared.history).push(Message::Assistant {
+            content: text.to_string(),
+            tool_calls: Vec::new(),
+        });
+    }
+}
+
+/// Runs one call on `registry` with the arguments read as a JSON object where that is safe.
+async fn run_call(
+    registry: &ToolRegistry,
+    call: &ToolCall,
+    shared: &Shared,
+    generation: &Generation,
+) -> Result<CallResult, Discarded> {
+    match call.parse_arguments() {
+        Ok(value) => {
+            registry
+                .call_live(
+                    &call.name,
+                    RawArguments::Json(&value),
+                    &shared.live,
+                    generation,
+                )
+                .await
+        }
+        // The registry refuses it with its own words the model can act on.
+        Err(_) => {
+            registry
+                .call_live(
+                    &call.name,
+                    call.arguments.as_str(),
+                    &shared.live,
+                    generation,
+                )
+                .await
+        }
+    }
+}
+
+/// One model reply as streamed.
+struct Reply {
+    text: String,
+    calls: Vec<ToolCall>,
+    interrupted: bool,
+    failed: bool,
+}
+
+/// Streams one model reply: text deltas go out as `bot-llm-text` and, sentence by sentence,
+/// as spoken segments; tool calls are collected.
+async fn stream_reply(shared: &Shared, request: &ChatRequest, stop: &CancellationToken) -> Reply {
+    let output = shared.output();
+    let mut reply = Reply {
+        text: String::new(),
+        calls: Vec::new(),
+        interrupted: false,
+        failed: false,
+    };
+    if output.send(ServerMessage::BotLlmStarted).await.is_err() {
+        reply.interrupted = true;
+        return reply;
+    }
+    let mut stream = shared.settings.provider.stream(request);
+    let mut splitter = SentenceSplitter::new();
+    loop {
+        let event = tokio::select! {
+            biased;
+            () = stop.cancelled() => {
+                reply.interrupted = true;
+                break;
+            }
+            event = stream.next() => event,
+        };
+        match event {
+            Some(Ok(StreamEvent::TextDelta(delta))) => {
+                reply.text.push_str(&delta);
+                let sent = output
+                    .send(ServerMessage::BotLlmText {
+                        text: delta.clone(),
+                    })
+                    .await;
+                if sent.is_err() {
+                    reply.interrupted = true;
+                    break;
+                }
+                for sentence in splitter.push(&delta) {
+                    if shared.speech.say_segment(&sentence).await.is_err() {
+                        reply.interrupted = true;
+                        break;
+                    }
+                }
+            }
+            Some(Ok(StreamEvent::ToolCallDone { call, .. })) => reply.calls.push(call),
+            Some(Ok(StreamEvent::Finished(reason))) => {
+                tracing::debug!(?reason, "model reply finished");
+                break;
+            }
+            Some(Ok(_)) => {}
+            Some(Err(error)) => {
+                tracing::warn!(%error, "model request failed");
+                reply.failed = true;
+                let _ = output
+                    .send(ServerMessage::Error {
+                        error: messages::model_failed(&error.to_string()),
+                        fatal: false,
+                    })
+                    .await;
+                break;
+            }
+            None => {
+                tracing::warn!("model stream ended without a finish event");
+                break;
+            }
+        }
+    }
+    drop(stream);
+    if !reply.interrupted
+        && let Some(rest) = splitter.finish()
+    {
+        let _ = shared.speech.say_segment(&rest).await;
+    }
+    let _ = output.send(ServerMessage::BotLlmStopped).await;
+    if reply.failed && reply.text.trim().is_empty() {
+        let _ = shared
+            .speech
+            .say_segment(&messages::model_failed_line())
+            .await;
+    }
+    reply
+}
+
+/// Model rounds until a reply without tool calls, an interruption, the end of the call, or
+/// [`crate::AgentSettings::max_tool_rounds`].
+async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
+    let settings = &shared.settings;
+    let limit = settings.max_tool_rounds;
+    for round in 0..=limit {
+        if stop.is_cancelled() || shared.is_ended() {
+            return;
+        }
+        let last = round == limit;
+        let notes: Vec<String> = lock(&shared.notes).drain(..).collect();
+        let past = {
+            let mut history = lock(&shared.history);
+            history.extend(notes.into_iter().map(Message::System));
+            history.clone()
+        };
+        let cx = PolicyContext {
+            live: &shared.live,
+            history: &past,
+        };
+        let registry = settings.conductor.tools(&cx);
+        let mut messages = Vec::with_capacity(past.len() + 2);
+        messages.push(Message::System(settings.conductor.instructions(&cx)));
+        messages.extend(past.iter().cloned());
+        let mut request = ChatRequest::new(settings.model.clone(), messages);
+        request.temperature = settings.temperature;
+        request.max_tokens = settings.max_tokens;
+        let definitions = shared.definitions(&registry);
+        if !definitions.is_empty() {
+            request.tools = definitions.as_ref().clone();
+        }
+        if last && !request.tools.is_empty() {
+            request.tool_choice = ToolChoice::None;
+            request
+                .messages
+                .push(Message::System(messages::tool_rounds_exhausted(limit)));
+        }
+
+        let generation = begin_generation(shared);
+        if stop.is_cancelled() {
+            return;
+        }
+        let mut reply = stream_reply(shared, &request, stop).await;
+        if reply.interrupted || reply.failed || reply.calls.is_empty() || last {
+            if last && !reply.calls.is_empty() {
+                tracing::warn!(
+                    rounds = limit,
+                    "the model still called tools after the most rounds per turn; those calls do not run"
+                );
+            }
+            if !generation.is_discarded() && (shared.speech.spoke() || !reply.interrupted) {
+                record_text(shared, &reply.text);
+            }
+            return;
+        }
+        if stop.is_cancelled() {
+            // Interrupted between the stream and the tools: none runs (T8).
+            if shared.speech.spoke() {
+                record_text(shared, &reply.text);
+            }
+            return;
+        }
+
+        // The conductor sees each call first, in call order.
+        let mut plans = Vec::with_capacity(reply.calls.len());
+        for call in &reply.calls {
+            plans.push(settings.conductor.before_tool_call(call, &cx).await);
+        }
+        for plan in &plans {
+            if let ToolCallPlan::Answer { say, .. } = plan {
+                say_all(shared, say).await;
+            }
+        }
+        // Every call the registry runs starts at once; results come back in call order (T6).
+        let runs = reply
+            .calls
+            .iter()
+            .zip(&plans)
+            .filter(|(_, plan)| matches!(plan, ToolCallPlan::Run))
+            .map(|(call, _)| run_call(&registry, call, shared, &generation));
+        let mut ran = join_all(runs).await.into_iter();
+
+        let calls = std::mem::take(&mut reply.calls);
+        let mut answered: Vec<(ToolCall, String, Option<CallResult>, bool)> = Vec::new();
+        for (call, plan) in calls.into_iter().zip(plans) {
+            match plan {
+                ToolCallPlan::Answer {
+                    result,
+                    ask_model_reply,
+                    ..
+                } => {
+                    let text = match &result {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    answered.push((call, text, None, ask_model_reply));
+                }
+                _ => {
+                    // A call of a discarded generation did not run and leaves no trace.
+                    if let Some(Ok(result)) = ran.next() {
+                        let text = result.outcome.model_text();
+                        let ask = result.ask_model_reply;
+                        answered.push((call, text, Some(result), ask));
+                    }
+                }
+            }
+        }
+        if answered.is_empty() {
+            if !generation.is_discarded() {
+                record_text(shared, &reply.text);
+            }
+            return;
+        }
+        {
+            let mut history = lock(&shared.history);
+            history.push(Message::Assistant {
+                content: reply.text.clone(),
+                tool_calls: answered.iter().map(|(c, ..)| c.clone()).collect(),
+            });
+            for (call, text, ..) in &answered {
+                history.push(Message::Tool {
+                    tool_call_id: call.id.clone(),
+                    content: text.clone(),
+                });
+            }
+        }
+        let past = history(shared);
+        let cx = PolicyContext {
+            live: &shared.live,
+            history: &past,
+        };
+        for (call, _, result, _) in &answered {
+            if let Some(result) = result {
+                settings.conductor.after_tool_call(call, result, &cx).await;
+            }
+        }
+        if answered
+            .iter()
+            .any(|(_, _, r, _)| r.as_ref().is_some_and(|r| r.ends_conversation))
+        {
+            shared.live.speech.wait_playout().await;
+            shared.end_call().await;
+            return;
+        }
+        if stop.is_cancelled() || !answered.iter().any(|(.., ask)| *ask) {
+            return;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The voice agent's side of the UI worker: the `ask_screen` tool, which sends the UI worker a
+//! `respond` job over the call's bus and says the worker's spoken answer verbatim.
+//!
+//! Spec: `ui-worker.md` ("Built-in jobs": a requester sends `respond` with
+//! `{"query": question}`; "respond_to_job"; `ReplyToolMixin`: the reply tool's answer is spoken
+//! verbatim by the requester), `reply-tool.md`; DESIGN.md (`respond` job ── bus job ──►
+//! UiWorker's own LLM turn with `<ui_state>`, reply tool). The `screen` tool itself is
+//! hark-ui's [`hark_ui::screen_tools`]; the voice LLM gets both.
+//!
+//! The answer of a `respond` job is `{"answer": …}` for the voice LLM to phrase, or, from the
+//! worker's reply tool, `{"answer": …, "speak": true}`: then the tool's reply row says the
+//! answer as it is, and no model turn follows (the reply saves it).
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use hark_rtvi::JobStatus;
+use hark_tools::{
+    Arguments, BuildError, Interruption, Output, ToolContext, ToolError, ToolExecutor, ToolReply,
+    ToolSpec,
+};
+use hark_ui::{Bus, JobReply, JobRequest, JobUpdates};
+use serde_json::{Value, json};
+
+use crate::messages;
+
+/// The tool's name.
+pub const ASK_SCREEN_TOOL: &str = "ask_screen";
+
+/// The `respond` job's name on the UI worker.
+pub const RESPOND_JOB: &str = "respond";
+
+/// The `ask_screen` tool: `ask_screen(query)` sends the worker `worker` on `bus` a `respond`
+/// job `{"query": query}` from `source`, waits at most `timeout`, and returns the job's answer
+/// object. A spoken answer (`"speak": true`) is said verbatim by the tool's reply row and saves
+/// the model turn. A failed, timed-out or unreachable job reads `{"error": …}`. The tool keeps
+/// running when the caller talks over it ([`Interruption::Continue`]): it may act on the page.
+///
+/// # Errors
+/// [`BuildError`] only if hark-tools refused the fixed schema (a test pins that it builds).
+pub fn ask_screen_tool(
+    bus: Arc<Bus>,
+    source: impl Into<String>,
+    worker: impl Into<String>,
+    timeout: Duration,
+) -> Result<ToolSpec, BuildError> {
+    let executor = AskScreen {
+        bus,
+        source: source.into(),
+        worker: worker.into(),
+        timeout,
+        next: AtomicU64::new(1),
+    };
+    let spec = ToolSpec::new(
+        ASK_SCREEN_TOOL,
+        messages::ask_screen_description(),
+        json!({
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": messages::ask_screen_query()}},
+            "required": ["query"]
+        }),
+        Output::json(
+            "ScreenReply",
+            json!({
+                "type": "object",
+                "properties": {
+                    "answer": {"type": "string"},
+                    "speak": {"type": "boolean"}
+                },
+                "additionalProperties": true
+            }),
+        ),
+        Arc::new(executor),
+    )?;
+    Ok(spec
+        .interruption(Interruption::Continue)
+        .replies([ToolReply::say(["{{result.answer}}"]).when("speak", [true])]))
+}
+
+struct AskScreen {
+    bus: Arc<Bus>,
+    source: String,
+    worker: String,
+    timeout: Duration,
+    next: AtomicU64,
+}
+
+impl fmt::Debug for AskScreen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AskScreen")
+            .field("worker", &self.worker)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl ToolExecutor for AskScreen {
+    fn run<'a>(
+        &'a self,
+        arguments: Arguments,
+        _context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(async move {
+            let query = arguments.get("query").cloned().unwrap_or(Value::Null);
+            let n = self.next.fetch_add(1, Ordering::Relaxed);
+            let job = JobRequest::new(
+                format!("{}-respond-{n}", self.source),
+                self.source.clone(),
+                self.worker.clone(),
+                RESPOND_JOB,
+                json!({ "query": query }),
+            );
+            let updates = JobUpdates::discard(&job);
+            let reply = tokio::time::timeout(self.timeout, self.bus.request(job, updates)).await;
+            Ok(match reply {
+                Err(_) => {
+                    json!({"error": messages::ask_screen_timeout(&self.worker, self.timeout)})
+                }
+                Ok(JobReply::StreamEnded) => json!({"note": messages::screen_answer_empty()}),
+                Ok(JobReply::Response(response)) => match response.status {
+                    JobStatus::Completed => response
+                        .response
+                        .unwrap_or_else(|| json!({"note": messages::screen_answer_empty()})),
+                    _ => {
+                        let text = response
+                            .response
+                            .as_ref()
+                            .and_then(|r| r.get("error"))
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.trim().is_empty())
+                            .map(str::to_string)
+                            .unwrap_or_else(|| messages::ask_screen_failed(&self.worker));
+                        json!({ "error": text })
+                    }
+                },
+            })
+        })
+    }
+}

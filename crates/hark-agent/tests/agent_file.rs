@@ -1,0 +1,585 @@
+//! Agent files (issue 8, point 3): a full file loads and builds; each kind of problem produces its
+//! message, all at once, each naming its line and fix; a key's variable that is unset is a
+//! warning; a webhook from a file reaches a loopback service only when the host allows exactly
+//! its address; the LLM of a file talks to a (scripted) provider.
+
+use std::sync::Arc;
+
+use axum::{Json, Router, routing::post};
+use hark_agent::file::{AgentFile, ClassifierChoice, Host, Problem, ProviderKind, Severity};
+use hark_llm::testing::{ScriptedServer, Turn};
+use hark_llm::{ChatRequest, Message};
+use hark_tools::{CallInfo, CallState, ToolContext, ToolError, ToolSpec};
+use serde_json::{Value, json};
+
+fn parse(text: &str) -> AgentFile {
+    text.parse().unwrap_or_else(|e| panic!("parses: {e}"))
+}
+
+/// Every problem `build` finds for `text` with `host`, as `line N: kind: text`.
+fn problems(text: &str, host: &Host) -> Vec<String> {
+    parse(text)
+        .check(host)
+        .iter()
+        .map(Problem::to_string)
+        .collect()
+}
+
+const PROMPT: &str = "system_prompt = \"You help.\"\n";
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Query {
+    /// Words to look for.
+    query: String,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Hits {
+    count: u32,
+}
+
+fn lookup_tool() -> ToolSpec {
+    ToolSpec::local("lookup", "Look things up.", |q: Query| async move {
+        Ok::<_, ToolError>(Hits {
+            count: q.query.len() as u32,
+        })
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_full_file_builds_into_the_parts_of_a_call() {
+    let text = r#"
+name = "desk"
+system_prompt = "You run the help desk."
+language = "es-ES"
+timezone = "Europe/Madrid"
+
+[llm]
+provider = "anthropic"
+model = "claude-sonnet-4-5"
+api_key_env = "PATH"
+
+[state.ticket]
+type = "string"
+description = "The ticket's id."
+
+[state.hits]
+type = "integer"
+
+[tools]
+builtin = ["current_datetime", "user_phone_number", "end_call"]
+local = ["lookup"]
+goodbye = "Bye!"
+
+[[assign]]
+tool = "lookup"
+state = "hits"
+from = "count"
+
+[[webhook]]
+name = "open_ticket"
+description = "Open a ticket."
+url = "https://tickets.example.com/open"
+locked = { session = "{{call.session_id}}" }
+interruption = "continue"
+announce = ["Opening a ticket."]
+
+[webhook.input.summary]
+type = "string"
+
+[webhook.output.id]
+type = "string"
+
+[[webhook.assign]]
+state = "ticket"
+from = "id"
+
+[[webhook.reply]]
+say = ["Your ticket is {{result.id}}."]
+
+[ui]
+classifier = "llm"
+model = "claude-haiku-4-5"
+"#;
+    let host = Host::new().with_local_tool(lookup_tool());
+    let agent = parse(text).build(&host).expect("builds");
+    assert_eq!(agent.name, "desk");
+    assert_eq!(agent.system_prompt, "You run the help desk.");
+    assert_eq!(agent.language, "es-ES");
+    assert_eq!(agent.timezone.as_deref(), Some("Europe/Madrid"));
+    assert_eq!(
+        agent.registry.names(),
+        [
+            "current_datetime",
+            "user_phone_number",
+            "end_call",
+            "lookup",
+            "open_ticket"
+        ]
+    );
+    assert!(agent.registry.keeps_running("open_ticket"));
+    assert!(agent.registry.get("end_call").unwrap().ends_the_call());
+    // The model never sees the locked argument.
+    let open = agent.registry.get("open_ticket").unwrap();
+    assert!(
+        open.model_parameters()["properties"]
+            .get("session")
+            .is_none()
+    );
+    assert_eq!(agent.state.field_names(), ["hits", "ticket"]);
+    assert_eq!(agent.state.description("ticket"), Some("The ticket's id."));
+    let llm = agent.llm.as_ref().expect("PATH is set, so the key is");
+    assert_eq!(
+        (llm.kind, llm.model.as_str()),
+        (ProviderKind::Anthropic, "claude-sonnet-4-5")
+    );
+    assert_eq!(llm.provider.label().kind, "anthropic");
+    assert!(agent.ui.worker);
+    let ClassifierChoice::Llm(classifier) = &agent.ui.classifier else {
+        panic!("llm classifier");
+    };
+    assert_eq!(classifier.model, "claude-haiku-4-5");
+    assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+}
+
+#[tokio::test]
+async fn assign_rows_of_a_file_save_into_its_state() {
+    let text = format!(
+        "{PROMPT}[state.hits]\ntype = \"integer\"\n[tools]\nlocal = [\"lookup\"]\n\
+         [[assign]]\ntool = \"lookup\"\nstate = \"hits\"\nfrom = \"count\"\n"
+    );
+    let agent = parse(&text)
+        .build(&Host::new().with_local_tool(lookup_tool()))
+        .unwrap();
+    let state = CallState::new(CallInfo::default(), &agent.language, None);
+    let live = hark_tools::LiveCall::new(state, Arc::new(hark_tools::InMemorySpeech::new()))
+        .expect("live call");
+    let generation = live.generation();
+    let done = agent
+        .registry
+        .call_live("lookup", r#"{"query": "abc"}"#, &live, &generation)
+        .await
+        .expect("not discarded");
+    assert!(done.outcome.succeeded(), "{:?}", done.outcome);
+    assert_eq!(live.state.get("hits"), Some(json!(3)));
+}
+
+#[test]
+fn a_typo_names_the_key_and_its_line() {
+    let err = "system_prompt = \"x\"\n\n[llm]\nprovider = \"openai-compatible\"\nmodle = \"m\"\n"
+        .parse::<AgentFile>()
+        .unwrap_err();
+    assert_eq!(err.problems.len(), 1);
+    assert_eq!(
+        err.problems[0].to_string(),
+        "line 5: error: unknown field `modle`, expected one of `provider`, `model`, `base_url`, \
+         `api_key_env`, `api_key`. Fix this key or value; the keys of an agent file are listed \
+         in the docs of hark_agent::file."
+    );
+    let err = "system_prompt = \"x\"\n[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
+        .parse::<AgentFile>()
+        .unwrap_err();
+    assert_eq!(err.problems[0].line, Some(3));
+    assert!(
+        err.problems[0]
+            .text
+            .starts_with("unknown variant `openai`, expected one of `openai-compatible`"),
+        "{}",
+        err.problems[0].text
+    );
+}
+
+#[test]
+fn a_file_that_cannot_be_read_says_so() {
+    let err = AgentFile::load("/nonexistent/h2/agent.toml").unwrap_err();
+    assert!(
+        err.problems[0]
+            .text
+            .starts_with("cannot read /nonexistent/h2/agent.toml: "),
+        "{}",
+        err.problems[0].text
+    );
+    assert!(err.problems[0].text.ends_with(". Check the path."));
+}
+
+#[test]
+fn keys_never_come_from_the_file_and_an_unset_variable_is_a_warning() {
+    let text = format!(
+        "{PROMPT}[llm]\nprovider = \"openai-compatible\"\nmodel = \"m\"\napi_key = \"sk-secret-123\"\n"
+    );
+    let found = problems(&text, &Host::new());
+    assert_eq!(
+        found,
+        [
+            "line 5: error: [llm] api_key: a key never goes in the agent file. Put it in an \
+          environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\"."
+        ]
+    );
+    assert!(!found[0].contains("sk-secret-123"));
+
+    let text = format!(
+        "{PROMPT}[llm]\nprovider = \"openai-compatible\"\nmodel = \"m\"\n\
+         api_key_env = \"HARK_TEST_H2_UNSET_KEY\"\n"
+    );
+    let agent = parse(&text).build(&Host::new()).expect("a warning only");
+    assert!(agent.llm.is_none());
+    assert_eq!(agent.warnings.len(), 1);
+    assert_eq!(agent.warnings[0].severity, Severity::Warning);
+    assert_eq!(
+        agent.warnings[0].to_string(),
+        "line 5: warning: [llm] the environment variable HARK_TEST_H2_UNSET_KEY is not set, so \
+         the agent runs without an LLM (the offline screen mode). Set HARK_TEST_H2_UNSET_KEY to \
+         your openai-compatible key to use the LLM."
+    );
+
+    let text = format!("{PROMPT}[llm]\nprovider = \"gemini\"\nmodel = \"m\"\n");
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "error: [llm] provider gemini needs a key: name the environment variable that holds it \
+          with api_key_env = \"GEMINI_API_KEY\"."
+        ]
+    );
+}
+
+#[test]
+fn the_call_settings_are_checked() {
+    let text = "system_prompt = \" \"\nlanguage = \"english please\"\ntimezone = \"Madrid\"\n\
+                [llm]\nprovider = \"openai-compatible\"\nmodel = \"m\"\nbase_url = \"api.example.com\"\n";
+    assert_eq!(
+        problems(text, &Host::new()),
+        [
+            "line 1: error: system_prompt is empty. Write what the agent is for and how it speaks.",
+            "line 2: error: language \"english please\" is not a BCP 47 language tag. Write one like en-US.",
+            "line 3: error: timezone Madrid is not an IANA timezone. Write one like Europe/Madrid.",
+            "line 7: error: [llm] base_url api.example.com is not a URL (relative URL without a \
+             base). Write it like https://api.openai.com/v1.",
+        ]
+    );
+}
+
+#[test]
+fn unknown_builtin_and_local_tools_name_the_ones_there_are() {
+    let text = format!(
+        "{PROMPT}[tools]\nbuiltin = [\"current_datetime\", \"weather\"]\nlocal = [\"lookup\", \"refund\"]\n"
+    );
+    assert_eq!(
+        problems(&text, &Host::new().with_local_tool(lookup_tool())),
+        [
+            "line 3: error: [tools] builtin current_datetime needs the agent's timezone. Set \
+             timezone = \"Europe/Madrid\" (your business's zone) at the top of the file.",
+            "line 3: error: [tools] builtin weather is not a built-in tool. The built-in tools \
+             are: current_datetime, end_call, user_phone_number.",
+            "line 4: error: [tools] local refund is not a tool of this program. Its local tools \
+             are: lookup.",
+        ]
+    );
+    let text = format!("{PROMPT}[tools]\nlocal = [\"lookup\"]\n");
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "line 3: error: [tools] local lookup is not a tool of this program: it provides no \
+          local tools. Remove lookup, or run the file with the program that provides it."
+        ]
+    );
+}
+
+#[test]
+fn webhook_problems_are_all_reported_with_their_fix() {
+    let text = format!(
+        r#"{PROMPT}
+[state.customer]
+type = "string"
+
+[[webhook]]
+name = "notify"
+description = "Tell the CRM."
+url = "${{HARK_TEST_H2_UNSET_URL}}/hook"
+auth = {{ kind = "api_key", env = "HARK_TEST_H2_UNSET_TOKEN" }}
+
+[[webhook]]
+name = "lookup_order"
+description = "Look up an order."
+url = "http://orders.example.com/find"
+timeout = 0
+locked = {{ customer_id = "{{{{customer.id}}}}", who = "{{{{custmer}}}}" }}
+announce = ["Checking {{{{order_ref}}}}."]
+
+[webhook.input.order_id]
+type = "boolean"
+values = ["a"]
+
+[webhook.output.status]
+type = "string"
+values = ["held", "shipped"]
+
+[[webhook.reply]]
+when = {{ status = ["shiped"] }}
+say = ["It is {{{{result.state}}}}."]
+
+[[webhook.assign]]
+state = "order_status"
+from = "status"
+"#
+    );
+    let found = problems(&text, &Host::new());
+    assert_eq!(
+        found,
+        [
+            "line 9: error: webhook notify: url names ${HARK_TEST_H2_UNSET_URL}, which is not \
+             set. Set the environment variable HARK_TEST_H2_UNSET_URL, or run the file with a \
+             program that passes it.",
+            "line 10: error: webhook notify: auth kind = \"api_key\" needs header = \"X-API-Key\" \
+             (the header that carries the key).",
+            "line 13: error: webhook lookup_order: input.order_id: values belongs to type \
+             string. Change the type, or remove values.",
+            "line 13: error: webhook lookup_order: timeout = 0 is not a number of seconds above \
+             0. Write e.g. timeout = 5.",
+            "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
+             is not set, so every call fails with \"could not authenticate\" until it is. Set \
+             HARK_TEST_H2_UNSET_TOKEN.",
+        ]
+    );
+
+    // With those fixed, the tool is built and the registry's checks speak.
+    let text = text
+        .replace("${HARK_TEST_H2_UNSET_URL}", "https://crm.example.com")
+        .replace(
+            "kind = \"api_key\"",
+            "kind = \"api_key\", header = \"X-Key\"",
+        )
+        .replace("timeout = 0", "timeout = 5")
+        .replace("http://orders", "https://orders")
+        .replace("type = \"boolean\"\nvalues = [\"a\"]", "type = \"string\"");
+    let found = problems(&text, &Host::new());
+    assert_eq!(
+        found,
+        [
+            "error: lookup_order: {{customer.id}} names a value the call state does not have. \
+             Fix the path, or add the field to the State type.",
+            "error: lookup_order: {{custmer}} names a value the call state does not have. Fix the \
+             path, or add the field to the State type.",
+            "error: lookup_order: {{order_ref}} is neither an argument of lookup_order nor a \
+             State value. Use one of: order_id, customer_id, who, customer.",
+            "error: lookup_order: when status is \"shiped\", which status never holds. It holds: \
+             \"held\", \"shipped\".",
+            "error: lookup_order: the result field state is not in LookupOrder. Use one of: \
+             status.",
+            "error: lookup_order: order_status is not a State value. Use one of: customer, or add \
+             the field to the State type.",
+            "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
+             is not set, so every call fails with \"could not authenticate\" until it is. Set \
+             HARK_TEST_H2_UNSET_TOKEN.",
+        ]
+    );
+}
+
+#[test]
+fn rows_without_their_tool_are_refused() {
+    let text = format!(
+        "{PROMPT}[state.x]\ntype = \"string\"\n[[assign]]\nstate = \"x\"\n[[reply]]\nsay = [\"Hi\"]\n\
+         [[assign]]\ntool = \"nothing\"\nstate = \"x\"\n"
+    );
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "line 4: error: an [[assign]] row for the State value x names no tool. Add tool = \
+             \"<the tool whose result it saves>\".",
+            "line 6: error: a [[reply]] row names no tool. Add tool = \"<the tool whose result it \
+             says>\", or move it under its [[webhook]].",
+            "error: An assign row names the tool nothing, which the registry does not have. Use \
+             one of: .",
+        ]
+    );
+}
+
+#[test]
+fn a_loopback_webhook_needs_the_host_to_allow_exactly_its_address() {
+    let text = format!(
+        "{PROMPT}[[webhook]]\nname = \"ping\"\ndescription = \"Ping.\"\nurl = \"${{SVC}}/ping\"\n"
+    );
+    let host = Host::new().with_value("SVC", "http://127.0.0.1:4100");
+    assert_eq!(
+        problems(&text, &host),
+        [
+            "line 3: error: webhook ping: the URL scheme is http. The scheme must be https, or \
+             http with allow_private_network.",
+            "line 3: error: webhook ping: the URL host 127.0.0.1 is loopback. Webhooks refuse \
+             private, loopback and link-local addresses; turn on allow_private_network only for \
+             your own internal service.",
+        ]
+    );
+    // Another port of the same host is not the allowed address.
+    let other = host
+        .clone()
+        .allow_address("127.0.0.1:4101".parse().unwrap());
+    assert_eq!(problems(&text, &other).len(), 2);
+    let allowed = host.allow_address("127.0.0.1:4100".parse().unwrap());
+    assert_eq!(problems(&text, &allowed), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_from_a_file_calls_a_real_loopback_service() {
+    let app = Router::new().route(
+        "/orders/status",
+        post(|Json(args): Json<Value>| async move {
+            Json(json!({"order_id": args["order_id"], "status": "shipped"}))
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let text = format!(
+        r#"{PROMPT}
+[state.order_id]
+type = "string"
+
+[[webhook]]
+name = "order_status"
+description = "The order's status."
+url = "${{ORDERS}}/orders/status"
+locked = {{ order_id = "{{{{order_id}}}}" }}
+
+[webhook.input.order_id]
+type = "string"
+
+[webhook.output.order_id]
+type = "string"
+
+[webhook.output.status]
+type = "string"
+values = ["received", "shipped"]
+"#
+    );
+    let host = Host::new()
+        .with_value("ORDERS", format!("http://{addr}"))
+        .allow_address(addr);
+    let agent = parse(&text).build(&host).expect("builds");
+    let context = ToolContext {
+        state: json!({"order_id": "HK-1001"}),
+        ..ToolContext::default()
+    };
+    let outcome = agent.registry.call("order_status", "{}", &context).await;
+    assert_eq!(
+        outcome.model_text(),
+        r#"{"order_id":"HK-1001","status":"shipped"}"#
+    );
+    // Unset, the locked value refuses the call with a hint; nothing is sent.
+    let outcome = agent
+        .registry
+        .call("order_status", "{}", &ToolContext::default())
+        .await;
+    assert!(
+        outcome.model_text().contains("order_id not set yet"),
+        "{}",
+        outcome.model_text()
+    );
+    server.abort();
+}
+
+#[tokio::test]
+async fn the_llm_of_a_file_talks_to_its_provider() {
+    let server = ScriptedServer::start(vec![Turn::text_reply(&["Hello", " there."])])
+        .await
+        .unwrap();
+    let text = format!(
+        "{PROMPT}[llm]\nprovider = \"openai-compatible\"\nbase_url = \"${{LLM_URL}}\"\nmodel = \"small\"\n"
+    );
+    let host = Host::new().with_value("LLM_URL", server.base_url());
+    let agent = parse(&text).build(&host).unwrap();
+    let llm = agent.llm.expect("no key needed for a local server");
+    let request = ChatRequest::new(llm.model.clone(), vec![Message::User("Hi".into())]);
+    let done = llm.provider.complete(&request).await.unwrap();
+    assert_eq!(done.text, "Hello there.");
+    assert_eq!(server.bodies()[0]["model"], "small");
+    assert!(server.requests()[0].header("authorization").is_none());
+}
+
+#[test]
+fn the_ui_settings_and_their_problems() {
+    let text = format!("{PROMPT}[ui]\nworker = false\n");
+    let agent = parse(&text).build(&Host::new()).unwrap();
+    assert!(!agent.ui.worker);
+    assert!(matches!(agent.ui.classifier, ClassifierChoice::Local));
+
+    let text = format!("{PROMPT}[ui]\nclassifier = \"llm\"\n");
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "error: [ui] classifier = \"llm\" needs an [llm] section for its provider. Add one, or \
+          use classifier = \"local\"."
+        ]
+    );
+    let text = format!(
+        "{PROMPT}[llm]\nprovider = \"openai-compatible\"\nmodel = \"m\"\napi_key_env = \"HARK_TEST_H2_UNSET_KEY\"\n\
+         [ui]\nclassifier = \"llm\"\n"
+    );
+    let agent = parse(&text).build(&Host::new()).unwrap();
+    assert!(matches!(agent.ui.classifier, ClassifierChoice::Local));
+    assert_eq!(
+        agent.warnings[1].text,
+        "[ui] classifier = \"llm\" uses the local classifier while HARK_TEST_H2_UNSET_KEY is not \
+         set. Set HARK_TEST_H2_UNSET_KEY to use the LLM classifier."
+    );
+}
+
+#[test]
+fn background_webhooks_get_accepted_and_auth_and_placeholder_mistakes_are_named() {
+    let text = format!(
+        r#"{PROMPT}
+[[webhook]]
+name = "notify_crm"
+description = "Tell the CRM."
+url = "https://crm.example.com/hook"
+method = "PUT"
+background = true
+"#
+    );
+    let agent = parse(&text).build(&Host::new()).expect("builds");
+    let tool = agent.registry.get("notify_crm").unwrap();
+    assert_eq!(tool.output().name(), "Accepted");
+
+    let text = format!(
+        r#"{PROMPT}
+[[webhook]]
+name = "notify_crm"
+description = "Tell the CRM."
+url = "https://crm.example.com/${{lower}}"
+background = true
+auth = {{ kind = "bearer", env = "PATH", header = "X-Key" }}
+
+[webhook.output.id]
+type = "string"
+min = 3
+max = 1
+"#
+    );
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "line 4: error: webhook notify_crm: output.id: min belongs to type integer or number. \
+             Change the type, or remove min.",
+            "line 4: error: webhook notify_crm: output.id: max belongs to type integer or number. \
+             Change the type, or remove max.",
+            "line 4: error: webhook notify_crm: output.id: min is above max. Swap them.",
+            "line 6: error: webhook notify_crm: url has a ${ that is not a placeholder. Write \
+             ${NAME} with capital letters, digits and _, or remove the $.",
+            "line 8: error: webhook notify_crm: auth kind = \"bearer\" always sends Authorization. \
+             Remove header, or use kind = \"api_key\".",
+        ]
+    );
+
+    // A background webhook that also names outputs: the webhook layer's own words.
+    let text = format!(
+        "{PROMPT}[[webhook]]\nname = \"n\"\ndescription = \"d\"\nurl = \"https://a.example.com\"\n\
+         background = true\n[webhook.output.id]\ntype = \"string\"\n"
+    );
+    let found = problems(&text, &Host::new());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("line 3: error: webhook n: "),
+        "{found:?}"
+    );
+}

@@ -1,0 +1,111 @@
+//! `hark check FILE`: builds an agent file with the demo shop's host, as `hark serve` would run
+//! it, and prints every problem with its fix (issue 8, point 3).
+//!
+//! Output (stdout), one line per problem, then a summary:
+//!
+//! ```text
+//! examples/shop.toml:22: warning: [llm] the environment variable OPENAI_API_KEY is not set, …
+//! examples/shop.toml: ok, 7 tools, LLM none (OPENAI_API_KEY not set), UI worker on (local classifier), 1 warning
+//! ```
+//!
+//! A file with a `[flow]` also runs the flow's build-time checks (each problem on its line,
+//! `[flow] step booking: …` with its fix), and its summary names the flow: `…, UI worker on
+//! (local classifier), flow of 2 steps from booking`.
+//!
+//! With an error: each problem, then `FILE: 2 errors, 1 warning`, and exit code 1.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Problem, messages};
+
+/// The summary of a clean file (after its warnings).
+pub fn summary(path: &str, file: &AgentFile, setup: &AgentSetup) -> String {
+    let llm = match (&setup.llm, &file.format().llm) {
+        (Some(choice), _) => format!("{} {}", choice.provider.label().kind, choice.model),
+        (None, Some(section)) => match &section.api_key_env {
+            Some(variable) => format!("none ({} not set)", variable.get_ref()),
+            None => "none".to_string(),
+        },
+        (None, None) => "none".to_string(),
+    };
+    let ui = match (&setup.ui.worker, &setup.ui.classifier) {
+        (false, _) => "off".to_string(),
+        (true, ClassifierChoice::Local) => "on (local classifier)".to_string(),
+        (true, ClassifierChoice::Llm(choice)) => format!("on (LLM classifier {})", choice.model),
+    };
+    let flow = setup
+        .flow
+        .as_ref()
+        .map(|flow| messages::check_flow(flow.step_names().len(), flow.first_step()));
+    messages::check_summary(
+        path,
+        setup.registry.names().len(),
+        &llm,
+        &ui,
+        flow.as_deref(),
+        setup.warnings.len(),
+    )
+}
+
+/// The last line when the file has errors: `FILE: 2 errors, 1 warning`.
+pub fn failure_line(path: &str, problems: &[Problem]) -> String {
+    let errors = problems.iter().filter(|p| p.is_error()).count();
+    let warnings = problems.len() - errors;
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("1 {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    if warnings == 0 {
+        format!("{path}: {}", plural(errors, "error"))
+    } else {
+        format!(
+            "{path}: {}, {}",
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        )
+    }
+}
+
+/// Runs `hark check FILE`: prints to stdout and returns the exit code (1 on any error). Starts
+/// the demo's order service for the duration, so `${HARK_DEMO_ORDERS_URL}` reads a real
+/// address, as under `hark serve --demo`.
+pub async fn run(path: &Path) -> ExitCode {
+    let shown = path.display().to_string();
+    let file = match AgentFile::load(path) {
+        Ok(file) => file,
+        Err(found) => {
+            for problem in &found.problems {
+                println!("{}", problem.located(&shown));
+            }
+            println!("{}", failure_line(&shown, &found.problems));
+            return ExitCode::FAILURE;
+        }
+    };
+    let shop = match super::start().await {
+        Ok(shop) => shop,
+        Err(error) => {
+            println!("{shown}: error: the demo's order service cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match file.build(&shop.host) {
+        Ok(setup) => {
+            for warning in &setup.warnings {
+                println!("{}", warning.located(&shown));
+            }
+            println!("{}", summary(&shown, &file, &setup));
+            ExitCode::SUCCESS
+        }
+        Err(found) => {
+            for problem in &found.problems {
+                println!("{}", problem.located(&shown));
+            }
+            println!("{}", failure_line(&shown, &found.problems));
+            ExitCode::FAILURE
+        }
+    }
+}

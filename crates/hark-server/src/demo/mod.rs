@@ -1,0 +1,105 @@
+//! The demo shop behind `hark serve --demo`: the agent file `examples/shop.toml`, its local
+//! tools (search products, add to cart, cart total, place an order with a confirmation) and the
+//! small order service its `order_status` webhook calls on loopback (issue 8, point 5). Beside
+//! it, a restaurant's table booking by voice with a read-back: the flow of
+//! `examples/booking.toml` ([`booking_file`]) and its local tool `book_table` ([`tables`],
+//! issue 10, item 7); `hark serve --agent examples/booking.toml` runs it.
+//!
+//! [`start`] starts the order service and returns a [`DemoShop`]: the [`Host`] to build the
+//! agent file with (the local tools, `${HARK_DEMO_ORDERS_URL}` set to the service's URL, and
+//! exactly the service's address allowed to webhooks), and the service itself, which stops when
+//! the `DemoShop` is dropped.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let shop = hark_server::demo::start().await?;
+//! let agent = hark_server::demo::agent_file()?.build(&shop.host)?;
+//! assert!(agent.registry.contains("place_order"));
+//! assert!(agent.registry.contains("order_status"));
+//! # Ok(()) }
+//! ```
+
+pub mod catalogue;
+pub mod check;
+pub mod orders;
+pub mod shop;
+pub mod tables;
+
+use hark_agent::file::{AgentFile, FileProblems, Host};
+
+pub use orders::{OrderBook, OrderService};
+pub use tables::TableBook;
+
+/// The placeholder the demo agent file's webhook URL reads: the order service's base URL.
+pub const ORDERS_URL_VAR: &str = "HARK_DEMO_ORDERS_URL";
+
+/// The text of `examples/shop.toml`, built into the binary.
+pub const AGENT_FILE: &str = include_str!("../../../../examples/shop.toml");
+
+/// The text of `examples/booking.toml` (the table booking flow), built into the binary.
+pub const BOOKING_FILE: &str = include_str!("../../../../examples/booking.toml");
+
+/// `examples/booking.toml`, parsed.
+///
+/// # Errors
+/// Only if the file in the repository does not parse (a test keeps it clean).
+pub fn booking_file() -> Result<AgentFile, FileProblems> {
+    BOOKING_FILE.parse()
+}
+
+/// `examples/shop.toml`, parsed.
+///
+/// # Errors
+/// Only if the file in the repository does not parse (a test keeps it clean).
+pub fn agent_file() -> Result<AgentFile, FileProblems> {
+    AGENT_FILE.parse()
+}
+
+/// The demo shop, running.
+#[derive(Debug)]
+pub struct DemoShop {
+    /// What the agent file is built with: the shop's local tools, `${HARK_DEMO_ORDERS_URL}` and
+    /// the order service's address allowed (that address only).
+    pub host: Host,
+    /// The orders placed.
+    pub book: OrderBook,
+    /// The restaurant's booked tables (`book_table`).
+    pub tables: TableBook,
+    /// The order service (stops when dropped).
+    pub orders: OrderService,
+}
+
+/// The [`Host`] of the demo shop for an order service at `orders` placing into `book`, with
+/// the restaurant's `book_table` booking into `tables`.
+pub fn host(book: &OrderBook, tables: &TableBook, orders: std::net::SocketAddr) -> Host {
+    Host::new()
+        .with_local_tools(shop::tools(book.clone()))
+        .with_local_tool(tables::book_table(tables.clone()))
+        .with_value(ORDERS_URL_VAR, format!("http://{orders}"))
+        .allow_address(orders)
+}
+
+/// Starts the order service on loopback and returns the running shop. Must run inside a tokio
+/// runtime.
+///
+/// # Errors
+/// The order service's listener could not be bound.
+pub async fn start() -> std::io::Result<DemoShop> {
+    start_with(TableBook::new()).await
+}
+
+/// [`start`] with the restaurant's bookings in `tables` (a [`TableBook::with_today`] in tests).
+///
+/// # Errors
+/// The order service's listener could not be bound.
+pub async fn start_with(tables: TableBook) -> std::io::Result<DemoShop> {
+    let book = OrderBook::new();
+    let orders = orders::start(book.clone()).await?;
+    Ok(DemoShop {
+        host: host(&book, &tables, orders.addr()),
+        book,
+        tables,
+        orders,
+    })
+}
