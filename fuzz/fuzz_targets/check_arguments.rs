@@ -255,6 +255,8 @@ fn check(
         CallStatus::Succeeded => ToolStage::Succeeded,
         CallStatus::Failed => ToolStage::Failed,
         CallStatus::Refused => ToolStage::Refused,
+        // Only a `continue` tool whose reply was cut off is still running; neither tool is one.
+        CallStatus::StillRunning => panic!("a call that is not a continue tool is still running"),
     };
     assert_eq!(terminal[0].stage, expected);
     let started = events
