@@ -69,6 +69,12 @@ pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
     } else {
         info!(agent = %setup.name, "no LLM configured for {shown}: each session runs the offline screen mode");
     }
+    // Every session's UI worker uses the local classifier, whose sentence-embedding model is
+    // loaded once per process (about 0.4 s). Load it now, off the async workers, so the first
+    // session does not stall the runtime and a missing model is logged at start.
+    if let Err(e) = tokio::task::spawn_blocking(|| drop(LocalClassifier::new())).await {
+        warn!("the local classifier's model did not load at start: {e}");
+    }
     let factory = UiHandlerFactory::new(config).map_err(|e| e.to_string())?;
     Ok(Served {
         factory: Arc::new(factory),

@@ -158,9 +158,9 @@ impl Default for UiSessionConfig {
 }
 
 impl UiSessionConfig {
-    /// A worker named `"ui"` with pipecat's default context options, no instruction, no
-    /// classifier (screen questions then answer `{"error"}` with hark-ui's "no classifier"
-    /// text), no `respond` job, no event handlers and no peers.
+    /// A worker named `"ui"` with pipecat's default context options, no instruction, the UI
+    /// worker's default classifier (hark-ui's in-process `LocalClassifier`), no fallback
+    /// classifier, no `respond` job, no event handlers and no peers.
     pub fn new() -> Self {
         UiSessionConfig {
             worker_name: DEFAULT_UI_WORKER.to_string(),

@@ -213,7 +213,8 @@ pub enum ScreenError {
 
 impl UiWorker {
     /// Gives the worker the classifier that answers its screen questions (builder style).
-    /// Without one, every question fails with [`messages::no_classifier`].
+    /// Replaces the default [`crate::classifier::LocalClassifier`]; after
+    /// [`UiWorker::without_classifier`], every question fails with [`messages::no_classifier`].
     pub fn with_classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
         self.classifiers.primary = Some(classifier);
         self
