@@ -113,6 +113,15 @@ pub fn not_an_event_stream(excerpt: &str) -> String {
     )
 }
 
+/// Detail of a decode error: a `200` reply that is neither JSON nor an event stream (usually a
+/// `base_url` that reaches a web page or another service, not the provider's API).
+pub fn not_a_chat_stream(mime: &str, excerpt: &str) -> String {
+    format!(
+        "the reply is {mime}, not an event stream of chat completions. Check base_url: it must be the API's \
+base (an OpenAI-compatible one usually ends in /v1). It said: {excerpt}"
+    )
+}
+
 /// Detail of a decode error: a stream chunk that is not the JSON the provider documents.
 pub fn bad_chunk(what: &str, error: &str) -> String {
     format!("{what} is not valid: {error}")

@@ -65,6 +65,7 @@ enum Reply {
         status: u16,
         body: String,
         retry_after: Option<String>,
+        content_type: &'static str,
     },
 }
 
@@ -112,6 +113,7 @@ impl Turn {
                 status,
                 body: body.to_string(),
                 retry_after: None,
+                content_type: "application/json",
             },
             delay: None,
         }
@@ -124,6 +126,7 @@ impl Turn {
                 status,
                 body: body.to_owned(),
                 retry_after: None,
+                content_type: "application/json",
             },
             delay: None,
         }
@@ -132,6 +135,20 @@ impl Turn {
     /// A `200 application/json` reply with this body (a server that does not stream).
     pub fn json_ok(body: &str) -> Self {
         Self::status_with_body(200, body)
+    }
+
+    /// A `200` reply with this content type and body: a `base_url` that reaches a web page or
+    /// another service rather than a chat-completions endpoint (`"text/html"`, `"text/plain"`).
+    pub fn ok_with_content_type(content_type: &'static str, body: &str) -> Self {
+        Self {
+            reply: Reply::Status {
+                status: 200,
+                body: body.to_owned(),
+                retry_after: None,
+                content_type,
+            },
+            delay: None,
+        }
     }
 
     /// Adds a `Retry-After` header (seconds) to a [`Turn::status`] reply.
@@ -399,12 +416,13 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> std::io::Result<()
             status,
             body,
             retry_after,
+            content_type,
         } => {
             let retry = retry_after
                 .map(|s| format!("Retry-After: {s}\r\n"))
                 .unwrap_or_default();
             let head = format!(
-                "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{retry}Connection: close\r\n\r\n",
+                "HTTP/1.1 {status} Scripted\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{retry}Connection: close\r\n\r\n",
                 body.len()
             );
             socket.write_all(head.as_bytes()).await?;

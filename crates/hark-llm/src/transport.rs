@@ -305,11 +305,18 @@ impl<D: Decoder> Run<D> {
                         }
                     };
                     match self.transport.send(&self.url, &self.headers, body).await {
-                        Ok(resp) if is_json(&resp) => {
-                            // A server that ignored `stream: true` (or a proxy's error page).
+                        Ok(resp) if not_event_stream(&resp).is_some() => {
+                            // A server that ignored `stream: true`, a proxy's error page, or a
+                            // `base_url` that reaches a web page rather than the API.
+                            let mime = not_event_stream(&resp).unwrap_or_default();
                             let text = read_limited(resp).await;
                             let secret = self.transport.secret.as_ref().map(Secret::expose);
-                            let detail = messages::not_an_event_stream(&excerpt(&text, secret));
+                            let excerpt = excerpt(&text, secret);
+                            let detail = if mime == "application/json" {
+                                messages::not_an_event_stream(&excerpt)
+                            } else {
+                                messages::not_a_chat_stream(&mime, &excerpt)
+                            };
                             self.fail(decode(&self.transport.label, detail));
                         }
                         Ok(resp) => self.phase = Phase::Reading(resp.bytes_stream().boxed()),
@@ -388,11 +395,17 @@ impl<D: Decoder> Run<D> {
     }
 }
 
-fn is_json(resp: &reqwest::Response) -> bool {
-    resp.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().starts_with("application/json"))
+/// The reply's media type (lowercase, no parameters) when it is present and is not
+/// `text/event-stream`; `None` for an event stream or a reply without a content type.
+fn not_event_stream(resp: &reqwest::Response) -> Option<String> {
+    let value = resp.headers().get(CONTENT_TYPE)?.to_str().ok()?;
+    let mime = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    (!mime.is_empty() && mime != "text/event-stream").then_some(mime)
 }
 
 /// Streams one turn: sends `body` (retrying before the first byte), then decodes the SSE reply.

@@ -651,3 +651,25 @@ async fn structured_output_and_logprobs_round_trip() {
     assert_eq!(plain["response_format"], json!({"type": "json_object"}));
     assert!(plain.get("logprobs").is_none() && plain.get("top_logprobs").is_none());
 }
+
+#[tokio::test]
+async fn a_web_page_at_the_base_url_says_to_check_base_url() {
+    let server = ScriptedServer::start(vec![Turn::ok_with_content_type(
+        "text/html; charset=utf-8",
+        "<html><body>Welcome to nginx!</body></html>",
+    )])
+    .await
+    .unwrap();
+    let err = client(&server, &RecordingPause::new(0.0))
+        .complete(&request())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LlmError::Decode { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "openai-compatible at {}: unreadable reply: the reply is text/html, not an event stream of chat completions. Check base_url: it must be the API's base (an OpenAI-compatible one usually ends in /v1). It said: <html><body>Welcome to nginx!</body></html>",
+            server.base_url()
+        )
+    );
+}
