@@ -13,17 +13,19 @@
 // header (#mode-notice, outside snapshots) and `mode` into `body.dataset.harkMode`.
 
 import { PipecatClient } from "@pipecat-ai/client-js";
-import { WavMediaManager, WebSocketTransport } from "@pipecat-ai/websocket-transport";
+import { WebSocketTransport } from "@pipecat-ai/websocket-transport";
 
 import { runUICommand } from "./commands.js";
 import { createJobGroups } from "./jobs.js";
 import { setupShop } from "./shop.js";
+import { TextOnlyMediaManager } from "./textonly.js";
 
 const status = document.getElementById("status");
 const reconnect = document.getElementById("reconnect");
 const log = document.getElementById("log");
 const messageForm = document.getElementById("message-form");
 const message = document.getElementById("message");
+const send = document.getElementById("send");
 const jobsLine = document.getElementById("jobs");
 const jobGroups = createJobGroups();
 
@@ -152,12 +154,19 @@ function showState(state) {
   // change, which client-js's observer does not watch, so a state change alone sends no snapshot.
   status.firstChild.data = `Connection: ${state}`;
   reconnect.hidden = !(state === "disconnected" || state === "error");
+  // Typing is possible only while the transport is ready: nothing pretends to send.
+  const offline = state !== "ready";
+  message.disabled = offline;
+  send.disabled = offline;
+  message.placeholder = offline ? "Not connected" : "";
 }
 
 const client = new PipecatClient({
-  // WavMediaManager: the default media manager loads a script bundle from the network at connect
-  // time, which never finishes offline; the demo is text-only, so no microphone either.
-  transport: new WebSocketTransport({ mediaManager: new WavMediaManager() }),
+  // TextOnlyMediaManager (textonly.js): the demo is text-only, so connecting opens no device. The
+  // default media manager loads a script bundle from the network at connect time (never finishes
+  // offline), and WavMediaManager asks for the microphone even with enableMic: false (never
+  // finishes with no microphone or a blocked permission).
+  transport: new WebSocketTransport({ mediaManager: new TextOnlyMediaManager() }),
   enableMic: false,
   enableCam: false,
   callbacks: {
@@ -194,6 +203,11 @@ messageForm.addEventListener("submit", async (event) => {
   event.preventDefault();
   const text = message.value.trim();
   if (!text) return;
+  if (client.state !== "ready") {
+    // The input is disabled while not ready; this guards a submit that races a disconnect.
+    addNotice("Error", `Not connected (${client.state}): the message was not sent.`);
+    return;
+  }
   endReply();
   addLine("user", "You", text);
   message.value = "";

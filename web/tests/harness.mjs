@@ -233,12 +233,18 @@ const CHROMIUM_FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
-  "--use-fake-ui-for-media-stream",
-  "--use-fake-device-for-media-stream",
   "--autoplay-policy=no-user-gesture-required",
   "--window-size=1280,900",
   "--remote-debugging-pipe",
 ];
+
+/** Page init script: no microphone, no audio without a gesture (see startBrowser). */
+const NO_MEDIA_SCRIPT = `(() => {
+  window.__mediaRequests = [];
+  const never = (what) => () => { window.__mediaRequests.push(what); return new Promise(() => {}); };
+  if (navigator.mediaDevices) navigator.mediaDevices.getUserMedia = never("getUserMedia");
+  if (window.AudioContext) AudioContext.prototype.resume = never("AudioContext.resume");
+})();`;
 
 /** Starts headless Chromium (`$CHROMIUM` or `chromium`) and opens one page. */
 export async function startBrowser() {
@@ -296,6 +302,11 @@ export async function startBrowser() {
   const page = (method, params) => send(method, params, sessionId);
   await page("Page.enable");
   await page("Runtime.enable");
+  // Chromium runs WITHOUT the fake media flags, and every page behaves like a browser with no
+  // usable microphone and no user gesture: getUserMedia and AudioContext.resume() never settle
+  // (a permission prompt nobody answers, audio held until a click). Each call is recorded in
+  // window.__mediaRequests, so a test can assert the text-only page asked for no device.
+  await page("Page.addScriptToEvaluateOnNewDocument", { source: NO_MEDIA_SCRIPT });
   const consoleLines = [];
   listeners.push((msg) => {
     if (msg.sessionId === sessionId && msg.method === "Runtime.consoleAPICalled") {

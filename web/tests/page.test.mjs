@@ -63,15 +63,18 @@ describe("demo page", () => {
   });
 
   test("connects to /ws on its own host, sends client-ready and reaches ready", async () => {
+    // The browser has no usable microphone (harness NO_MEDIA_SCRIPT): the page still connects.
     const ready = await peer.waitFor("client-ready", (m) => m.type === "client-ready");
     assert.equal(ready.label, "rtvi-ai");
     assert.equal(ready.data.about.library, "@pipecat-ai/client-js");
     assert.match(ready.data.version, /^2\./);
     await browser.until("state ready", "document.body.dataset.rtviState === 'ready'");
     assert.equal(await browser.evaluate("document.getElementById('status').textContent"), "Connection: ready");
+    assert.deepEqual(await browser.evaluate("window.__mediaRequests"), [], "the text-only page asked for a device");
+    assert.equal(await browser.evaluate("document.getElementById('message').disabled || document.getElementById('send').disabled"), false);
   });
 
-  test("streams snapshots that show the shop, the checkout form and the conversation panel", async () => {
+  test("streams snapshots that show the shop and the checkout form, not the page's own conversation panel", async () => {
     const snap = await peer.waitFor("ui-snapshot", (m) => m.type === "ui-snapshot");
     const tree = snap.data.tree;
     assert.equal(tree.root.role, "generic");
@@ -88,10 +91,16 @@ describe("demo page", () => {
       ["combobox", "Country"],
       ["checkbox", "Gift wrap"],
       ["button", "Place order"],
+    ]) {
+      assert.ok(find(tree, role, name), `snapshot lacks ${role} "${name}"`);
+    }
+    // The chat (heading, log, message box, Send) is data-a11y-exclude: not part of the screen.
+    for (const [role, name] of [
+      ["heading", "Conversation"],
       ["textbox", "Message"],
       ["button", "Send"],
     ]) {
-      assert.ok(find(tree, role, name), `snapshot lacks ${role} "${name}"`);
+      assert.ok(!find(tree, role, name), `snapshot shows the chat's ${role} "${name}"`);
     }
   });
 
@@ -317,7 +326,8 @@ describe("demo page", () => {
     for (const hidden of ["Snapshot refused", "Invalid message", "LLM failed", "Connection:"]) {
       assert.ok(!text.includes(hidden), `"${hidden}" leaked into a snapshot`);
     }
-    assert.ok(text.includes("Conversation"), "the conversation panel is still in the snapshot");
+    assert.ok(text.includes("Checkout"), "the checkout section is still in the snapshot");
+    assert.ok(!text.includes("Conversation"), "the conversation panel leaked into a snapshot");
     await browser.evaluate("(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input', { bubbles: true })); })()");
   });
 
@@ -342,5 +352,19 @@ describe("demo page", () => {
       ["job_completed", "slow"],
       ["group_completed", null],
     ]);
+  });
+
+  // Last: it ends the connection.
+  test("once disconnected, the message box and Send are disabled and a submit sends nothing", async () => {
+    peer.socket.end();
+    await browser.until("state disconnected", "document.body.dataset.rtviState === 'disconnected'");
+    assert.equal(await browser.evaluate("document.getElementById('message').disabled && document.getElementById('send').disabled"), true);
+    const users = "document.querySelectorAll('#log li.user').length";
+    const before = await browser.evaluate(users);
+    // A submit that races the disconnect (the form's handler, bypassing the disabled controls).
+    await browser.evaluate("document.getElementById('message').value = 'Anyone there?'; document.getElementById('message-form').dispatchEvent(new Event('submit', { cancelable: true }))");
+    await browser.until("the not-connected line", `${NOTICES}.includes('Not connected (disconnected): the message was not sent.')`);
+    assert.equal(await browser.evaluate(users), before, "a message that was not sent shows as sent");
+    assert.ok(!(await browser.evaluate(NOTICES)).includes("sendText"), "the client's transport error leaked out");
   });
 });

@@ -6,7 +6,12 @@
 //! - "click add to cart for the blue mug" → the blue mug lands in the cart (the cart count
 //!   changes on the page) and the bot's one-sentence answer shows in the conversation;
 //! - "type ana@example.com into the email field" → the field holds it; the answer shows;
-//! - "fill the name field with Ana María" → the accents survive into the field.
+//! - "fill the name field with Ana María" → the accents survive into the field;
+//! - "click the place order button" → the order is placed (the page's own chat panel, with
+//!   its Send button, is `data-a11y-exclude`, so "Send" is not on the screen to be clicked).
+//!
+//! Chromium runs without the fake-media flags (no microphone): the text-only page connects
+//! anyway.
 //!
 //! Each answer reaches the page after the UI command it reports. The page shows the
 //! offline-mode notice the server sends when the session is ready.
@@ -105,6 +110,15 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
         .await
         .expect("open the demo page");
     let id = wait_ready(&mut events).await;
+    // No microphone: the page still reaches ready, and its message box is usable only then.
+    page_until(
+        &browser,
+        "the page ready",
+        "return document.body.dataset.rtviState === 'ready' && \
+         !document.getElementById('message').disabled;",
+        "return document.body.dataset.rtviState;",
+    )
+    .await;
 
     // The page says which mode the server runs in.
     page_until(
@@ -192,6 +206,27 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
         "I typed \"Ana María\" into \"Name\"."
     );
 
+    // 4. Click Place order (the cart holds the blue mug, Name and Email are filled): the chat's
+    // Send button is not on the screen, so "button" resolves to Place order, not Send.
+    say(&browser, "click the place order button").await;
+    assert_eq!(
+        bot_reply(&browser, 4).await,
+        "I clicked \"Place order\".",
+        "the Place order button, not the chat's Send"
+    );
+    let outcome = browser
+        .execute(
+            "return document.getElementById('order-result').textContent",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome,
+        json!("Thank you, Ana María! 1 item(s) will ship to France."),
+        "the order was placed"
+    );
+
     // The user's lines and the bot's alternate: one answer per message, nothing else.
     let lines = browser
         .execute(
@@ -207,7 +242,10 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
         .filter_map(Value::as_str)
         .filter(|k| *k != "system")
         .collect();
-    assert_eq!(kinds, ["user", "bot", "user", "bot", "user", "bot"]);
+    assert_eq!(
+        kinds,
+        ["user", "bot", "user", "bot", "user", "bot", "user", "bot"]
+    );
 
     browser.close().await.expect("end the browser session");
     drop(driver);

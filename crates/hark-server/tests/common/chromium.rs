@@ -146,6 +146,8 @@ pub async fn start_browser(tag: &str) -> (Chromedriver, fantoccini::Client) {
     let mut driver = Chromedriver::start(profile.clone());
     driver.wait_listening().await;
 
+    // No fake-media flags: Chromium runs as on a machine with no microphone (the demo page is
+    // text-only and must connect without one).
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
@@ -154,7 +156,6 @@ pub async fn start_browser(tag: &str) -> (Chromedriver, fantoccini::Client) {
             "args": [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                 "--autoplay-policy=no-user-gesture-required",
                 format!("--user-data-dir={}", profile.display()),
             ]
