@@ -541,9 +541,10 @@ pub fn offline_mode_notice() -> &'static str {
 }
 
 /// The answer to a text the offline parser cannot read, or to "help": what the mode can do.
+/// Every example works on the demo shop's home page (pinned in tests/offline.rs).
 pub fn offline_help() -> &'static str {
     "I am in offline screen mode with no LLM, so I understand screen commands only: \
-     \"click add to cart for the blue mug\", \"where is the checkout button\", \
+     \"click add to cart for the travel mug\", \"where is the send button\", \
      \"type ana@example.com into the email field\", \"is gift wrap checked?\" or \
      \"list the buttons\"."
 }
@@ -563,12 +564,42 @@ pub fn offline_filled(value: &str, label: &str) -> String {
     format!("I typed \"{value}\" into \"{label}\".")
 }
 
-/// No element fitted `target` confidently (the job answered `done: false` or no label).
-pub fn offline_not_found(target: &str) -> String {
-    format!(
-        "I could not find \"{target}\" on the screen; try the words written on it, or \"list \
-         the buttons\"."
-    )
+/// No element fitted `target` confidently (the job answered `done: false` or no label);
+/// `on_screen` names a few elements that are on screen (already formatted, may be empty).
+pub fn offline_not_found(target: &str, on_screen: &[String]) -> String {
+    if on_screen.is_empty() {
+        format!("I could not find \"{target}\" on the screen.")
+    } else {
+        format!(
+            "I could not find \"{target}\"; on screen I see {}.",
+            on_screen.join(", ")
+        )
+    }
+}
+
+/// A `fill` of a dropdown (combobox, listbox, select): `value` picked in `label`.
+pub fn offline_selected(value: &str, label: &str) -> String {
+    format!("I selected \"{value}\" in \"{label}\".")
+}
+
+/// A cart question answered by the page's own cart text (e.g. "In your cart: 1 × Coffee
+/// grinder. Total €59.00.").
+pub fn offline_cart_text(text: &str) -> String {
+    let t = text.trim();
+    if t.ends_with(['.', '!', '?']) {
+        t.to_string()
+    } else {
+        format!("{t}.")
+    }
+}
+
+/// A cart question answered by the count on the cart's link or button ("Cart (2)").
+pub fn offline_cart_count(count: u64) -> String {
+    match count {
+        0 => "Your cart is empty.".to_string(),
+        1 => "Your cart has 1 item.".to_string(),
+        n => format!("Your cart has {n} items."),
+    }
 }
 
 /// A `check` answer: `yes` and how sure, in whole percent (`0..=100`) of the answer given.
@@ -614,10 +645,23 @@ pub fn offline_says(label: &str) -> String {
     format!("It says \"{label}\".")
 }
 
-/// A `screen` job that failed (`{"error": …}`, a timeout, an unreachable worker): `error` is
-/// its text.
-pub fn offline_failed(error: &str) -> String {
-    format!("I could not do that offline: {}", error.trim())
+/// A `screen` job that failed, in words for the shopper: never the developer's error text
+/// (that goes to the log). `kind` is what went wrong ([`crate::offline::Failure`]).
+pub fn offline_failed(kind: crate::offline::Failure) -> &'static str {
+    use crate::offline::Failure;
+    match kind {
+        Failure::Timeout => "The page did not answer in time; please try again.",
+        Failure::Unreachable => "I cannot reach the page right now; please reload it.",
+        Failure::NoScreen => "I cannot see the page yet; please wait a moment and try again.",
+        Failure::NotUnderstood => {
+            "I cannot answer that question offline; try \"is gift wrap checked?\" or \
+             \"list the checkboxes\"."
+        }
+        Failure::NoClassifier => "I cannot look at the page offline right now.",
+        Failure::Other => {
+            "Sorry, I could not do that on the page; say \"help\" to hear what I can do."
+        }
+    }
 }
 
 #[cfg(test)]
@@ -654,8 +698,14 @@ mod offline_tests {
         );
         assert_eq!(offline_holds("Email", None), "\"Email\" is empty.");
         assert_eq!(
-            offline_failed(" no classifier. "),
-            "I could not do that offline: no classifier."
+            offline_selected("Spain", "Country"),
+            "I selected \"Spain\" in \"Country\"."
+        );
+        assert_eq!(offline_cart_count(2), "Your cart has 2 items.");
+        assert_eq!(offline_cart_count(0), "Your cart is empty.");
+        assert_eq!(
+            offline_not_found("x", &["Send".to_string()]),
+            "I could not find \"x\"; on screen I see Send."
         );
     }
 }

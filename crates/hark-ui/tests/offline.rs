@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use hark_rtvi::{A11yNode, A11ySnapshot, ServerMessage};
 use hark_ui::classifier::LocalClassifier;
-use hark_ui::offline::{Intent, OfflineScreen, mode_message};
+use hark_ui::offline::{Failure, Intent, OfflineScreen, mode_message};
 use hark_ui::{Bus, BusScreenJobs, JobRoutes, ScreenJobHandler, UiWorker, messages};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -230,9 +230,17 @@ async fn unreadable_text_gets_the_help_and_nothing_happens() {
 async fn nothing_fits_or_no_classifier_is_said_in_one_sentence() {
     let (offline, _worker, mut rx) = offline_on(demo_snapshot("demo/home"));
     let turn = offline.turn("click the purple unicorn").await;
-    assert_eq!(
-        turn.sentence,
-        messages::offline_not_found("the purple unicorn")
+    assert!(
+        turn.sentence
+            .starts_with("I could not find \"the purple unicorn\"; on screen I see "),
+        "{}",
+        turn.sentence
+    );
+    assert!(turn.sentence.contains("\"Send\""), "{}", turn.sentence);
+    assert!(
+        !turn.sentence.contains("Place order"),
+        "offscreen elements are not named: {}",
+        turn.sentence
     );
     assert!(commands(&mut rx).is_empty(), "never a wrong element");
 
@@ -244,7 +252,169 @@ async fn nothing_fits_or_no_classifier_is_said_in_one_sentence() {
     let Err(error) = &turn.calls[0].answer else {
         panic!("the job failed: {turn:?}")
     };
-    assert_eq!(turn.sentence, messages::offline_failed(error));
+    assert_eq!(Failure::of(error), Failure::NoClassifier);
+    assert_eq!(
+        turn.sentence,
+        messages::offline_failed(Failure::NoClassifier)
+    );
+    assert_no_developer_text(&turn.sentence);
+}
+
+/// The shopper's sentence never carries the developer's instructions or Rust names.
+fn assert_no_developer_text(sentence: &str) {
+    for word in [
+        "::",
+        "UiWorker",
+        "classifier",
+        "with_",
+        "LLM classifier",
+        "fallback",
+        "(\"",
+    ] {
+        assert!(!sentence.contains(word), "{word:?} in {sentence:?}");
+    }
+}
+
+/// Every kind of job failure is a short user sentence, never the error text (fault 1).
+#[tokio::test]
+async fn failures_are_user_sentences_without_developer_text() {
+    for error in [
+        messages::screen_timeout("ui", 30.0),
+        messages::screen_worker_unreachable("ui", "the bus is closed"),
+        messages::screen_job_failed("ui", "error"),
+        messages::no_classifier().to_string(),
+        messages::local_cannot_read("check", "is it nice?"),
+        messages::no_snapshot("click", "e3"),
+    ] {
+        let kind = Failure::of(&error);
+        let sentence = messages::offline_failed(kind);
+        assert_no_developer_text(sentence);
+        assert!(sentence.len() < 120, "{sentence}");
+    }
+    assert_eq!(
+        Failure::of(&messages::screen_timeout("ui", 1.0)),
+        Failure::Timeout
+    );
+    assert_eq!(
+        Failure::of(&messages::local_cannot_read("check", "x")),
+        Failure::NotUnderstood
+    );
+    // Questions the local classifier cannot read: a sentence for the shopper.
+    let (offline, _worker, _rx) = offline_on(demo_snapshot("demo/checkout"));
+    let turn = offline.turn("is the weather nice in the shop?").await;
+    if turn.calls.iter().any(|c| c.answer.is_err()) {
+        assert_eq!(
+            turn.sentence,
+            messages::offline_failed(Failure::NotUnderstood)
+        );
+    }
+    assert_no_developer_text(&turn.sentence);
+}
+
+/// Fault 2: questions routed so the local classifier can answer them, over the demo page.
+#[tokio::test]
+async fn switch_total_and_cart_questions_are_answered_from_the_screen() {
+    let (offline, _worker, mut rx) = offline_on(demo_snapshot("demo/checkout"));
+    for text in [
+        "is gift wrap on?",
+        "is gift wrap ticked?",
+        "is gift wrap turned on?",
+    ] {
+        let turn = offline.turn(text).await;
+        assert!(
+            turn.sentence.starts_with("Yes, I think so ("),
+            "{text}: {}",
+            turn.sentence
+        );
+    }
+    let turn = offline.turn("is gift wrap off?").await;
+    assert!(
+        turn.sentence.starts_with("No, I don't think so ("),
+        "{}",
+        turn.sentence
+    );
+
+    for text in [
+        "how much is the total?",
+        "what's the total",
+        "what is the total?",
+    ] {
+        let turn = offline.turn(text).await;
+        assert!(
+            turn.sentence.contains("€59.00"),
+            "{text}: {}",
+            turn.sentence
+        );
+        assert_no_developer_text(&turn.sentence);
+    }
+    let turn = offline.turn("what's in my cart").await;
+    assert_eq!(
+        turn.sentence,
+        "In your cart: 1 × Coffee grinder. Total €59.00."
+    );
+    assert!(commands(&mut rx).is_empty(), "questions send no commands");
+
+    // The home page shows the cart's count only.
+    let (offline, _worker, _rx) = offline_on(demo_snapshot("demo/home"));
+    let turn = offline.turn("what's in my cart?").await;
+    assert!(
+        turn.sentence == "Your cart is empty." || turn.sentence == messages::offline_cart_count(0),
+        "{}",
+        turn.sentence
+    );
+    let turn = offline.turn("is gift wrap on?").await;
+    assert!(
+        turn.sentence.starts_with("No, I don't think so ("),
+        "{}",
+        turn.sentence
+    );
+}
+
+/// Fault 3: every example the help sentence offers works on the demo's home page.
+#[tokio::test]
+async fn every_help_example_works_on_the_demo_page() {
+    let help = messages::offline_help();
+    let examples: Vec<&str> = help.split('"').skip(1).step_by(2).collect();
+    assert!(examples.len() >= 5, "{examples:?}");
+    for example in examples {
+        let (offline, _worker, _rx) = offline_on(demo_snapshot("demo/home"));
+        let turn = offline.turn(example).await;
+        assert!(turn.intent.is_some(), "{example}");
+        assert!(
+            !turn.sentence.starts_with("I could not")
+                && !turn.sentence.starts_with("I cannot")
+                && !turn.sentence.starts_with("Sorry")
+                && turn.sentence != help,
+            "{example}: {}",
+            turn.sentence
+        );
+    }
+}
+
+/// Fault 4: a dropdown's value is "selected", not "typed".
+#[tokio::test]
+async fn a_dropdown_is_selected_not_typed() {
+    let (offline, worker, mut rx) = offline_on(demo_snapshot("demo/home"));
+    for text in [
+        "select Spain from the country list",
+        "set the country to Spain",
+    ] {
+        let turn = offline.turn(text).await;
+        assert_eq!(
+            turn.sentence, "I selected \"Spain\" in \"Country\".",
+            "{text}"
+        );
+        let sent = commands(&mut rx);
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert_eq!(
+            sent[0].1["ref"],
+            json!(ref_of(&worker, "combobox", "Country"))
+        );
+    }
+    let turn = offline
+        .turn("type ana@example.com into the email field")
+        .await;
+    assert_eq!(turn.sentence, "I typed \"ana@example.com\" into \"Email\".");
 }
 
 /// Through a bus, as the server runs it: the turn's jobs reach the worker as `screen` jobs.

@@ -14,15 +14,17 @@
 //!    | --- | --- |
 //!    | [`Intent::Click`] | `click` |
 //!    | [`Intent::Show`] | `scroll_to`, then `highlight` when it was found |
-//!    | [`Intent::Fill`] | `fill` with the value |
+//!    | [`Intent::Fill`] | `fill` with the value, then `list` to say "selected" for a dropdown |
 //!    | [`Intent::Check`] | `check` with the question |
 //!    | [`Intent::List`] | `list` with the role (or none) |
-//!    | [`Intent::Read`] | `find`, then `list` to read the found element's value |
+//!    | [`Intent::Read`] | `find`, then `list` to read the found element's value; about the cart: `list` (the page's cart text, else the count on "Cart (N)") |
 //!    | [`Intent::Help`], unreadable | none |
 //!
 //! 3. the answer becomes one sentence from [`crate::messages`] (`offline_*`): "I clicked "Add
 //!    to cart".", "I typed "ana@example.com" into "Email".", "Yes, I think so (91% sure).", …
-//!    A text the parser cannot read gets [`messages::offline_help`].
+//!    A text the parser cannot read gets [`messages::offline_help`]. "Not found" names a few
+//!    elements on screen (one more `list` job). A failed job is a user sentence by its
+//!    [`Failure`] kind; the developer's error text goes to the log and [`ScreenCall::answer`].
 //!
 //! The mode says so: [`mode_message`] is the `server-message` a server sends once the client
 //! is ready (the demo page shows its `text` in a notice line), and [`messages::offline_mode_notice`]
@@ -96,6 +98,55 @@ pub fn mode_message() -> Value {
     })
 }
 
+/// What kind of failure a failed `screen` job was, for the shopper's sentence
+/// ([`messages::offline_failed`]); the developer's error text stays in [`ScreenCall::answer`]
+/// and the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The job did not answer within the turn's timeout.
+    Timeout,
+    /// The worker (or its bus) could not be reached.
+    Unreachable,
+    /// No snapshot of the page has arrived yet.
+    NoScreen,
+    /// The classifier cannot read the question.
+    NotUnderstood,
+    /// The worker has no classifier.
+    NoClassifier,
+    /// Anything else.
+    Other,
+}
+
+impl Failure {
+    /// The kind of a failed job's error text (`error` is the worker's or the tool's text).
+    pub fn of(error: &str) -> Failure {
+        let lower = error.to_lowercase();
+        if lower.contains("(timeout)") || lower.contains("timed out") {
+            Failure::Timeout
+        } else if lower.contains("cannot be reached") {
+            Failure::Unreachable
+        } else if lower.contains("no snapshot") {
+            Failure::NoScreen
+        } else if lower.contains("cannot read the question") {
+            Failure::NotUnderstood
+        } else if lower.contains(&messages::no_classifier().to_lowercase()) {
+            Failure::NoClassifier
+        } else {
+            Failure::Other
+        }
+    }
+}
+
+/// The shopper's sentence for a failed job; the developer text goes to the log.
+fn failed(error: &str) -> String {
+    let kind = Failure::of(error);
+    tracing::info!(?kind, %error, "offline screen job failed");
+    messages::offline_failed(kind).to_string()
+}
+
+/// Roles whose value is picked from a list (answered "I selected …").
+const PICK_ROLES: &[&str] = &["combobox", "listbox", "select"];
+
 /// One `screen` job of a turn: the payload sent and the answer (`Err`: the error text of a
 /// failed, timed-out or unreachable job).
 #[derive(Debug, Clone, PartialEq)]
@@ -151,7 +202,8 @@ impl OfflineScreen {
     }
 
     /// One turn: parses `text`, runs its `screen` jobs, and words the answer (see the module
-    /// docs). Never fails: every failure is a sentence ([`messages::offline_failed`]).
+    /// docs). Never fails: every failure is a sentence ([`messages::offline_failed`]) and
+    /// never carries the developer's error text.
     pub async fn turn(&self, text: &str) -> OfflineTurn {
         let intent = parse(text);
         let mut calls = Vec::new();
@@ -191,15 +243,34 @@ impl OfflineScreen {
             }
             Intent::Fill { target, value } => {
                 let payload = json!({"action": "fill", "target": target, "value": value});
-                self.act(payload, target, calls, |label| {
-                    messages::offline_filled(value, label)
-                })
-                .await
+                let typed = self
+                    .act(payload, target, calls, |label| {
+                        messages::offline_filled(value, label)
+                    })
+                    .await;
+                let Some(label) = calls.last().and_then(|c| done(&c.answer)) else {
+                    return typed;
+                };
+                // A dropdown is "selected", not "typed" (a read-only `list`, no command).
+                let listed = self
+                    .job(json!({"action": "list", "target": ""}), calls)
+                    .await;
+                let picked = listed.ok().is_some_and(|a| {
+                    a["elements"].as_array().into_iter().flatten().any(|e| {
+                        e["name"].as_str() == Some(label.as_str())
+                            && PICK_ROLES.contains(&e["role"].as_str().unwrap_or(""))
+                    })
+                });
+                if picked {
+                    messages::offline_selected(value, &label)
+                } else {
+                    typed
+                }
             }
             Intent::Check { question } => {
                 let payload = json!({"action": "check", "target": question});
                 match self.job(payload, calls).await {
-                    Err(e) => messages::offline_failed(&e),
+                    Err(e) => failed(&e),
                     Ok(answer) => {
                         let p = answer["probability"]
                             .as_f64()
@@ -214,7 +285,7 @@ impl OfflineScreen {
             Intent::List { role, one, many } => {
                 let payload = json!({"action": "list", "target": role.as_deref().unwrap_or("")});
                 match self.job(payload, calls).await {
-                    Err(e) => messages::offline_failed(&e),
+                    Err(e) => failed(&e),
                     Ok(answer) => {
                         let elements = answer["elements"].as_array().cloned().unwrap_or_default();
                         let shown: Vec<String> =
@@ -238,31 +309,99 @@ impl OfflineScreen {
         say: impl FnOnce(&str) -> String,
     ) -> String {
         match self.job(payload, calls).await {
-            Err(e) => messages::offline_failed(&e),
+            Err(e) => failed(&e),
             Ok(answer) => match done(&Ok(answer)) {
                 Some(label) => say(&label),
-                None => messages::offline_not_found(target),
+                None => self.not_found(target, calls).await,
             },
         }
     }
 
+    /// "Not found", naming a few elements that are on screen (a read-only `list` job).
+    async fn not_found(&self, target: &str, calls: &mut Vec<ScreenCall>) -> String {
+        let listed = self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await;
+        let elements = listed
+            .ok()
+            .and_then(|a| a["elements"].as_array().cloned())
+            .unwrap_or_default();
+        let mut names: Vec<String> = Vec::new();
+        for e in &elements {
+            let role = e["role"].as_str().unwrap_or("");
+            let name = e["name"].as_str().unwrap_or("").trim();
+            let offscreen = e["state"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|x| x == "offscreen"));
+            let acts = [
+                "button",
+                "link",
+                "textbox",
+                "searchbox",
+                "combobox",
+                "checkbox",
+            ];
+            if acts.contains(&role) && !offscreen && !name.is_empty() {
+                let named = format!("\"{name}\"");
+                if !names.contains(&named) {
+                    names.push(named);
+                }
+            }
+        }
+        names.truncate(5);
+        messages::offline_not_found(target, &names)
+    }
+
+    /// A question about the cart: the page's cart text ("In your cart: …", "Your cart is
+    /// empty.") when the tree shows one, else the count on the cart link ("Cart (2)").
+    async fn read_cart(&self, calls: &mut Vec<ScreenCall>) -> Option<String> {
+        let listed = self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await;
+        let elements = listed.ok()?["elements"].as_array().cloned()?;
+        let names: Vec<&str> = elements.iter().filter_map(|e| e["name"].as_str()).collect();
+        if let Some(text) = names.iter().find(|n| {
+            let l = n.to_lowercase();
+            l.contains("in your cart") || l.contains("your cart is")
+        }) {
+            return Some(messages::offline_cart_text(text));
+        }
+        names.iter().find_map(|n| {
+            let l = n.trim().to_lowercase();
+            let inner = l.strip_prefix("cart (")?.strip_suffix(')')?;
+            inner
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .map(messages::offline_cart_count)
+        })
+    }
+
     /// `find` the element, then `list` to read its value (inputs) or its text (the label).
     async fn read(&self, target: &str, calls: &mut Vec<ScreenCall>) -> String {
+        let lower = target.to_lowercase();
+        if lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "cart" || w == "basket")
+            && let Some(sentence) = self.read_cart(calls).await
+        {
+            return sentence;
+        }
         let found = match self
             .job(json!({"action": "find", "target": target}), calls)
             .await
         {
-            Err(e) => return messages::offline_failed(&e),
+            Err(e) => return failed(&e),
             Ok(answer) => answer["label"].as_str().map(str::to_string),
         };
         let Some(label) = found else {
-            return messages::offline_not_found(target);
+            return self.not_found(target, calls).await;
         };
         let listed = match self
             .job(json!({"action": "list", "target": ""}), calls)
             .await
         {
-            Err(e) => return messages::offline_failed(&e),
+            Err(e) => return failed(&e),
             Ok(answer) => answer["elements"].as_array().cloned().unwrap_or_default(),
         };
         let element = listed

@@ -251,8 +251,28 @@ fn check(t: &Text) -> Option<Intent> {
 fn question(text: &str) -> Intent {
     let q = text.trim().trim_end_matches(['?', '？', ' ']);
     Intent::Check {
-        question: format!("{q}?"),
+        question: format!("{}?", checkbox_words(q)),
     }
+}
+
+/// A switch's state said as "on" / "off" ("is gift wrap on?", "is it turned off?") is a
+/// checkbox's state: the words the local classifier reads are "checked" / "unchecked".
+fn checkbox_words(q: &str) -> String {
+    let lower = q.to_ascii_lowercase();
+    for (ends, word) in [
+        (
+            &["switched on", "turned on", "ticked on", "on"][..],
+            "checked",
+        ),
+        (&["switched off", "turned off", "off"][..], "unchecked"),
+    ] {
+        for end in ends {
+            if lower.ends_with(&format!(" {end}")) {
+                return format!("{} {word}", &q[..q.len() - end.len() - 1]);
+            }
+        }
+    }
+    q.to_string()
 }
 
 fn show(t: &Text) -> Option<Intent> {
@@ -340,6 +360,11 @@ fn what(t: &Text) -> Option<Intent> {
         if let Some(intent) = roles_only(rest) {
             return Some(intent);
         }
+        return read(rest);
+    }
+    // "how much is the total?": the value of the element named so.
+    if let Some(rest) = t.after(&["how much is", "how much's", "how much does"]) {
+        let rest = strip_suffix_word(rest, &["come to", "cost", "say"]);
         return read(rest);
     }
     if let Some(rest) = t.after(&["what does", "what do"])
@@ -960,13 +985,21 @@ mod tests {
             ),
             (
                 "can you check whether gift wrap is on",
-                check("gift wrap is on?"),
+                check("gift wrap is checked?"),
             ),
             (
                 "has the order been placed?",
                 check("has the order been placed?"),
             ),
-            ("gift wrap on?", check("gift wrap on?")),
+            ("gift wrap on?", check("gift wrap checked?")),
+            (
+                "is the newsletter switched off?",
+                check("is the newsletter unchecked?"),
+            ),
+            (
+                "is the coupon box on screen?",
+                check("is the coupon box on screen?"),
+            ),
         ]);
     }
 
@@ -1003,6 +1036,7 @@ mod tests {
             ("what is written in the name box", read("the name box")),
             ("what does the cart summary say?", read("the cart summary")),
             ("what's the total", read("the total")),
+            ("how much is the total?", read("the total")),
             ("read the order result", read("the order result")),
             ("tell me what's in the search box", read("the search box")),
         ]);
