@@ -6,7 +6,7 @@
 //! message with 'tool_calls' must be followed by tool messages responding to each
 //! 'tool_call_id'"; Anthropic: "tool_use ids were found without tool_result blocks").
 
-use hark_llm::Message;
+use hark_llm::{Message, ToolCall};
 
 /// Where a history breaks the tool-result rule: the message index and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,10 +67,32 @@ pub fn check_tool_results(history: &[Message]) -> Result<(), HistoryProblem> {
     Ok(())
 }
 
+/// The tool call as the history sent back to the provider keeps it: arguments that are empty,
+/// blank or the JSON `null` (small models send both for a call without arguments) become `"{}"`,
+/// since strict providers refuse an assistant message whose `arguments` is not a JSON object
+/// text. Any other text is kept exactly as the model wrote it. Spec: cases T6/T10 (history).
+pub fn call_for_history(call: &ToolCall) -> ToolCall {
+    let mut kept = call.clone();
+    let text = call.arguments.trim();
+    if text.is_empty() || text == "null" {
+        kept.arguments = "{}".to_string();
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hark_llm::ToolCall;
+
+    #[test]
+    fn empty_and_null_arguments_are_kept_as_an_empty_object() {
+        for raw in ["", "  ", "null", " null\n"] {
+            let call = ToolCall::new("c1", "t", raw);
+            assert_eq!(call_for_history(&call).arguments, "{}", "{raw:?}");
+        }
+        let call = ToolCall::new("c1", "t", r#"{"q":1}"#);
+        assert_eq!(call_for_history(&call), call);
+    }
 
     fn assistant(ids: &[&str]) -> Message {
         Message::Assistant {

@@ -120,7 +120,7 @@ async fn user_step(shared: &Arc<Shared>, text: String, stop: &CancellationToken)
                 let mut history = lock(&shared.history);
                 history.push(Message::Assistant {
                     content: say.join(" "),
-                    tool_calls: vec![call.clone()],
+                    tool_calls: vec![crate::history::call_for_history(&call)],
                 });
                 history.push(Message::Tool {
                     tool_call_id: call.id.clone(),
@@ -400,7 +400,10 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
             let mut history = lock(&shared.history);
             history.push(Message::Assistant {
                 content: reply.text.clone(),
-                tool_calls: answered.iter().map(|(c, ..)| c.clone()).collect(),
+                tool_calls: answered
+                    .iter()
+                    .map(|(c, ..)| crate::history::call_for_history(c))
+                    .collect(),
             });
             for (call, text, ..) in &answered {
                 history.push(Message::Tool {

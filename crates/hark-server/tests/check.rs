@@ -177,6 +177,11 @@ async fn the_demo_shop_places_an_order_and_its_webhook_reaches_the_order_service
         .unwrap();
     let (live, speech) = live(&agent);
 
+    // An empty cart totals €0.00, never a negative zero.
+    let empty = call(&agent, &live, "cart_total", json!({})).await;
+    assert_eq!(empty["total"], "€0.00", "{empty}");
+    assert_eq!(empty["items"], 0, "{empty}");
+
     // Before an order, the locked order id refuses the webhook with a hint; nothing is sent.
     let refused = call(&agent, &live, "order_status", json!({})).await;
     assert_eq!(
@@ -406,4 +411,74 @@ closing = { tool = "book_table" }
         format!("{shown}: 2 errors"),
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected);
+}
+
+/// Tester's findings: a loopback host NAME (`localhost`, RFC 6761) is refused like
+/// 127.0.0.1; a key pasted as `api_key_env` is an error that never prints the key; a wrong
+/// type names its key, shape and example on its line.
+#[test]
+fn hark_check_refuses_loopback_names_pasted_keys_and_wrong_types() {
+    let fix = "Webhooks refuse private, loopback and link-local addresses; turn on \
+               allow_private_network only for your own internal service.";
+    let text = r#"system_prompt = "You sell coffee gear."
+
+[llm]
+provider = "openai-compatible"
+model = "m"
+api_key_env = "sk-proj-abc123def456ghi789"
+
+[[webhook]]
+name = "order_status"
+description = "Status."
+url = "https://localhost:8443/orders/status"
+
+[[webhook]]
+name = "other"
+description = "Other."
+url = "http://sub.localhost:8080/x"
+"#;
+    let path = temp_file("loopback-names.toml", text);
+    let shown = path.display().to_string();
+    let (code, out) = check(&shown, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            format!(
+                "{shown}:6: error: [llm] api_key_env must name an environment variable (like \
+                 OPENAI_API_KEY), not hold the key: move the key into a variable and name it here."
+            ),
+            format!(
+                "{shown}:9: error: webhook order_status: the URL host localhost is loopback. {fix}"
+            ),
+            format!(
+                "{shown}:14: error: webhook other: the URL scheme is http. The scheme must be \
+                 https, or http with allow_private_network."
+            ),
+            format!(
+                "{shown}:14: error: webhook other: the URL host sub.localhost is loopback. {fix}"
+            ),
+            format!("{shown}: 4 errors"),
+        ]
+    );
+    assert!(!out.contains("abc123"), "{out}");
+
+    let path = temp_file(
+        "wrong-type.toml",
+        "system_prompt = \"x\"\n\n[[webhook]]\nname = \"w\"\ndescription = \"W.\"\n\
+         url = \"https://crm.example.com/x\"\ntimeout = \"5s\"\n",
+    );
+    let shown = path.display().to_string();
+    let (code, out) = check(&shown, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            format!(
+                "{shown}:7: error: [[webhook]] timeout must be a number of seconds, like \
+                 timeout = 5 (found string \"5s\")."
+            ),
+            format!("{shown}: 1 error"),
+        ]
+    );
 }

@@ -563,7 +563,14 @@ fn check_url(
             problems.push(messages::url_no_host(name));
             return;
         }
-        Some(Host::Domain(_)) => return,
+        Some(Host::Domain(domain)) => {
+            // `localhost` and `*.localhost` are loopback by definition (RFC 6761): refused here
+            // like 127.0.0.1, not left to the resolver at call time.
+            if !allow_private && crate::guard::is_loopback_name(domain) {
+                problems.push(messages::url_private_host(name, domain, "loopback"));
+            }
+            return;
+        }
         Some(Host::Ipv4(v4)) => std::net::IpAddr::V4(v4),
         Some(Host::Ipv6(v6)) => std::net::IpAddr::V6(v6),
     };

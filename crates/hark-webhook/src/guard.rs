@@ -358,6 +358,14 @@ fn normalise_name(name: &str) -> String {
     lower.strip_suffix('.').map(str::to_string).unwrap_or(lower)
 }
 
+/// True for a host name that is loopback by definition (RFC 6761 section 6.3): `localhost`,
+/// any `*.localhost`, in any case, with or without one trailing dot. Such a name is refused at
+/// build time like `127.0.0.1`, before any resolver is asked.
+pub(crate) fn is_loopback_name(name: &str) -> bool {
+    let name = normalise_name(name);
+    name == "localhost" || name.ends_with(".localhost")
+}
+
 /// The guard as reqwest's resolver.
 #[derive(Debug, Clone)]
 pub(crate) struct GuardResolve(pub(crate) NetworkGuard);
@@ -431,6 +439,28 @@ mod tests {
                 .check_url(&Url::parse("http://127.0.0.1/").unwrap())
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn loopback_names_are_known_by_definition() {
+        for name in [
+            "localhost",
+            "LOCALHOST",
+            "localhost.",
+            "sub.localhost",
+            "a.b.Localhost.",
+        ] {
+            assert!(is_loopback_name(name), "{name}");
+        }
+        for name in [
+            "localhost.example.com",
+            "mylocalhost",
+            "example.com",
+            "localhost..",
+            "",
+        ] {
+            assert!(!is_loopback_name(name), "{name}");
+        }
     }
 
     #[test]

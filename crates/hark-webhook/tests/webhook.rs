@@ -646,6 +646,45 @@ fn problems(builder: hark_webhook::WebhookToolBuilder) -> Vec<String> {
     builder.build().unwrap_err().problems
 }
 
+/// Names that are loopback by definition (RFC 6761: `localhost`, `*.localhost`, `localhost.`)
+/// are refused at build time with the same text as `127.0.0.1`; http reports both faults.
+#[test]
+fn loopback_names_are_refused_at_build_like_loopback_addresses() {
+    let base = |url: &str| webhook_tool("t", "T.", url).output_done();
+    let fix = "Webhooks refuse private, loopback and link-local addresses; turn on allow_private_network only for your own internal service.";
+    assert_eq!(
+        problems(base("https://127.0.0.1/x")),
+        vec![format!("t: the URL host 127.0.0.1 is loopback. {fix}")]
+    );
+    for (url, host) in [
+        ("https://localhost:8443/orders/status", "localhost"),
+        ("https://LOCALHOST/x", "localhost"),
+        ("https://localhost./x", "localhost."),
+        ("https://api.localhost/x", "api.localhost"),
+    ] {
+        assert_eq!(
+            problems(base(url)),
+            vec![format!("t: the URL host {host} is loopback. {fix}")],
+            "{url}"
+        );
+    }
+    let http = problems(base("http://localhost:8080/orders"));
+    assert_eq!(http.len(), 2, "{http:?}");
+    assert!(http[0].contains("scheme is http"), "{http:?}");
+    assert_eq!(
+        http[1],
+        format!("t: the URL host localhost is loopback. {fix}")
+    );
+    // Not loopback by name: left to the resolver at call time.
+    assert!(base("https://localhost.example.com/x").build().is_ok());
+    assert!(
+        base("https://localhost/x")
+            .allow_private_network(true)
+            .build()
+            .is_ok()
+    );
+}
+
 #[test]
 fn the_url_is_checked_at_build() {
     let base = |url: &str| webhook_tool("t", "T.", url).output_done();

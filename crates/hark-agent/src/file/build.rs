@@ -415,6 +415,11 @@ fn build_webhook(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> Optio
     let auth = w.auth.as_ref().and_then(|auth| {
         let variable = auth.env.get_ref().clone();
         let line = found.line(&auth.env);
+        if !is_env_name(&variable) {
+            let place = format!("webhook {name}: auth env");
+            found.error(line, messages::env_name_invalid(&place, "CRM_TOKEN"));
+            return None;
+        }
         if std::env::var(&variable).map_or(true, |v| v.is_empty()) {
             found.warning(line, messages::auth_env_unset(&name, &variable));
         }
@@ -512,6 +517,16 @@ fn build_webhook(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> Optio
     }
 }
 
+/// True when `name` looks like an environment variable name: `[A-Za-z_][A-Za-z0-9_]*`. A key
+/// pasted where the name goes (`sk-proj-…`) does not.
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// The provider and model of `[llm]`, or `None` (with a warning) when its key is not set.
 fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<LlmChoice> {
     let section = file.format().llm.as_ref()?;
@@ -556,6 +571,14 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
         None => default_base.to_string(),
     };
     let key = match &section.api_key_env {
+        Some(variable) if !is_env_name(variable.get_ref()) => {
+            let line = found.line(variable);
+            found.error(
+                line,
+                messages::env_name_invalid("[llm] api_key_env", example),
+            );
+            return None;
+        }
         Some(variable) => match std::env::var(variable.get_ref()) {
             Ok(key) if !key.is_empty() => Some(key),
             _ => {

@@ -17,6 +17,55 @@ pub fn parse_error(message: &str) -> String {
     )
 }
 
+/// A value of the wrong type (serde's "invalid type" error), said with its key: the shape it
+/// needs and an example. `table` is the header above the key (`[[webhook]]`, or empty), `item`
+/// is true when the value is one item of the key's array, `expected` and `found` are serde's
+/// words (`f64`, `a sequence`; `string "5s"`).
+/// Like `[[webhook]] timeout must be a number of seconds, like timeout = 5 (found string "5s").`
+pub fn wrong_type(table: &str, key: &str, item: bool, expected: &str, found: &str) -> String {
+    let short = key.rsplit('.').next().unwrap_or(key).trim_matches('"');
+    let (shape, example) = shape_of(short, expected);
+    let subject = if item {
+        format!("each item of {key}")
+    } else {
+        key.to_string()
+    };
+    let example = if item {
+        format!("{key} = [{example}]")
+    } else {
+        format!("{key} = {example}")
+    };
+    let table = if table.is_empty() {
+        String::new()
+    } else {
+        format!("{table} ")
+    };
+    format!("{table}{subject} must be {shape}, like {example} (found {found}).")
+}
+
+/// The shape serde's `expected` names, in words, and an example value; `key` gives the unit of
+/// a number where the format has one (`timeout`: seconds).
+fn shape_of(key: &str, expected: &str) -> (String, String) {
+    let seconds = key == "timeout" || key.ends_with("_seconds") || key.ends_with("_secs");
+    match expected {
+        "f64" | "f32" | "a float" | "a number" if seconds => {
+            ("a number of seconds".into(), "5".into())
+        }
+        "f64" | "f32" | "a float" | "a number" => ("a number".into(), "5".into()),
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize"
+        | "an integer" => ("a whole number".into(), "3".into()),
+        "a string" | "a borrowed string" | "string" | "a string key" | "char" => {
+            ("text in quotes".into(), "\"text\"".into())
+        }
+        "a boolean" | "bool" => ("true or false".into(), "true".into()),
+        "a sequence" => ("a list".into(), "[\"a\", \"b\"]".into()),
+        other if other == "a map" || other.starts_with("struct ") || other == "a table" => {
+            ("a table of keys".into(), "{ ... }".into())
+        }
+        other => (other.to_string(), "...".into()),
+    }
+}
+
 /// `api_key` written in the file.
 pub fn key_in_file() -> String {
     "[llm] api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\".".to_string()
@@ -26,6 +75,15 @@ pub fn key_in_file() -> String {
 pub fn key_env_missing(provider: &str, example: &str) -> String {
     format!(
         "[llm] provider {provider} needs a key: name the environment variable that holds it with api_key_env = \"{example}\"."
+    )
+}
+
+/// A `*_env` key (`[llm] api_key_env`, a webhook's `auth.env`) holds something that is not an
+/// environment variable name (`[A-Za-z_][A-Za-z0-9_]*`): most often the key itself. `place` is
+/// how the key is named (`[llm] api_key_env`); the value is never shown.
+pub fn env_name_invalid(place: &str, example: &str) -> String {
+    format!(
+        "{place} must name an environment variable (like {example}), not hold the key: move the key into a variable and name it here."
     )
 }
 

@@ -212,6 +212,7 @@ mod host;
 pub mod messages;
 mod placeholders;
 mod problem;
+mod wrong_type;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -262,9 +263,13 @@ impl AgentFile {
                 format,
             }),
             Err(error) => {
-                let line = error.span().map(|span| problem::line_of(&text, span.start));
+                let start = error.span().map(|span| span.start);
+                let line = start.map(|start| problem::line_of(&text, start));
+                let said = start
+                    .and_then(|start| wrong_type::rewrite(&text, error.message(), start))
+                    .unwrap_or_else(|| messages::parse_error(error.message()));
                 Err(FileProblems {
-                    problems: vec![Problem::error(line, messages::parse_error(error.message()))],
+                    problems: vec![Problem::error(line, said)],
                 })
             }
         }

@@ -103,8 +103,12 @@ pub fn find(name: &str) -> Option<Product> {
     }
 }
 
-/// `€34.50`: a price as the page writes it.
+/// `€34.50`: a price as the page writes it, rounded to cents. An amount that rounds to zero
+/// (an empty cart's `-0.0`, or `-0.001`) is written `€0.00`, never `€-0.00`.
 pub fn euros(amount: f64) -> String {
+    let cents = (amount * 100.0).round();
+    // `-0.0 + 0.0` is `+0.0`: this drops the sign of a negative zero.
+    let amount = cents / 100.0 + 0.0;
     format!("€{amount:.2}")
 }
 
@@ -121,6 +125,19 @@ mod tests {
         assert!(search("travel mugs").iter().any(|p| p.id == "travel-mug"));
         assert_eq!(search("").len(), products().len());
         assert_eq!(euros(9.5), "€9.50");
+    }
+
+    /// No amount is ever written as a negative zero (an empty cart's total is `-0.0`).
+    #[test]
+    fn euros_never_writes_negative_zero() {
+        assert_eq!(euros(-0.0), "€0.00");
+        assert_eq!(euros(-0.001), "€0.00");
+        assert_eq!(euros(-0.004), "€0.00");
+        assert_eq!(euros(0.0), "€0.00");
+        assert_eq!(euros(-1.5), "€-1.50");
+        assert_eq!(euros(43.0), "€43.00");
+        let empty: Vec<f64> = Vec::new();
+        assert_eq!(euros(empty.iter().sum()), "€0.00");
     }
 
     /// Every row of the page's `PRODUCTS` is read, none skipped.

@@ -287,3 +287,16 @@ pub fn tools(book: OrderBook) -> Vec<ToolSpec> {
         place_order(book),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty cart's sum is `-0.0` in Rust; its total is still written `€0.00`.
+    #[test]
+    fn an_empty_cart_totals_zero_never_negative_zero() {
+        let (items, total) = totals(&[]);
+        assert_eq!(items, 0);
+        assert_eq!(euros(total), "€0.00");
+    }
+}
