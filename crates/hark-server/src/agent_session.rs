@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use hark_agent::file::{AgentSetup, ProviderKind};
+use hark_agent::file::AgentSetup;
 use hark_agent::{AgentOutput, AgentSettings, Conductor, OutputClosed, VoiceAgent};
 use hark_llm::Provider;
 use hark_rtvi::message::ServerMessage;
@@ -114,11 +114,6 @@ impl VoiceAgentConfig {
     /// variable is unset): then the session runs the offline screen mode.
     pub fn from_setup(setup: &AgentSetup) -> Option<Self> {
         let llm = setup.llm.as_ref()?;
-        let dialect = match llm.kind {
-            ProviderKind::Anthropic => Dialect::Anthropic,
-            ProviderKind::Gemini => Dialect::GeminiParameters,
-            ProviderKind::OpenaiCompatible => Dialect::OpenAi,
-        };
         let mut config = Self::new(
             llm.provider.clone(),
             llm.model.clone(),
@@ -126,8 +121,7 @@ impl VoiceAgentConfig {
             setup.registry.clone(),
         )
         .language(setup.language.clone())
-        .timezone(setup.timezone.clone())
-        .dialect(dialect);
+        .timezone(setup.timezone.clone());
         // A flow keeps its progress per call: each session gets its own run of the flow.
         if let Some(first) = setup.conductor() {
             let setup = setup.clone();

@@ -221,26 +221,4 @@ mod tests {
         let audio = hark_rtvi::frame::Frame::audio(vec![0; 640], 16_000, 1).to_bytes();
         assert_eq!(decode_default(&audio), Ok(None));
     }
-
-    #[test]
-    fn bot_reply_mimics_a_pipecat_text_turn() {
-        let types: Vec<String> = bot_reply("Hi.", false)
-            .iter()
-            .map(ServerMessage::type_name)
-            .collect();
-        assert_eq!(
-            types,
-            [
-                "bot-llm-started",
-                "bot-llm-text",
-                "bot-output",
-                "bot-llm-stopped"
-            ]
-        );
-        let json = bot_reply("Hi.", false)[2].to_json(None);
-        assert!(json.contains(r#""aggregated_by":"sentence""#), "{json}");
-        assert!(!json.contains("\"spoken\""), "{json}");
-        let v1 = bot_reply("Hi.", true)[2].to_json(None);
-        assert!(v1.contains(r#""spoken":false"#), "{v1}");
-    }
 }
