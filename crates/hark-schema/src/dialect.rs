@@ -21,6 +21,11 @@ use crate::normalise::{MAX_DEPTH, normalise};
 /// | `AnthropicStrict` | strict tool use: every object closed, `required` kept; `oneOf` → `anyOf`, `const` → one-value `enum`; numeric and length bounds, `default`, `minItems` other than 0 or 1… → words; `not`, `if`, tuples, open maps refused |
 /// | `GeminiParameters` | `FunctionDeclaration.parameters` (OpenAPI 3.0 subset, also the Live API; for a tool without arguments send no `parameters`, see [`takes_no_arguments`]): type lists and null branches → `nullable: true`; enums of strings only (others → words); `const` → `enum`; `oneOf` → `anyOf`; `title` → description when there is none, else dropped; `additionalProperties: false` dropped; exclusive bounds, `multipleOf`, `uniqueItems`, `examples` → words; `allOf`, `not`, `if`, tuples, open maps and untyped values refused |
 /// | `GeminiJsonSchema` | `FunctionDeclaration.parametersJsonSchema`: real JSON Schema; only `x-` keys dropped |
+///
+/// In the strict dialects "every object" means every schema whose `type` includes `"object"`
+/// and every schema that holds `properties`, whatever its `type` says (`"type": "string"`
+/// beside `properties` is valid JSON Schema, so it is kept and closed, not refused; issue 9
+/// point 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// OpenAI function calling without `strict`.
@@ -269,7 +274,11 @@ impl Converter {
             return node.clone();
         }
         let is_object = type_list.iter().any(|t| t == "object");
-        if is_object
+        // A schema holding `properties` is closed like an object even when its `type` leaves
+        // objects out (`"type": "string"` beside `properties`): the strict dialects check every
+        // schema that names properties (issue 9 point 3, fuzz crash bda57b5f).
+        let names_properties = is_object || m.contains_key("properties");
+        if names_properties
             && self.dialect == Dialect::OpenAiStrict
             && depth > OPENAI_STRICT_MAX_OBJECT_DEPTH
         {
@@ -401,8 +410,8 @@ impl Converter {
             }
         }
 
-        if is_object && self.dialect != Dialect::GeminiParameters {
-            if !out.contains_key("properties") {
+        if names_properties && self.dialect != Dialect::GeminiParameters {
+            if is_object && !out.contains_key("properties") {
                 out.insert("properties".into(), Value::Object(Map::new()));
             }
             if !out.contains_key("additionalProperties") {
