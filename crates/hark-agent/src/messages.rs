@@ -9,6 +9,13 @@ pub fn model_failed_line() -> String {
     "Sorry, I could not answer that just now. Please say it again.".to_string()
 }
 
+/// Said to the caller, once per turn, when the model request is being sent again (the provider
+/// sent nothing in time, refused for now with 429/5xx, or its stream broke before anything was
+/// said), so the caller does not sit in silence (issue 9, point 2).
+pub fn hold_line() -> String {
+    "One moment.".to_string()
+}
+
 /// The RTVI `error` text (not fatal) when a model request failed: `detail` is the provider
 /// error, which names the provider, the endpoint and the status.
 pub fn model_failed(detail: &str) -> String {
@@ -77,5 +84,6 @@ mod tests {
             r#"create_booking finished: {"id":7}"#
         );
         assert!(tool_rounds_exhausted(8).starts_with("You have called tools 8 times"));
+        assert_eq!(hold_line(), "One moment.");
     }
 }

@@ -15,12 +15,21 @@
 //! | streaming, some text said | the text streamed so far, no tool calls | none run |
 //! | between the stream and the tools | the text if any was said, no tool calls | none run |
 //! | tools running | the text, every call that ran and its one result | `continue` tools keep running (their result comes once, later); the others end cancelled |
+//!
+//! What a provider fault does (issue 9, point 2):
+//!
+//! | fault | what happens |
+//! | --- | --- |
+//! | no first byte, 408, 429, 5xx, refused connection | the provider client retries ([`hark_llm::RetryPolicy`]); on its first retry of a turn the caller hears [`messages::hold_line`] |
+//! | the stream breaks after its first byte (cut, or silent past the idle limit), nothing said yet | no call of the broken reply runs; the request is sent again once per turn, after the hold line |
+//! | the stream breaks otherwise, or the retries run out | no call of the broken reply runs; the client gets an RTVI `error`; the caller hears [`messages::model_failed_line`] unless text was said and no tool call was under way; the text said is recorded, without calls |
+//! | tool-call arguments that are not valid JSON | repaired where that is safe ([`hark_llm::repair_arguments`]) and the call runs; otherwise it does not run and its one result is the registry's refusal, which the model reads |
 
 use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::future::join_all;
-use hark_llm::{ChatRequest, Message, StreamEvent, ToolCall, ToolChoice};
+use hark_llm::{ChatRequest, LlmError, Message, StreamEvent, TimeoutPhase, ToolCall, ToolChoice};
 use hark_rtvi::message::ServerMessage;
 use hark_tools::{CallResult, Discarded, Generation, RawArguments, ToolRegistry};
 use serde_json::Value;
@@ -197,18 +206,68 @@ struct Reply {
     text: String,
     calls: Vec<ToolCall>,
     interrupted: bool,
-    failed: bool,
+    /// The provider's error, when the reply failed (not yet reported: [`report_failure`]).
+    error: Option<LlmError>,
+    /// A tool call had started streaming (whether or not it was complete).
+    call_started: bool,
+}
+
+impl Reply {
+    fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// The stream broke after its first byte with nothing said and no tool run: asking again
+    /// repeats nothing (issue 9, point 2). Errors before the first byte were already retried
+    /// by the provider client; a reply the provider refused or that did not decode would fail
+    /// the same way again.
+    fn worth_asking_again(&self) -> bool {
+        !self.interrupted
+            && self.text.trim().is_empty()
+            && matches!(
+                self.error,
+                Some(
+                    LlmError::StreamCut { .. }
+                        | LlmError::Timeout {
+                            phase: TimeoutPhase::NextChunk,
+                            ..
+                        }
+                )
+            )
+    }
+}
+
+/// Says [`messages::hold_line`] once per turn (`held` remembers), so a caller waiting on a
+/// retry hears something. False when the speech was interrupted.
+async fn hold(shared: &Shared, held: &mut bool) -> bool {
+    if *held {
+        return true;
+    }
+    *held = true;
+    shared
+        .speech
+        .say_segment(&messages::hold_line())
+        .await
+        .is_ok()
 }
 
 /// Streams one model reply: text deltas go out as `bot-llm-text` and, sentence by sentence,
-/// as spoken segments; tool calls are collected.
-async fn stream_reply(shared: &Shared, request: &ChatRequest, stop: &CancellationToken) -> Reply {
+/// as spoken segments; tool calls are collected. A retry of the provider client
+/// ([`StreamEvent::Retrying`]) before anything was said makes the caller hear the hold line
+/// (once per turn, `held`).
+async fn stream_reply(
+    shared: &Shared,
+    request: &ChatRequest,
+    stop: &CancellationToken,
+    held: &mut bool,
+) -> Reply {
     let output = shared.output();
     let mut reply = Reply {
         text: String::new(),
         calls: Vec::new(),
         interrupted: false,
-        failed: false,
+        error: None,
+        call_started: false,
     };
     if output.send(ServerMessage::BotLlmStarted).await.is_err() {
         reply.interrupted = true;
@@ -244,7 +303,19 @@ async fn stream_reply(shared: &Shared, request: &ChatRequest, stop: &Cancellatio
                     }
                 }
             }
-            Some(Ok(StreamEvent::ToolCallDone { call, .. })) => reply.calls.push(call),
+            Some(Ok(StreamEvent::ToolCallStarted { .. })) => reply.call_started = true,
+            Some(Ok(StreamEvent::ToolCallDone { call, .. })) => {
+                reply.call_started = true;
+                reply.calls.push(call);
+            }
+            Some(Ok(StreamEvent::Retrying { retry, wait, error })) => {
+                tracing::warn!(%error, retry, wait_ms = wait.as_millis() as u64,
+                    "model request retried");
+                if reply.text.is_empty() && !hold(shared, held).await {
+                    reply.interrupted = true;
+                    break;
+                }
+            }
             Some(Ok(StreamEvent::Finished(reason))) => {
                 tracing::debug!(?reason, "model reply finished");
                 break;
@@ -252,13 +323,7 @@ async fn stream_reply(shared: &Shared, request: &ChatRequest, stop: &Cancellatio
             Some(Ok(_)) => {}
             Some(Err(error)) => {
                 tracing::warn!(%error, "model request failed");
-                reply.failed = true;
-                let _ = output
-                    .send(ServerMessage::Error {
-                        error: messages::model_failed(&error.to_string()),
-                        fatal: false,
-                    })
-                    .await;
+                reply.error = Some(error);
                 break;
             }
             None => {
@@ -274,13 +339,30 @@ async fn stream_reply(shared: &Shared, request: &ChatRequest, stop: &Cancellatio
         let _ = shared.speech.say_segment(&rest).await;
     }
     let _ = output.send(ServerMessage::BotLlmStopped).await;
-    if reply.failed && reply.text.trim().is_empty() {
+    reply
+}
+
+/// A reply failed for good: the client gets an RTVI `error` (not fatal) naming the provider
+/// and the status; the caller hears [`messages::model_failed_line`] unless the reply already
+/// said something and was not about to run a tool (a tool call cut off means what the caller
+/// asked for will not happen).
+async fn report_failure(shared: &Shared, reply: &Reply) {
+    let Some(error) = reply.error.as_ref().filter(|_| !reply.interrupted) else {
+        return;
+    };
+    let _ = shared
+        .output()
+        .send(ServerMessage::Error {
+            error: messages::model_failed(&error.to_string()),
+            fatal: false,
+        })
+        .await;
+    if reply.text.trim().is_empty() || reply.call_started {
         let _ = shared
             .speech
             .say_segment(&messages::model_failed_line())
             .await;
     }
-    reply
 }
 
 /// Model rounds until a reply without tool calls, an interruption, the end of the call, or
@@ -288,6 +370,10 @@ async fn stream_reply(shared: &Shared, request: &ChatRequest, stop: &Cancellatio
 async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
     let settings = &shared.settings;
     let limit = settings.max_tool_rounds;
+    // The hold line is said at most once per turn.
+    let mut held = false;
+    // A reply whose stream broke before anything was said is asked for again once per turn.
+    let mut asked_again = false;
     for round in 0..=limit {
         if stop.is_cancelled() || shared.is_ended() {
             return;
@@ -325,8 +411,21 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
         if stop.is_cancelled() {
             return;
         }
-        let mut reply = stream_reply(shared, &request, stop).await;
-        if reply.interrupted || reply.failed || reply.calls.is_empty() || last {
+        let mut reply = stream_reply(shared, &request, stop, &mut held).await;
+        if reply.worth_asking_again() && !asked_again && !stop.is_cancelled() {
+            asked_again = true;
+            // Once per turn; nothing of the broken reply was said or runs (its calls are
+            // dropped with it).
+            tracing::warn!(error = ?reply.error, "model stream broke before anything was said; asking again");
+            if hold(shared, &mut held).await && !stop.is_cancelled() {
+                reply = stream_reply(shared, &request, stop, &mut held).await;
+            } else {
+                // The caller talked over the hold line: the turn is theirs now.
+                reply.interrupted = true;
+            }
+        }
+        report_failure(shared, &reply).await;
+        if reply.interrupted || reply.failed() || reply.calls.is_empty() || last {
             if last && !reply.calls.is_empty() {
                 tracing::warn!(
                     rounds = limit,

@@ -398,11 +398,17 @@ impl Decoder for AnthropicDecoder {
                     .and_then(Value::as_u64)
                     .ok_or_else(|| self.bad("content_block_stop"))?;
                 if let Some(b) = self.open.remove(&index) {
-                    let args = if b.args.trim().is_empty() {
-                        "{}".to_owned()
-                    } else {
-                        b.args
-                    };
+                    // A call without arguments (no `partial_json`, or only blanks) is done as
+                    // `{}`, sent as a last delta so the deltas still add up to the arguments
+                    // (found by the `llm_stream` fuzz target, issue 9).
+                    let mut args = b.args;
+                    if args.trim().is_empty() {
+                        args.push_str("{}");
+                        out.push_back(StreamEvent::ToolCallArgumentsDelta {
+                            index: b.call,
+                            delta: "{}".to_owned(),
+                        });
+                    }
                     out.push_back(StreamEvent::ToolCallDone {
                         index: b.call,
                         call: ToolCall::new(b.id, b.name, args),

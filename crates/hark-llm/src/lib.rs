@@ -13,7 +13,9 @@
 //! - Failures are [`LlmError`]s naming the provider, the endpoint and the status with a short
 //!   excerpt of the provider's message; keys are never logged nor shown.
 //! - Requests are retried with backoff on connection errors, time-to-first-byte timeouts, 408,
-//!   429 and 5xx, only before the first streamed byte ([`RetryPolicy`]).
+//!   429 and 5xx, only before the first streamed byte ([`RetryPolicy`]); each retry is announced
+//!   in the stream as [`StreamEvent::Retrying`], so a voice agent can say a holding line.
+//!   [`HttpOptions::for_voice`] gives up on a silent provider after 10 s rather than 30 s.
 //! - [`repair_arguments`] reads small models' broken tool-call JSON where that is safe.
 //! - [`testing::ScriptedServer`] is the test double for an OpenAI-compatible provider.
 //!
@@ -58,6 +60,9 @@
 //! # }
 //! ```
 
+#[doc(hidden)]
+#[path = "fuzz.rs"]
+pub mod __fuzz;
 mod anthropic;
 mod error;
 mod gemini;
@@ -80,7 +85,7 @@ pub use gemini::{Gemini, GeminiSchemaField};
 pub use openai::{MaxTokensField, OpenAiCompatible};
 pub use repair::{RepairError, repair_arguments};
 pub use retry::{Pause, RetryPolicy, TokioPause, is_retryable_status};
-pub use transport::HttpOptions;
+pub use transport::{HttpOptions, VOICE_FIRST_BYTE_TIMEOUT};
 pub use types::{
     ChatRequest, Completion, FinishReason, Message, ResponseFormat, StreamEvent, TokenLogprob,
     ToolCall, ToolChoice, ToolDefinition, Usage,

@@ -43,6 +43,24 @@ impl Default for HttpOptions {
     }
 }
 
+impl HttpOptions {
+    /// Limits for a voice call, where silence is what the caller notices (issue 9, point 2): a
+    /// provider that sends nothing for 10 s is given up on and asked again (the caller hears a
+    /// holding line on [`crate::StreamEvent::Retrying`]) rather than after the default 30 s.
+    /// Connect 3 s, first byte 10 s, idle 15 s, the default retries.
+    pub fn for_voice() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(3),
+            first_byte_timeout: VOICE_FIRST_BYTE_TIMEOUT,
+            idle_timeout: Duration::from_secs(15),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// The first-byte limit of [`HttpOptions::for_voice`]: 10 s.
+pub const VOICE_FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Largest error body read for an excerpt.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -111,71 +129,70 @@ impl Transport {
         }
     }
 
-    /// Sends `body` to `url`, retrying before the first byte as the policy allows.
-    async fn send(
+    /// Sends `body` to `url` once: the response when it is a success, else the error (its
+    /// `Retry-After` inside [`LlmError::Http`]).
+    async fn attempt(
         &self,
         url: &str,
         headers: &HeaderMap,
         body: Bytes,
     ) -> Result<reqwest::Response, LlmError> {
-        let policy = &self.options.retry;
-        let mut retry = 0u32;
-        loop {
-            let started = std::time::Instant::now();
-            let request = self
-                .http
-                .post(url)
-                .headers(headers.clone())
-                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-                .body(body.clone())
-                .send();
-            let (error, retry_after) =
-                match tokio::time::timeout(self.options.first_byte_timeout, request).await {
-                    Err(_) => (
-                        LlmError::Timeout {
-                            provider: self.label.clone(),
-                            phase: TimeoutPhase::FirstByte,
-                            after: self.options.first_byte_timeout,
-                        },
-                        None,
-                    ),
-                    Ok(Err(e)) => (self.err_connect(&e), None),
-                    Ok(Ok(resp)) if resp.status().is_success() => {
-                        tracing::debug!(provider = %self.label, status = resp.status().as_u16(),
-                            ms = started.elapsed().as_millis() as u64, "llm stream started");
-                        return Ok(resp);
-                    }
-                    Ok(Ok(resp)) => {
-                        let status = resp.status().as_u16();
-                        let retry_after = retry_after(resp.headers());
-                        let text = read_limited(resp).await;
-                        (
-                            LlmError::Http {
-                                provider: self.label.clone(),
-                                status,
-                                message: excerpt(&text, self.secret.as_ref().map(Secret::expose)),
-                                retry_after,
-                            },
-                            retry_after,
-                        )
-                    }
-                };
-            let retryable = match &error {
-                LlmError::Http { status, .. } => is_retryable_status(*status),
-                LlmError::Timeout { .. } | LlmError::Connect { .. } => true,
-                _ => false,
-            };
-            if !retryable || retry >= policy.max_retries {
-                tracing::warn!(provider = %self.label, status = ?error.status(), attempts = retry + 1,
-                    "llm request failed");
-                return Err(error);
+        let started = std::time::Instant::now();
+        let request = self
+            .http
+            .post(url)
+            .headers(headers.clone())
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .body(body)
+            .send();
+        match tokio::time::timeout(self.options.first_byte_timeout, request).await {
+            Err(_) => Err(LlmError::Timeout {
+                provider: self.label.clone(),
+                phase: TimeoutPhase::FirstByte,
+                after: self.options.first_byte_timeout,
+            }),
+            Ok(Err(e)) => Err(self.err_connect(&e)),
+            Ok(Ok(resp)) if resp.status().is_success() => {
+                tracing::debug!(provider = %self.label, status = resp.status().as_u16(),
+                    ms = started.elapsed().as_millis() as u64, "llm stream started");
+                Ok(resp)
             }
-            let wait = policy.delay(retry, retry_after, self.pause.jitter());
-            tracing::warn!(provider = %self.label, status = ?error.status(), retry = retry + 1,
-                wait_ms = wait.as_millis() as u64, "llm request failed; retrying");
-            self.pause.sleep(wait).await;
-            retry += 1;
+            Ok(Ok(resp)) => {
+                let status = resp.status().as_u16();
+                let retry_after = retry_after(resp.headers());
+                let text = read_limited(resp).await;
+                Err(LlmError::Http {
+                    provider: self.label.clone(),
+                    status,
+                    message: excerpt(&text, self.secret.as_ref().map(Secret::expose)),
+                    retry_after,
+                })
+            }
         }
+    }
+
+    /// The wait before retry number `retry` (0-based) after `error`, or `None` when the
+    /// policy gives up (the error is not retryable, or the retries are used up).
+    fn retry_wait(&self, error: &LlmError, retry: u32) -> Option<Duration> {
+        let policy = &self.options.retry;
+        let (retryable, retry_after) = match error {
+            LlmError::Http {
+                status,
+                retry_after,
+                ..
+            } => (is_retryable_status(*status), *retry_after),
+            LlmError::Timeout { .. } | LlmError::Connect { .. } => (true, None),
+            _ => (false, None),
+        };
+        if !retryable || retry >= policy.max_retries {
+            tracing::warn!(provider = %self.label, status = ?error.status(), attempts = retry + 1,
+                "llm request failed");
+            return None;
+        }
+        let wait = policy.delay(retry, retry_after, self.pause.jitter());
+        tracing::warn!(provider = %self.label, status = ?error.status(), retry = retry + 1,
+            wait_ms = wait.as_millis() as u64, "llm request failed; retrying");
+        Some(wait)
     }
 }
 
@@ -262,8 +279,124 @@ pub(crate) fn decode(label: &ProviderLabel, detail: String) -> LlmError {
     }
 }
 
+/// The decoding half of a stream: the SSE parser and a provider's decoder, fed the body chunk
+/// by chunk. [`run`] drives it from the HTTP body; [`crate::__fuzz`] drives it from bytes in
+/// memory, so the fuzzer exercises exactly the code a stream runs.
+pub(crate) struct Decoding<D> {
+    label: ProviderLabel,
+    decoder: D,
+    parser: SseParser,
+    /// Events decoded and not yet taken, in wire order.
+    pub queue: VecDeque<StreamEvent>,
+    /// The error that ended the stream (yielded after `queue`).
+    pub error: Option<LlmError>,
+    ended: bool,
+}
+
+impl<D: Decoder> Decoding<D> {
+    pub fn new(label: ProviderLabel, decoder: D) -> Self {
+        Self {
+            label,
+            decoder,
+            parser: SseParser::default(),
+            queue: VecDeque::new(),
+            error: None,
+            ended: false,
+        }
+    }
+
+    /// No more bytes are wanted: the turn finished, or failed.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Feeds one chunk of the body. Events after the provider's end marker are not read.
+    pub fn chunk(&mut self, bytes: &[u8]) {
+        if self.ended {
+            return;
+        }
+        match self.parser.feed(bytes) {
+            Err(limit) => self.fail(decode(&self.label, messages::event_too_large(limit))),
+            Ok(events) => {
+                for event in events {
+                    if !self.feed_event(event) || self.decoder.done() {
+                        break;
+                    }
+                }
+            }
+        }
+        if self.decoder.done() {
+            self.finish();
+        }
+    }
+
+    /// The body ended cleanly: dispatches a last event whose blank line never came, then lets
+    /// the decoder close the turn.
+    pub fn end_of_body(&mut self) {
+        if self.ended {
+            return;
+        }
+        if let Some(last) = self.parser.finish()
+            && !self.feed_event(last)
+        {
+            return;
+        }
+        self.finish();
+    }
+
+    /// The body broke (a connection error mid-stream): the decoder closes the turn with what it
+    /// has, or says the stream was cut.
+    pub fn broke(&mut self) {
+        self.finish();
+    }
+
+    /// Ends the stream with `e` after the events already decoded.
+    pub fn fail(&mut self, e: LlmError) {
+        self.error = Some(e);
+        self.ended = true;
+    }
+
+    /// Feeds one event; false when it failed the stream.
+    fn feed_event(&mut self, event: SseEvent) -> bool {
+        match self.decoder.event(event, &mut self.queue) {
+            Ok(()) => true,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    /// The bytes ended or the provider said it is done: let the decoder close the turn.
+    fn finish(&mut self) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        if let Err(e) = self.decoder.end(&mut self.queue) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Takes the next item: a queued event, else the error, else `None`.
+    pub fn take(&mut self) -> Option<Result<StreamEvent, LlmError>> {
+        if let Some(event) = self.queue.pop_front() {
+            return Some(Ok(event));
+        }
+        self.error.take().map(Err)
+    }
+}
+
 enum Phase {
-    Start,
+    /// Attempt number `retry + 1` is to be sent.
+    Start {
+        retry: u32,
+    },
+    /// A retry waits `wait` before attempt number `retry + 1`.
+    Waiting {
+        retry: u32,
+        wait: Duration,
+    },
     Reading(BoxStream<'static, reqwest::Result<Bytes>>),
     Ended,
 }
@@ -272,39 +405,38 @@ struct Run<D> {
     transport: Arc<Transport>,
     url: String,
     headers: HeaderMap,
-    body: Option<Result<Bytes, LlmError>>,
-    decoder: D,
-    parser: SseParser,
-    queue: VecDeque<StreamEvent>,
-    error: Option<LlmError>,
+    body: Result<Bytes, LlmError>,
+    decoding: Decoding<D>,
     phase: Phase,
 }
 
 impl<D: Decoder> Run<D> {
     async fn next(&mut self) -> Option<Result<StreamEvent, LlmError>> {
         loop {
-            if let Some(event) = self.queue.pop_front() {
-                return Some(Ok(event));
-            }
-            if let Some(e) = self.error.take() {
-                self.phase = Phase::Ended;
-                return Some(Err(e));
+            if let Some(item) = self.decoding.take() {
+                if item.is_err() {
+                    self.phase = Phase::Ended;
+                }
+                return Some(item);
             }
             match &mut self.phase {
                 Phase::Ended => return None,
-                Phase::Start => {
-                    let body = match self.body.take() {
-                        Some(Ok(b)) => b,
-                        Some(Err(e)) => {
+                Phase::Waiting { retry, wait } => {
+                    let (retry, wait) = (*retry, *wait);
+                    self.transport.pause.sleep(wait).await;
+                    self.phase = Phase::Start { retry };
+                }
+                Phase::Start { retry } => {
+                    let retry = *retry;
+                    let body = match &self.body {
+                        Ok(b) => b.clone(),
+                        Err(e) => {
+                            let e = e.clone();
                             self.fail(e);
                             continue;
                         }
-                        None => {
-                            self.phase = Phase::Ended;
-                            continue;
-                        }
                     };
-                    match self.transport.send(&self.url, &self.headers, body).await {
+                    match self.transport.attempt(&self.url, &self.headers, body).await {
                         Ok(resp) if not_event_stream(&resp).is_some() => {
                             // A server that ignored `stream: true`, a proxy's error page, or a
                             // `base_url` that reaches a web page rather than the API.
@@ -320,12 +452,25 @@ impl<D: Decoder> Run<D> {
                             self.fail(decode(&self.transport.label, detail));
                         }
                         Ok(resp) => self.phase = Phase::Reading(resp.bytes_stream().boxed()),
-                        Err(e) => self.fail(e),
+                        Err(e) => match self.transport.retry_wait(&e, retry) {
+                            Some(wait) => {
+                                self.decoding.queue.push_back(StreamEvent::Retrying {
+                                    retry: retry + 1,
+                                    wait,
+                                    error: e,
+                                });
+                                self.phase = Phase::Waiting {
+                                    retry: retry + 1,
+                                    wait,
+                                };
+                            }
+                            None => self.fail(e),
+                        },
                     }
                 }
                 Phase::Reading(bytes) => {
-                    if self.decoder.done() {
-                        self.finish();
+                    if self.decoding.ended() {
+                        self.phase = Phase::Ended;
                         continue;
                     }
                     let idle = self.transport.options.idle_timeout;
@@ -335,63 +480,23 @@ impl<D: Decoder> Run<D> {
                             phase: TimeoutPhase::NextChunk,
                             after: idle,
                         }),
-                        Ok(None) => {
-                            if let Some(last) = self.parser.finish() {
-                                self.feed_event(last);
-                            }
-                            self.finish();
-                        }
+                        Ok(None) => self.decoding.end_of_body(),
                         Ok(Some(Err(e))) => {
                             tracing::debug!(provider = %self.transport.label,
                                 body_error = e.is_body() || e.is_decode(), "llm stream broke");
-                            self.finish();
+                            self.decoding.broke();
                         }
-                        Ok(Some(Ok(chunk))) => match self.parser.feed(&chunk) {
-                            Err(limit) => self.fail(decode(
-                                &self.transport.label,
-                                messages::event_too_large(limit),
-                            )),
-                            Ok(events) => {
-                                for event in events {
-                                    if !self.feed_event(event) || self.decoder.done() {
-                                        break;
-                                    }
-                                }
-                            }
-                        },
+                        Ok(Some(Ok(chunk))) => self.decoding.chunk(&chunk),
                     }
                 }
             }
         }
     }
 
-    /// Feeds one event; false when it failed the stream.
-    fn feed_event(&mut self, event: SseEvent) -> bool {
-        match self.decoder.event(event, &mut self.queue) {
-            Ok(()) => true,
-            Err(e) => {
-                self.error = Some(e);
-                self.phase = Phase::Ended;
-                false
-            }
-        }
-    }
-
     /// Ends the stream with an error after the events already decoded.
     fn fail(&mut self, e: LlmError) {
-        self.error = Some(e);
+        self.decoding.fail(e);
         self.phase = Phase::Ended;
-    }
-
-    /// The bytes ended or the provider said it is done: let the decoder close the turn.
-    fn finish(&mut self) {
-        if matches!(self.phase, Phase::Ended) {
-            return;
-        }
-        self.phase = Phase::Ended;
-        if let Err(e) = self.decoder.end(&mut self.queue) {
-            self.error = Some(e);
-        }
     }
 }
 
@@ -422,16 +527,14 @@ pub(crate) fn run<D: Decoder>(
             .map(Bytes::from)
             .map_err(|e| decode(&label, e.to_string()))
     });
+    let decoding = Decoding::new(transport.label.clone(), decoder);
     let run = Run {
         transport,
         url,
         headers,
-        body: Some(body),
-        decoder,
-        parser: SseParser::default(),
-        queue: VecDeque::new(),
-        error: None,
-        phase: Phase::Start,
+        body,
+        decoding,
+        phase: Phase::Start { retry: 0 },
     };
     futures::stream::unfold(run, |mut run| async move {
         let item = run.next().await?;

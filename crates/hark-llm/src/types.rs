@@ -278,6 +278,18 @@ pub enum StreamEvent {
     Logprobs(Vec<TokenLogprob>),
     /// The turn ended.
     Finished(FinishReason),
+    /// An attempt failed before the first byte and the request is sent again after `wait`
+    /// ([`crate::RetryPolicy`]). Comes only before every other event, once per retry; a voice
+    /// agent says a short holding line on it rather than staying silent (issue 9, point 2).
+    Retrying {
+        /// Which retry this is (1 for the first).
+        retry: u32,
+        /// The wait before it (backoff, or the provider's `Retry-After`, capped).
+        wait: std::time::Duration,
+        /// Why the attempt failed (a timeout before the first byte, a refused connection,
+        /// HTTP 408, 429 or 5xx).
+        error: LlmError,
+    },
 }
 
 /// A whole turn, assembled from its stream.
@@ -329,7 +341,8 @@ impl Completion {
                     });
                 }
                 StreamEvent::ToolCallStarted { .. }
-                | StreamEvent::ToolCallArgumentsDelta { .. } => {}
+                | StreamEvent::ToolCallArgumentsDelta { .. }
+                | StreamEvent::Retrying { .. } => {}
             }
         }
         Err(LlmError::Decode {

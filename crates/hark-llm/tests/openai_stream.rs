@@ -673,3 +673,86 @@ async fn a_web_page_at_the_base_url_says_to_check_base_url() {
         )
     );
 }
+
+/// Issue 9, point 2: a retry is announced in the stream, before anything else, with its wait
+/// and the error that caused it; the reply that follows comes once.
+#[tokio::test]
+async fn a_retry_is_announced_before_the_reply_with_its_wait_and_reason() {
+    let server = ScriptedServer::start(vec![
+        Turn::status(429, "Rate limit reached for requests").retry_after("2"),
+        Turn::text_reply(&["Hello"]),
+    ])
+    .await
+    .unwrap();
+    let pause = RecordingPause::new(0.0);
+    let got = events(&client(&server, &pause)).await;
+    let Ok(StreamEvent::Retrying { retry, wait, error }) = &got[0] else {
+        panic!("a Retrying event first: {got:?}");
+    };
+    assert_eq!((*retry, *wait), (1, Duration::from_secs(2)));
+    assert!(
+        matches!(error, LlmError::Http { status: 429, .. }),
+        "{error:?}"
+    );
+    let rest: Vec<_> = got[1..].iter().cloned().map(Result::unwrap).collect();
+    assert_eq!(rest[0], StreamEvent::TextDelta("Hello".into()));
+    assert_eq!(
+        rest.last(),
+        Some(&StreamEvent::Finished(FinishReason::Stop))
+    );
+    assert!(
+        !rest
+            .iter()
+            .any(|e| matches!(e, StreamEvent::Retrying { .. })),
+        "one retry, announced once: {got:?}"
+    );
+    assert_eq!(pause.waits(), vec![Duration::from_secs(2)]);
+}
+
+/// Issue 9, point 2: a provider that sends no first byte is given up on at the first-byte
+/// limit and asked again; the retry is announced as a first-byte timeout.
+#[tokio::test]
+async fn a_silent_provider_is_asked_again_after_the_first_byte_limit() {
+    let server = ScriptedServer::start(vec![
+        Turn::text_reply(&["never sent"]).delayed(Duration::from_secs(120)),
+        Turn::text_reply(&["Here I am."]),
+    ])
+    .await
+    .unwrap();
+    let options = HttpOptions {
+        first_byte_timeout: Duration::from_secs(2),
+        ..HttpOptions::for_voice()
+    };
+    let pause = RecordingPause::new(0.0);
+    let provider = client(&server, &pause).with_http_options(options);
+    let got = events(&provider).await;
+    assert!(
+        matches!(
+            &got[0],
+            Ok(StreamEvent::Retrying {
+                retry: 1,
+                error: LlmError::Timeout {
+                    phase: TimeoutPhase::FirstByte,
+                    ..
+                },
+                ..
+            })
+        ),
+        "{got:?}"
+    );
+    let c = Completion::collect(futures::stream::iter(got))
+        .await
+        .unwrap();
+    assert_eq!(c.text, "Here I am.");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn the_voice_options_give_up_on_silence_sooner_than_the_default() {
+    let voice = HttpOptions::for_voice();
+    assert_eq!(voice.first_byte_timeout, Duration::from_secs(10));
+    assert_eq!(voice.first_byte_timeout, hark_llm::VOICE_FIRST_BYTE_TIMEOUT);
+    assert!(voice.first_byte_timeout < HttpOptions::default().first_byte_timeout);
+    assert!(voice.idle_timeout < HttpOptions::default().idle_timeout);
+    assert_eq!(voice.retry, RetryPolicy::default());
+}

@@ -95,6 +95,7 @@ async fn anthropic_event_order_calls_done_at_block_stop() {
             StreamEvent::Usage(_) => "usage",
             StreamEvent::Logprobs(_) => "logprobs",
             StreamEvent::Finished(_) => "finished",
+            StreamEvent::Retrying { .. } => "retrying",
         })
         .collect();
     assert_eq!(

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hark_llm::{Anthropic, Gemini, OpenAiCompatible, Provider};
+use hark_llm::{Anthropic, Gemini, HttpOptions, OpenAiCompatible, Provider};
 use hark_tools::{
     Assign, Interruption, Output, StateModel, ToolRegistry, ToolReply, ToolSpec,
     current_datetime_tool, end_call_tool, user_phone_number_tool,
@@ -165,10 +165,20 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     }
 
     // Assign rows and replies: the file's own, then each webhook's.
+    // A top-level row naming a tool the file does not have is an error on the row's line (the
+    // registry would report it with no line); the row is left out.
+    let mut names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+    names.extend(failed.iter().cloned());
+    let known = |tool: &str| names.iter().any(|n| n == tool);
+    let ends = |tool: &str| tools.iter().any(|t| t.name() == tool && t.ends_the_call());
     let mut assign: Vec<(String, Vec<Assign>)> = Vec::new();
     let mut replies: Vec<ToolReply> = Vec::new();
     for row in &f.assign {
         match &row.get_ref().tool {
+            Some(tool) if !known(tool) => {
+                let line = found.line(row);
+                found.error(line, messages::row_unknown_tool("[[assign]]", tool, &names));
+            }
             Some(tool) => assign.push((tool.clone(), vec![to_assign(row.get_ref())])),
             None => {
                 let line = found.line(row);
@@ -178,6 +188,14 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     }
     for row in &f.reply {
         match &row.get_ref().tool {
+            Some(tool) if !known(tool) => {
+                let line = found.line(row);
+                found.error(line, messages::row_unknown_tool("[[reply]]", tool, &names));
+            }
+            Some(tool) if ends(tool) => {
+                let line = found.line(row);
+                found.error(line, messages::reply_on_ending_tool(tool));
+            }
             Some(tool) => {
                 if let Some(reply) = to_reply(row, tool, &mut found) {
                     replies.push(reply.tool(tool.clone()));
@@ -596,12 +614,19 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
     if section.api_key.is_some() {
         return None;
     }
+    // A voice call cannot wait 30 s on a silent provider: the voice deadlines (first byte 10 s)
+    // let the turn loop say its hold line and retry sooner (issue 9, provider faults).
+    let http = HttpOptions::for_voice();
     let provider: Arc<dyn Provider> = match section.provider {
-        ProviderKind::OpenaiCompatible => Arc::new(OpenAiCompatible::new(base_url, key)),
-        ProviderKind::Anthropic => {
-            Arc::new(Anthropic::with_base_url(base_url, key.unwrap_or_default()))
+        ProviderKind::OpenaiCompatible => {
+            Arc::new(OpenAiCompatible::new(base_url, key).with_http_options(http))
         }
-        ProviderKind::Gemini => Arc::new(Gemini::with_base_url(base_url, key.unwrap_or_default())),
+        ProviderKind::Anthropic => Arc::new(
+            Anthropic::with_base_url(base_url, key.unwrap_or_default()).with_http_options(http),
+        ),
+        ProviderKind::Gemini => Arc::new(
+            Gemini::with_base_url(base_url, key.unwrap_or_default()).with_http_options(http),
+        ),
     };
     Some(LlmChoice {
         provider,
