@@ -10,13 +10,14 @@
 //! ([`hark_tools::Generation::interrupt`]), the turn records what it said and what its tool
 //! calls read, and only then does the new turn start, so the history is always valid.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
 
 use hark_llm::{Message, Provider, ToolDefinition};
-use hark_tools::{BuildError, CallState, Dialect, LiveCall, ToolRegistry};
+use hark_tools::{BuildError, CallHooks, CallState, Dialect, LiveCall, ToolRegistry, Wrapped};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -62,6 +63,9 @@ pub struct AgentSettings {
     pub temperature: Option<f32>,
     /// Most tokens per reply; `None` leaves the provider default.
     pub max_tokens: Option<u32>,
+    /// Where every call of this agent registers its background work, so a server can drain
+    /// all of it at shutdown ([`BackgroundDrain`]); `None` (default): nothing registers.
+    pub background: Option<BackgroundDrain>,
 }
 
 impl fmt::Debug for AgentSettings {
@@ -98,6 +102,7 @@ impl AgentSettings {
             drain_limit: DEFAULT_DRAIN_LIMIT,
             temperature: None,
             max_tokens: None,
+            background: None,
         }
     }
 
@@ -123,6 +128,184 @@ impl AgentSettings {
     pub fn with_drain_limit(mut self, limit: Duration) -> Self {
         self.drain_limit = limit;
         self
+    }
+
+    /// Registers every call's background work in `drain` (issue 9, point 2: at SIGTERM the
+    /// server drains the background webhooks of every call, see [`BackgroundDrain`]).
+    pub fn with_background_drain(mut self, drain: BackgroundDrain) -> Self {
+        self.background = Some(drain);
+        self
+    }
+}
+
+/// The log line of a call whose background webhooks still run when the shutdown drain limit
+/// ran out ([`BackgroundDrain::drain`]); its fields name the session, the tool(s) and the count.
+pub const BACKGROUND_ABANDONED: &str =
+    "background webhook abandoned: still running when the shutdown drain limit ran out";
+
+/// The background work (webhooks that do not wait for their answer) of many calls, drained
+/// together when the process shuts down.
+///
+/// Spec: issue 9, point 2 ("the process gets SIGTERM with 50 calls in flight and 1,000
+/// background webhooks queued … background webhooks all arrive or are logged as failed after
+/// the drain limit"); `tools-reference.md`, "Time and size limits" (background webhooks finish
+/// when the call ends).
+///
+/// Give a clone to [`AgentSettings::with_background_drain`]: each [`VoiceAgent`] made with
+/// those settings registers its call's [`CallHooks`] here and counts, per tool name, the
+/// background calls it accepted (a call whose result is hark-webhook's
+/// [`accepted`](hark_webhook::messages::accepted) answer). A call whose agent is gone and
+/// whose background work has finished is pruned (amortised, as the list grows), so the list
+/// stays within about twice the live calls.
+/// At shutdown (after the sessions closed, so no new work comes), [`drain`](Self::drain)
+/// waits up to a limit for the running work, and logs each call whose work is still running
+/// then, once, with its tool name(s) and count — never argument values. Cheap to clone.
+#[derive(Clone, Default)]
+pub struct BackgroundDrain {
+    calls: Arc<Mutex<Vec<TrackedCall>>>,
+}
+
+/// Background calls accepted per tool name, shared by a call's hook and its drain entry.
+type Tally = Arc<Mutex<BTreeMap<String, usize>>>;
+
+/// One call's background work as [`BackgroundDrain`] tracks it.
+struct TrackedCall {
+    /// The call's session id (for logs).
+    label: String,
+    hooks: CallHooks,
+    /// Background calls accepted, per tool name.
+    accepted: Tally,
+    /// The call's agent; dead once the agent and its turns are gone.
+    call: Weak<Shared>,
+}
+
+impl TrackedCall {
+    fn is_done(&self) -> bool {
+        self.call.strong_count() == 0 && self.hooks.background_len() == 0
+    }
+}
+
+impl fmt::Debug for BackgroundDrain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BackgroundDrain")
+            .field("calls", &lock(&self.calls).len())
+            .field("running", &self.running())
+            .finish()
+    }
+}
+
+/// What [`BackgroundDrain::drain`] saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShutdownDrain {
+    /// Background tasks running when the drain started, across every call.
+    pub running_at_start: usize,
+    /// Background tasks still running when the limit ran out (0: everything finished).
+    pub unfinished: usize,
+    /// The calls with unfinished work: one entry per call, each logged once.
+    pub abandoned: Vec<AbandonedWork>,
+    /// How long the drain took (at most about the limit).
+    pub took: Duration,
+}
+
+/// One call's background work still running when the shutdown drain limit ran out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbandonedWork {
+    /// The call's session id.
+    pub call: String,
+    /// Background tasks of the call still running.
+    pub unfinished: usize,
+    /// The tools whose background calls this call accepted, with how many each (the
+    /// unfinished tasks are among these).
+    pub tools: Vec<(String, usize)>,
+}
+
+impl BackgroundDrain {
+    /// An empty drain group.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Background tasks running now, across every registered call.
+    pub fn running(&self) -> usize {
+        lock(&self.calls)
+            .iter()
+            .map(|c| c.hooks.background_len())
+            .sum()
+    }
+
+    /// Calls still tracked: their agent is alive or their background work still runs.
+    pub fn calls(&self) -> usize {
+        let mut calls = lock(&self.calls);
+        calls.retain(|c| !c.is_done());
+        calls.len()
+    }
+
+    fn track(&self, call: TrackedCall) {
+        let mut calls = lock(&self.calls);
+        // Pruned when the list doubled since the last prune (amortised O(1) per call), so the
+        // list stays within twice the live calls without a scan per new session.
+        if calls.len() >= 64 && calls.len() == calls.capacity() {
+            calls.retain(|c| !c.is_done());
+        }
+        calls.push(call);
+    }
+
+    /// Drains every call's hooks at once ([`CallHooks::drain`]): waits up to `limit` for the
+    /// running work of all of them. Each call whose work still runs then is logged once
+    /// (warn, with its session id, tool name(s) and count; never argument values) and named
+    /// in the report; that work is abandoned (it ends when the runtime does).
+    pub async fn drain(&self, limit: Duration) -> ShutdownDrain {
+        let start = Instant::now();
+        let calls: Vec<(String, CallHooks, Tally)> = {
+            let mut calls = lock(&self.calls);
+            calls.retain(|c| !c.is_done());
+            calls
+                .iter()
+                .map(|c| (c.label.clone(), c.hooks.clone(), c.accepted.clone()))
+                .collect()
+        };
+        let running_at_start = calls.iter().map(|(_, h, _)| h.background_len()).sum();
+        let deadline = tokio::time::Instant::now() + limit;
+        let reports = futures::future::join_all(calls.iter().map(|(_, hooks, _)| {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            hooks.drain(left)
+        }))
+        .await;
+        let mut abandoned = Vec::new();
+        for ((label, _, accepted), report) in calls.iter().zip(reports) {
+            if report.unfinished == 0 {
+                continue;
+            }
+            let tools: Vec<(String, usize)> = lock(accepted)
+                .iter()
+                .map(|(t, n)| (t.clone(), *n))
+                .collect();
+            let names = tools
+                .iter()
+                .map(|(t, _)| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            tracing::warn!(
+                session = %label,
+                tool = %names,
+                unfinished = report.unfinished,
+                limit_ms = limit.as_millis() as u64,
+                "{}",
+                BACKGROUND_ABANDONED
+            );
+            abandoned.push(AbandonedWork {
+                call: label.clone(),
+                unfinished: report.unfinished,
+                tools,
+            });
+        }
+        let unfinished = abandoned.iter().map(|a| a.unfinished).sum();
+        ShutdownDrain {
+            running_at_start,
+            unfinished,
+            abandoned,
+            took: start.elapsed(),
+        }
     }
 }
 
@@ -157,6 +340,10 @@ pub(crate) struct Shared {
     /// The generation of the running round, for interruptions.
     pub(crate) generation: Mutex<Option<hark_tools::Generation>>,
     ended: AtomicBool,
+    /// Set when the [`VoiceAgent`] is dropped (the session ended: the client left, or the
+    /// server shut down): no turn starts any more; `continue` tools still running are only
+    /// collected, so each reaches its sinks once.
+    closed: AtomicBool,
     /// Tool definitions of the last registry asked for. The registry is held, so its address
     /// cannot be reused by another one while it is cached.
     definitions: Mutex<Option<CachedDefinitions>>,
@@ -184,6 +371,11 @@ impl Shared {
 
     pub(crate) fn is_ended(&self) -> bool {
         self.ended.load(Ordering::SeqCst)
+    }
+
+    /// True once the agent was dropped (see [`Shared::closed`](Self)).
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
     }
 
     /// The tool definitions of `registry` in the agent's dialect (cached per registry).
@@ -233,6 +425,10 @@ impl Shared {
             tracing::info!("the call has ended; the turn is not taken");
             return;
         }
+        if self.is_closed() {
+            tracing::debug!("the session has ended; the turn is not taken");
+            return;
+        }
         let mut control = self.control.lock().await;
         let busy = control
             .running
@@ -256,8 +452,13 @@ impl Shared {
 
     /// After a turn: when `continue` tools are still running, collect their results in the
     /// background (once per batch) and start a turn for them.
+    ///
+    /// Also once the call ended or the agent was dropped: then no turn starts (see
+    /// [`Shared::start`]), but each late result is still collected, so the tool's sinks and
+    /// `after_tool` hooks hear of it once (issue 9, point 2: every tool call has exactly one
+    /// result, also when the client drops mid call).
     pub(crate) fn watch_late(self: &Arc<Self>) {
-        if self.live.late_len() == 0 || self.is_ended() {
+        if self.live.late_len() == 0 {
             return;
         }
         let mut collector = lock(&self.collector);
@@ -315,8 +516,11 @@ impl Shared {
 
 /// The voice agent of one call: give it each user turn with [`user_turn`](Self::user_turn).
 ///
-/// Build one per call. Dropping it interrupts the running turn (which then winds down on its
-/// own: its stream is dropped and its cancellable tools cancelled).
+/// Build one per call. Dropping it (the session ended) interrupts the running turn, which then
+/// winds down on its own: its stream is dropped and its cancellable tools cancelled; no turn
+/// starts after that. `continue` tools still running finish and their one result reaches the
+/// sinks (issue 9, point 2); background webhooks finish in the call's hooks (see
+/// [`BackgroundDrain`] to drain them at shutdown).
 pub struct VoiceAgent {
     shared: Arc<Shared>,
 }
@@ -348,8 +552,16 @@ impl VoiceAgent {
 
     /// A call over a [`LiveCall`] built by the caller (its own clock or hooks) whose speech is
     /// `speech` (the live call must speak through the same [`OutputSpeech`]).
-    pub fn with_live(settings: AgentSettings, live: LiveCall, speech: Arc<OutputSpeech>) -> Self {
-        VoiceAgent {
+    pub fn with_live(
+        settings: AgentSettings,
+        mut live: LiveCall,
+        speech: Arc<OutputSpeech>,
+    ) -> Self {
+        let accepted: Tally = Arc::default();
+        if settings.background.is_some() {
+            live.hooks = count_background(live.hooks.clone(), accepted.clone());
+        }
+        let agent = VoiceAgent {
             shared: Arc::new(Shared {
                 settings,
                 live,
@@ -360,9 +572,19 @@ impl VoiceAgent {
                 collector: Mutex::default(),
                 generation: Mutex::default(),
                 ended: AtomicBool::new(false),
+                closed: AtomicBool::new(false),
                 definitions: Mutex::default(),
             }),
+        };
+        if let Some(drain) = &agent.shared.settings.background {
+            drain.track(TrackedCall {
+                label: agent.shared.live.state.call().session_id,
+                hooks: agent.shared.live.hooks.clone(),
+                accepted,
+                call: Arc::downgrade(&agent.shared),
+            });
         }
+        agent
     }
 
     /// A user turn (`send-text`, or a final transcription): interrupts the running turn, if
@@ -413,18 +635,99 @@ impl VoiceAgent {
     }
 }
 
+/// `hooks` with a `wrap_tool` hook (it keeps every outcome as it is) that counts, per tool name, the calls whose result is hark-webhook's `accepted` answer: the
+/// background webhooks this call started.
+fn count_background(hooks: CallHooks, accepted: Tally) -> CallHooks {
+    hooks.wrap_tool(move |call, next| {
+        let accepted = accepted.clone();
+        Box::pin(async move {
+            let outcome = next.await;
+            if outcome.succeeded() && outcome.result == hark_webhook::messages::accepted() {
+                *lock(&accepted).entry(call.tool.clone()).or_insert(0) += 1;
+            }
+            Wrapped::Keep(outcome)
+        })
+    })
+}
+
 impl Drop for VoiceAgent {
     fn drop(&mut self) {
+        self.shared.closed.store(true, Ordering::SeqCst);
         if let Ok(mut control) = self.shared.control.try_lock()
             && let Some(running) = control.running.take()
         {
             running.stop.cancel();
         }
-        if let Some(collector) = lock(&self.shared.collector).take() {
-            collector.abort();
-        }
         if let Some(generation) = lock(&self.shared.generation).as_ref() {
             generation.interrupt();
         }
+        // The collector of late results is left to finish: with `closed` set it starts no
+        // turn, and each `continue` tool still running reaches its sinks once. A turn still
+        // winding down calls `watch_late` itself; here for tools already waiting.
+        if tokio::runtime::Handle::try_current().is_ok() {
+            self.shared.watch_late();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::ChannelOutput;
+    use hark_tools::CallInfo;
+
+    fn agent(drain: &BackgroundDrain, session: &str) -> VoiceAgent {
+        let provider = Arc::new(hark_llm::OpenAiCompatible::new("http://127.0.0.1:9", None));
+        let settings = AgentSettings::new(
+            provider,
+            "m",
+            "Help.",
+            Arc::new(ToolRegistry::new(Vec::new()).unwrap()),
+        )
+        .with_background_drain(drain.clone());
+        let call = CallInfo {
+            session_id: session.into(),
+            ..CallInfo::default()
+        };
+        let (output, _rx) = ChannelOutput::new();
+        VoiceAgent::new(
+            settings,
+            CallState::new(call, "en-US", None),
+            Arc::new(output),
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_shutdown_drain_waits_for_background_work_and_names_what_it_abandons() {
+        let drain = BackgroundDrain::new();
+        let a = agent(&drain, "s1");
+        let b = agent(&drain, "s2");
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        // s1: one task that finishes during the drain; s2: one that never does.
+        a.live().hooks.spawn_background(async move {
+            let _ = done_rx.await;
+        });
+        b.live().hooks.spawn_background(std::future::pending());
+        assert_eq!((drain.calls(), drain.running()), (2, 2));
+        drop(a);
+        let draining = tokio::spawn({
+            let drain = drain.clone();
+            async move { drain.drain(Duration::from_millis(200)).await }
+        });
+        done_tx.send(()).unwrap();
+        let report = draining.await.unwrap();
+        assert_eq!(report.unfinished, 1);
+        assert_eq!(
+            report.abandoned,
+            [AbandonedWork {
+                call: "s2".into(),
+                unfinished: 1,
+                tools: Vec::new()
+            }]
+        );
+        // s1's agent is gone and its work finished: it is no longer tracked.
+        assert_eq!(drain.calls(), 1);
+        drop(b);
     }
 }

@@ -83,7 +83,10 @@ pub mod speech;
 mod turn;
 pub mod ui;
 
-pub use agent::{AgentSettings, DEFAULT_DRAIN_LIMIT, DEFAULT_MAX_TOOL_ROUNDS, VoiceAgent};
+pub use agent::{
+    AbandonedWork, AgentSettings, BACKGROUND_ABANDONED, BackgroundDrain, DEFAULT_DRAIN_LIMIT,
+    DEFAULT_MAX_TOOL_ROUNDS, ShutdownDrain, VoiceAgent,
+};
 pub use conductor::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
 pub use history::{HistoryProblem, check_tool_results};
 pub use output::{AgentOutput, ChannelOutput, OutputClosed};

@@ -388,8 +388,57 @@ fn rows_without_their_tool_are_refused() {
              \"<the tool whose result it saves>\".",
             "line 6: error: a [[reply]] row names no tool. Add tool = \"<the tool whose result it \
              says>\", or move it under its [[webhook]].",
-            "error: An assign row names the tool nothing, which the registry does not have. Use \
-             one of: .",
+            "line 8: error: [[assign]] names the tool nothing, but the file has no tools. Add \
+             nothing under [tools] or as a [[webhook]], or remove the row.",
+        ]
+    );
+}
+
+/// A `[[reply]]` row on `end_call` is an error on the row's line, saying where the goodbye goes.
+#[test]
+fn a_reply_on_end_call_is_on_its_line() {
+    let text = format!(
+        "{PROMPT}[tools]\nbuiltin = [\"end_call\"]\nlocal = [\"transfer\"]\n[[reply]]\ntool = \"end_call\"\n\
+         say = [\"Bye!\"]\n[[reply]]\ntool = \"transfer\"\nsay = [\"Putting you through.\"]\n"
+    );
+    let transfer = ToolSpec::local("transfer", "Transfer the call.", |_: Query| async move {
+        Ok::<_, ToolError>(())
+    })
+    .unwrap()
+    .ends_conversation();
+    assert_eq!(
+        problems(&text, &Host::new().with_local_tool(transfer)),
+        [
+            "line 5: error: [[reply]] on end_call: end_call ends the call, so a reply on it is \
+             refused: the call is over before the line could play. Remove the row; end_call says \
+             [tools] goodbye before it hangs up.",
+            "line 8: error: [[reply]] on transfer: transfer ends the call, so a reply on it is \
+             refused: the call is over before the line could play. Remove the row; say the \
+             goodbye in the tool's own announce line, with announce_wait.",
+        ]
+    );
+}
+
+/// A top-level `[[assign]]` or `[[reply]]` row naming a tool the file does not have is an
+/// error on the row's line, naming the tools it has (a tool that failed to build counts as
+/// one of them, so its rows add no second error).
+#[test]
+fn rows_naming_an_unknown_tool_are_on_their_line() {
+    let text = format!(
+        "{PROMPT}[state.x]\ntype = \"string\"\n[tools]\nbuiltin = [\"end_call\", \"current_datetime\"]\n\
+         [[assign]]\ntool = \"end_cal\"\nstate = \"x\"\n\
+         [[reply]]\ntool = \"endcall\"\nsay = [\"Bye.\"]\n\
+         [[reply]]\ntool = \"current_datetime\"\nsay = [\"It is late.\"]\n"
+    );
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "line 5: error: [tools] builtin current_datetime needs the agent's timezone. Set \
+             timezone = \"Europe/Madrid\" (your business's zone) at the top of the file.",
+            "line 6: error: [[assign]] names the tool end_cal, which the file does not have. Use \
+             one of: end_call, current_datetime.",
+            "line 9: error: [[reply]] names the tool endcall, which the file does not have. Use \
+             one of: end_call, current_datetime.",
         ]
     );
 }

@@ -290,6 +290,40 @@ fn the_flows_checks_name_their_lines_and_fixes() {
     );
 }
 
+/// A `{{typo}}` in a confirm line is reported on the line that holds it, in `confirm` or in
+/// `confirm_in.<language>` (a line of a list written over several lines included), not on the
+/// `[flow.steps.closing]` header.
+#[test]
+fn a_typo_in_a_confirm_line_is_on_that_line() {
+    let text = FILE
+        .replace("{{party}}. Shall", "{{partty}}. Shall")
+        .replace(
+            "confirm = [",
+            "confirm_in.es = [\"Una mesa para {{party}}.\"]\nconfirm_in.fr = [\n  \"Une table pour {{party}}.\",\n  \"Pour {{paty}} ?\",\n]\nconfirm = [",
+        );
+    // Lines: 23 [flow.steps.closing], 26 confirm_in.es, 27 confirm_in.fr = [, 29 "Pour {{paty}} ?",
+    // 31 confirm.
+    assert_eq!(text.lines().nth(22), Some("[flow.steps.closing]"));
+    assert_eq!(text.lines().nth(28), Some("  \"Pour {{paty}} ?\","));
+    assert!(
+        text.lines()
+            .nth(30)
+            .unwrap()
+            .starts_with("confirm = [\"A table for {{partty}}")
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 29: error: [flow] step booking: the confirm line reads {{paty}}, which is \
+             neither an argument of book_table nor a State value. Use one of: party, \
+             booking_ref.",
+            "line 31: error: [flow] step booking: the confirm line reads {{partty}}, which is \
+             neither an argument of book_table nor a State value. Use one of: party, \
+             booking_ref.",
+        ]
+    );
+}
+
 /// With `[ui] classifier = "llm"`, an answer the local judge is unsure of goes to the LLM
 /// classifier (one request, no tools, a JSON schema): its "yes" runs the closing tool.
 #[tokio::test]

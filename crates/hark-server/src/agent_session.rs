@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use hark_agent::agent::BackgroundDrain;
 use hark_agent::file::AgentSetup;
 use hark_agent::{AgentOutput, AgentSettings, Conductor, OutputClosed, VoiceAgent};
 use hark_llm::Provider;
@@ -73,6 +74,7 @@ pub struct VoiceAgentConfig {
     screen_timeout: Duration,
     screen: bool,
     conductor: Option<ConductorFactory>,
+    background: Option<BackgroundDrain>,
 }
 
 impl fmt::Debug for VoiceAgentConfig {
@@ -107,6 +109,7 @@ impl VoiceAgentConfig {
             screen_timeout: hark_ui::DEFAULT_SCREEN_TIMEOUT,
             screen: true,
             conductor: None,
+            background: None,
         }
     }
 
@@ -170,6 +173,14 @@ impl VoiceAgentConfig {
         self
     }
 
+    /// Registers every session's background webhooks in `drain`, so the server can let them
+    /// finish at shutdown (issue 9, point 2; `hark serve` drains them after SIGTERM, see
+    /// [`crate::serve::Served::drain`]).
+    pub fn background_drain(mut self, drain: BackgroundDrain) -> Self {
+        self.background = Some(drain);
+        self
+    }
+
     /// The voice agent of `session`, speaking to `outbox`. `respond`: the session's UI worker
     /// serves the `respond` job (the agent then gets `ask_screen`).
     ///
@@ -207,6 +218,9 @@ impl VoiceAgentConfig {
         }
         if let Some(factory) = &self.conductor {
             settings = settings.with_conductor(factory(registry));
+        }
+        if let Some(drain) = &self.background {
+            settings = settings.with_background_drain(drain.clone());
         }
         let call = CallInfo {
             session_id: session.id().to_string(),

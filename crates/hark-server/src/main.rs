@@ -42,7 +42,8 @@ async fn main() -> ExitCode {
             let mut served = None;
             let bound = if args.demo || args.agent.is_some() {
                 match hark_server::serve::agent_sessions(args.agent.as_deref()).await {
-                    Ok(s) => {
+                    Ok(mut s) => {
+                        s.drain_limit = args.drain_timeout;
                         let factory = s.factory.clone();
                         served = Some(s);
                         Server::bind_with_handler(config, factory)
@@ -73,7 +74,13 @@ async fn main() -> ExitCode {
                 };
                 tracing::info!(agent = %served.agent, orders = %served.shop.orders.url(), "{mode}");
             }
-            match server.run_until(shutdown_signal()).await {
+            let served_result = server.run_until(shutdown_signal()).await;
+            // The sessions are closed: their background webhooks get the drain limit to
+            // finish; what still runs then is logged once per session (issue 9, point 2).
+            if let Some(served) = &served {
+                served.drain_background().await;
+            }
+            match served_result {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => {
                     eprintln!("hark: server failed: {err}");

@@ -8,10 +8,16 @@
 //!   (`examples/shop.toml`, built into the binary): a real LLM when `OPENAI_API_KEY` is set,
 //!   else the offline screen mode.
 //! - Neither: the built-in no-agent handler.
+//!
+//! Every session's background webhooks (`background = true`) register in [`Served::drain`];
+//! at shutdown, after the sessions closed, `hark serve` gives them [`Served::drain_limit`] to
+//! finish and logs each session's work still running then (issue 9, point 2).
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
+use hark_agent::agent::{BackgroundDrain, ShutdownDrain};
 use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice};
 use hark_ui::LlmClassifier;
 use hark_ui::classifier::LocalClassifier;
@@ -33,6 +39,37 @@ pub struct Served {
     pub agent: String,
     /// True when a voice agent runs (an LLM is configured); false in the offline screen mode.
     pub voice: bool,
+    /// Every session's background webhooks, drained at shutdown ([`Served::drain_background`]).
+    pub drain: BackgroundDrain,
+    /// How long the shutdown drain waits for background webhooks (default
+    /// [`hark_agent::DEFAULT_DRAIN_LIMIT`], 10 s).
+    pub drain_limit: Duration,
+}
+
+impl Served {
+    /// At shutdown, once the sessions closed: waits up to [`Served::drain_limit`] for every
+    /// session's background webhooks, logs how it went (info: how many and how long; one warn
+    /// line per session whose work was abandoned, naming its tools, never argument values).
+    pub async fn drain_background(&self) -> ShutdownDrain {
+        let running = self.drain.running();
+        if running > 0 {
+            info!(
+                running,
+                limit_ms = self.drain_limit.as_millis() as u64,
+                "letting background webhooks finish"
+            );
+        }
+        let report = self.drain.drain(self.drain_limit).await;
+        if report.running_at_start > 0 {
+            info!(
+                finished = report.running_at_start - report.unfinished,
+                abandoned = report.unfinished,
+                took_ms = report.took.as_millis() as u64,
+                "background webhooks drained"
+            );
+        }
+        report
+    }
 }
 
 /// Builds what `hark serve --agent FILE` (or `--demo`, with `file == None`: the demo shop's
@@ -63,7 +100,8 @@ pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
     for warning in &setup.warnings {
         warn!("{}", warning.located(&shown));
     }
-    let (config, voice) = session_config(&setup);
+    let drain = BackgroundDrain::new();
+    let (config, voice) = session_config_with(&setup, Some(drain.clone()));
     if voice {
         info!(agent = %setup.name, tools = ?setup.registry.names(), "voice agent on every session");
     } else {
@@ -81,14 +119,27 @@ pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
         shop,
         agent: setup.name.clone(),
         voice,
+        drain,
+        drain_limit: hark_agent::DEFAULT_DRAIN_LIMIT,
     })
 }
 
 /// The UI sessions' configuration for `setup`, and whether a voice agent runs.
 pub fn session_config(setup: &AgentSetup) -> (UiSessionConfig, bool) {
-    let Some(agent) = VoiceAgentConfig::from_setup(setup) else {
+    session_config_with(setup, None)
+}
+
+/// [`session_config`], with every session's background webhooks registered in `drain`.
+fn session_config_with(
+    setup: &AgentSetup,
+    drain: Option<BackgroundDrain>,
+) -> (UiSessionConfig, bool) {
+    let Some(mut agent) = VoiceAgentConfig::from_setup(setup) else {
         return (UiSessionConfig::offline_demo(), false);
     };
+    if let Some(drain) = drain {
+        agent = agent.background_drain(drain);
+    }
     let mut config = UiSessionConfig::new();
     config = match &setup.ui.classifier {
         ClassifierChoice::Local => config.classifier(Arc::new(LocalClassifier::new())),

@@ -20,7 +20,11 @@
 //!   unfinished worker gets `cancelled` (no response) and the group completes;
 //! - the client's `ui-cancel-job-group` ([`JobGroups::cancel`], honoured only for a running group
 //!   dispatched `cancellable`): `cancelled` for every unfinished worker, then `group_completed`;
-//! - the group's timeout: `cancelled` for every unfinished worker, then `group_completed`.
+//! - the group's timeout: `cancelled` for every unfinished worker, then `group_completed`;
+//! - the session ended ([`JobGroups::close`], issue 9 point 2: the client dropped or the server
+//!   shut down): every running group ends as above with [`GroupOutcome::SessionEnded`] (what it
+//!   sends is dropped by the closed sink), and a group started after that ends at once, before
+//!   dispatching anything.
 //!
 //! After the group closes, the unfinished workers' tasks are aborted and anything they still send
 //! is dropped (U10). `at` is epoch milliseconds from the injected [`EpochClock`].
@@ -154,6 +158,9 @@ pub enum GroupOutcome {
     },
     /// The group's timeout elapsed.
     TimedOut,
+    /// The session ended ([`JobGroups::close`]): the group was torn down, or (started after
+    /// the close) never dispatched.
+    SessionEnded,
 }
 
 /// What one worker's `job_completed` said.
@@ -210,7 +217,8 @@ pub enum CancelOutcome {
 #[derive(Debug)]
 struct Running {
     cancellable: bool,
-    cancel: mpsc::UnboundedSender<String>,
+    /// `Some(reason)`: the client cancelled; `None`: the session ended.
+    cancel: mpsc::UnboundedSender<Option<String>>,
 }
 
 /// Dispatches job groups for one requester and reports them to its client.
@@ -224,6 +232,8 @@ pub struct JobGroups {
     clock: Arc<dyn EpochClock>,
     ids: Box<dyn Fn() -> String + Send + Sync>,
     running: Mutex<HashMap<String, Running>>,
+    /// Set by [`JobGroups::close`] (under the `running` lock).
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for JobGroups {
@@ -254,6 +264,7 @@ impl JobGroups {
                 format!("{prefix}-{}-{n}", SystemClock.now_ms())
             }),
             running: Mutex::new(HashMap::new()),
+            closed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -283,12 +294,32 @@ impl JobGroups {
             Some(group) if !group.cancellable => CancelOutcome::NotCancellable,
             Some(group) => {
                 // The group's loop may have just ended; then there is nothing left to cancel.
-                match group.cancel.send(request.reason_or_default().to_string()) {
+                match group
+                    .cancel
+                    .send(Some(request.reason_or_default().to_string()))
+                {
                     Ok(()) => CancelOutcome::Cancelled,
                     Err(_) => CancelOutcome::UnknownGroup,
                 }
             }
         }
+    }
+
+    /// The session ended (the client dropped, or the server shuts down; issue 9, point 2):
+    /// tears every running group down, cancellable or not, with
+    /// [`GroupOutcome::SessionEnded`], and makes every later [`run`](Self::run) end at once
+    /// with that outcome, dispatching nothing. Idempotent.
+    pub fn close(&self) {
+        let running = self.lock();
+        self.closed.store(true, Ordering::SeqCst);
+        for group in running.values() {
+            let _ = group.cancel.send(None);
+        }
+    }
+
+    /// True once [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -328,14 +359,34 @@ impl JobGroups {
         }
 
         let job_id = (self.ids)();
-        let (cancel_tx, mut cancel_rx) = mpsc::unbounded_channel::<String>();
-        self.lock().insert(
-            job_id.clone(),
-            Running {
-                cancellable: params.cancellable,
-                cancel: cancel_tx,
-            },
-        );
+        let (cancel_tx, mut cancel_rx) = mpsc::unbounded_channel::<Option<String>>();
+        {
+            let mut running = self.lock();
+            if self.is_closed() {
+                // The session has ended: nothing is dispatched nor sent.
+                return Ok(JobGroupReport {
+                    job_id,
+                    outcome: GroupOutcome::SessionEnded,
+                    results: workers
+                        .iter()
+                        .map(|w| WorkerResult {
+                            worker: w.to_string(),
+                            response: JobResponse {
+                                status: JobStatus::Cancelled,
+                                response: None,
+                            },
+                        })
+                        .collect(),
+                });
+            }
+            running.insert(
+                job_id.clone(),
+                Running {
+                    cancellable: params.cancellable,
+                    cancel: cancel_tx,
+                },
+            );
+        }
         let _unregister = Unregister {
             groups: self,
             job_id: job_id.clone(),
@@ -404,8 +455,11 @@ impl JobGroups {
             }
             tokio::select! {
                 biased;
-                Some(reason) = cancel_rx.recv() => {
-                    break GroupOutcome::CancelledByClient { reason };
+                Some(stop) = cancel_rx.recv() => {
+                    break match stop {
+                        Some(reason) => GroupOutcome::CancelledByClient { reason },
+                        None => GroupOutcome::SessionEnded,
+                    };
                 }
                 joined = tasks.join_next_with_id(), if !tasks.is_empty() => {
                     // A worker's task panicked before answering: it ends with `error`.
@@ -532,5 +586,81 @@ struct Unregister<'a> {
 impl Drop for Unregister<'_> {
     fn drop(&mut self) {
         self.groups.lock().remove(&self.job_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::future::BoxFuture;
+
+    use crate::bus::JobHandler;
+
+    /// A worker that never answers; counts its jobs dropped.
+    #[derive(Debug, Default)]
+    struct Never(Arc<AtomicU64>);
+
+    struct Dropped(Arc<AtomicU64>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    impl JobHandler for Never {
+        fn handle(&self, _job: JobRequest, _u: JobUpdates) -> BoxFuture<'_, JobReply> {
+            let dropped = Dropped(self.0.clone());
+            Box::pin(async move {
+                let _dropped = dropped;
+                std::future::pending().await
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn closing_tears_running_groups_down_and_refuses_new_ones() {
+        let dropped = Arc::new(AtomicU64::new(0));
+        let bus = Bus::new();
+        bus.register("stuck", Arc::new(Never(dropped.clone())))
+            .unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel::<ServerMessage>();
+        let groups = Arc::new(JobGroups::new("ui", Arc::new(bus), Arc::new(tx)));
+        let running = tokio::spawn({
+            let groups = groups.clone();
+            async move {
+                // Not cancellable by the client: closing ends it all the same.
+                let params = JobGroupParams::new("check", Value::Null).cancellable(false);
+                groups.run(&["stuck"], params).await
+            }
+        });
+        let started = rx.recv().await.expect("group_started");
+        assert!(
+            matches!(
+                started,
+                ServerMessage::UiJobGroup(JobGroupEnvelope::GroupStarted { .. })
+            ),
+            "{started:?}"
+        );
+        assert_eq!(groups.running().len(), 1);
+
+        groups.close();
+        let report = running.await.unwrap().unwrap();
+        assert_eq!(report.outcome, GroupOutcome::SessionEnded);
+        assert_eq!(report.results[0].response.status, JobStatus::Cancelled);
+        assert!(groups.running().is_empty());
+        assert_eq!(
+            dropped.load(Ordering::SeqCst),
+            1,
+            "the worker's job was torn down"
+        );
+        assert!(groups.is_closed());
+
+        // A group started after the close dispatches nothing and sends nothing.
+        while rx.try_recv().is_ok() {}
+        let params = JobGroupParams::new("check", Value::Null);
+        let report = groups.run(&["stuck"], params).await.unwrap();
+        assert_eq!(report.outcome, GroupOutcome::SessionEnded);
+        assert!(rx.try_recv().is_err());
+        assert_eq!(dropped.load(Ordering::SeqCst), 1);
     }
 }

@@ -5,7 +5,8 @@
 //! reaches; a closing tool missing from its step; a precheck outcome matching the finish rule).
 //! The checks and their words are the flow's ([`crate::flow::messages`]); this module puts
 //! `[flow]` before each and finds its line: a step's problem sits on the step's `name`, a
-//! problem of its closing tool (finish rule, confirm lines) on `closing`, one of its `next` on
+//! problem of its closing tool (finish rule) on `closing`, a confirm line's on the line that
+//! holds it (in `confirm` or `confirm_in.<language>`), one of its `next` on
 //! `next`, an unknown first step on `first`, anything else on `[flow]`.
 
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use toml::Spanned;
 
 use super::AgentFile;
 use super::build::Found;
-use super::format::{FlowLines, StepLine};
+use super::format::{ClosingLines, FlowLines, StepLine};
 use super::messages;
 use crate::flow::messages as flow_messages;
 use crate::flow::{Flow, FlowSpec};
@@ -105,6 +106,17 @@ fn line_of_problem(
         || about.starts_with("the finish rule")
         || about.contains("has a precheck, so its finish rule");
     let next = about.starts_with("next");
+    let confirm = about.starts_with("confirm line")
+        || about.starts_with("the confirm line")
+        || about.contains("cannot have confirm lines");
+    if confirm
+        && let Some(line) = step_ref
+            .closing
+            .as_ref()
+            .and_then(|c| confirm_line(file, c.get_ref(), about))
+    {
+        return Some(line);
+    }
     let place = if closing {
         step_ref.closing.as_ref().map(Spanned::span)
     } else if next {
@@ -119,6 +131,34 @@ fn line_of_problem(
             .as_ref()
             .map_or_else(|| at(step.span()), |n| at(n.span())),
     }
+}
+
+/// The line of the confirm line a problem is about: the first line (of `confirm`, then of each
+/// `confirm_in.<language>`) holding a `{{placeholder}}` the problem names; else the line of the
+/// `confirm` key, else of the first `confirm_in` key.
+fn confirm_line(file: &AgentFile, closing: &ClosingLines, about: &str) -> Option<usize> {
+    let named: Vec<&str> = about
+        .match_indices("{{")
+        .filter_map(|(start, _)| {
+            let end = about[start..].find("}}")? + start + 2;
+            Some(&about[start..end])
+        })
+        .collect();
+    let mut keys: Vec<&Spanned<Vec<Spanned<String>>>> = closing
+        .confirm
+        .iter()
+        .chain(closing.confirm_in.values())
+        .collect();
+    keys.sort_by_key(|key| key.span().start);
+    let holding = keys
+        .iter()
+        .flat_map(|key| key.get_ref().iter())
+        .find(|line| named.iter().any(|p| line.get_ref().contains(p)));
+    let span = match holding {
+        Some(line) => line.span(),
+        None => keys.first()?.span(),
+    };
+    Some(file.line_at(span.start))
 }
 
 fn named(step: &Spanned<StepLine>, name: &str) -> bool {

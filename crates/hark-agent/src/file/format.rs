@@ -71,9 +71,19 @@ pub(crate) struct StepLine {
     #[serde(default)]
     pub name: Option<Spanned<String>>,
     #[serde(default)]
-    pub closing: Option<Spanned<toml::Value>>,
+    pub closing: Option<Spanned<ClosingLines>>,
     #[serde(default)]
     pub next: Option<Spanned<toml::Value>>,
+}
+
+/// Where a step's confirm lines are: `confirm` and each `confirm_in.<language>`, each line with
+/// its span (a confirm line's problem sits on the line that holds it).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct ClosingLines {
+    #[serde(default)]
+    pub confirm: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    pub confirm_in: BTreeMap<String, Spanned<Vec<Spanned<String>>>>,
 }
 
 /// Which LLM API the provider speaks.

@@ -205,6 +205,34 @@ pub fn assign_without_tool(variable: &str) -> String {
     )
 }
 
+/// A top-level `[[assign]]` or `[[reply]]` row (`table`) naming a tool the file does not have;
+/// `tools` are the file's tools in file order (empty: it has none).
+pub fn row_unknown_tool(table: &str, tool: &str, tools: &[String]) -> String {
+    if tools.is_empty() {
+        format!(
+            "{table} names the tool {tool}, but the file has no tools. Add {tool} under [tools] or as a [[webhook]], or remove the row."
+        )
+    } else {
+        format!(
+            "{table} names the tool {tool}, which the file does not have. Use one of: {}.",
+            tools.join(", ")
+        )
+    }
+}
+
+/// A top-level `[[reply]]` row on a tool that ends the call (`end_call`, or a local tool with
+/// `ends_conversation`).
+pub fn reply_on_ending_tool(tool: &str) -> String {
+    let goodbye = if tool == "end_call" {
+        "end_call says [tools] goodbye before it hangs up"
+    } else {
+        "say the goodbye in the tool's own announce line, with announce_wait"
+    };
+    format!(
+        "[[reply]] on {tool}: {tool} ends the call, so a reply on it is refused: the call is over before the line could play. Remove the row; {goodbye}."
+    )
+}
+
 /// A webhook's own assign row that names another tool.
 pub fn own_assign_names_other(tool: &str, other: &str) -> String {
     format!(

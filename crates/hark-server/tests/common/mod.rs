@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod chromium;
+pub mod hooks;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
