@@ -25,6 +25,8 @@ pub struct Cli {
 }
 
 /// The subcommands of `hark`.
+// Parsed once at start: the size of `serve`'s many flags does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve RTVI over WebSocket at /ws (Pipecat's JS client) and, with --demo, the demo page at /.
@@ -100,6 +102,48 @@ pub struct ServeArgs {
           default_value_t = hark_rtvi::snapshot::MAX_SNAPSHOT_NODES,
           value_parser = parse_node_limit)]
     pub max_snapshot_nodes: usize,
+    /// Deepest node level accepted in one ui-snapshot (the root is 1; at most 60); a deeper
+    /// snapshot is refused with an error naming the path and the limit.
+    #[arg(long, env = "HARK_MAX_SNAPSHOT_DEPTH",
+          default_value_t = hark_rtvi::snapshot::MAX_TREE_DEPTH,
+          value_parser = parse_depth_limit)]
+    pub max_snapshot_depth: usize,
+    /// Largest ui-snapshot message, in bytes of RTVI JSON; a larger one is refused with an
+    /// error naming its size and the limit, without decoding its tree.
+    #[arg(long, env = "HARK_MAX_SNAPSHOT_BYTES",
+          default_value_t = config::DEFAULT_MAX_SNAPSHOT_BYTES, value_parser = parse_frame_limit)]
+    pub max_snapshot_bytes: usize,
+    /// Messages a session may send per second, sustained (0: no limit); messages over it are
+    /// dropped and the client gets one error saying so.
+    #[arg(long, env = "HARK_MAX_MESSAGES_PER_SEC",
+          default_value_t = config::DEFAULT_MAX_MESSAGES_PER_SEC)]
+    pub max_messages_per_sec: u32,
+    /// Messages a session may send at once above the rate (the token bucket's size).
+    #[arg(long, env = "HARK_MESSAGE_BURST", default_value_t = config::DEFAULT_MESSAGE_BURST,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub message_burst: u32,
+    /// A session sending over 10 times the message rate every second for this long is closed
+    /// with 1008 (0: never).
+    #[arg(long, env = "HARK_FLOOD_CLOSE_AFTER", default_value = "5s", value_parser = parse_duration)]
+    pub flood_close_after: Duration,
+    /// Most UI jobs (screen, respond) waiting or running per session; more are answered at once
+    /// with an error the model reads.
+    #[arg(long, env = "HARK_MAX_PENDING_JOBS", default_value_t = config::DEFAULT_MAX_PENDING_JOBS,
+          value_parser = parse_count)]
+    pub max_pending_jobs: usize,
+    /// Most UI event handlers running per session; a ui-event beyond it is refused with an error.
+    #[arg(long, env = "HARK_MAX_UI_EVENTS", default_value_t = config::DEFAULT_MAX_UI_EVENTS_IN_FLIGHT,
+          value_parser = parse_count)]
+    pub max_ui_events: usize,
+    /// Most open WebSocket sessions; beyond it /ws answers 503 with Retry-After, and open
+    /// sessions are not affected.
+    #[arg(long, env = "HARK_MAX_CONNECTIONS", default_value_t = config::DEFAULT_MAX_CONNECTIONS,
+          value_parser = parse_count)]
+    pub max_connections: usize,
+    /// Longest wait at shutdown for background webhooks still running; each one abandoned after
+    /// it is logged by tool name.
+    #[arg(long, env = "HARK_DRAIN_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub drain_timeout: Duration,
 }
 
 /// `--max-snapshot-nodes`: a whole number, at least 1.
@@ -110,6 +154,27 @@ fn parse_node_limit(text: &str) -> Result<usize, String> {
         Err(_) => Err(format!(
             "{text:?} is not a whole number of nodes (e.g. 5000)"
         )),
+    }
+}
+
+/// `--max-snapshot-depth`: a whole number of node levels, 1 to 60.
+fn parse_depth_limit(text: &str) -> Result<usize, String> {
+    let max = hark_rtvi::snapshot::MAX_TREE_DEPTH;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be from 1 to {max} node levels")),
+        Err(_) => Err(format!(
+            "{text:?} is not a whole number of levels (e.g. 60)"
+        )),
+    }
+}
+
+/// A count of at least 1 (`--max-pending-jobs`, `--max-ui-events`, `--max-connections`).
+fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{text:?} is not a whole number (e.g. 8)")),
     }
 }
 
@@ -179,6 +244,14 @@ impl ServeArgs {
             error_repeat_window: self.error_repeat_window,
             allowed_origins: self.allow_origins.clone(),
             max_snapshot_nodes: self.max_snapshot_nodes,
+            max_snapshot_depth: self.max_snapshot_depth,
+            max_snapshot_bytes: self.max_snapshot_bytes,
+            max_messages_per_sec: self.max_messages_per_sec,
+            message_burst: self.message_burst,
+            flood_close_after: self.flood_close_after,
+            max_pending_jobs: self.max_pending_jobs,
+            max_ui_events_in_flight: self.max_ui_events,
+            max_connections: self.max_connections,
             ..ServerConfig::default()
         }
     }
@@ -271,6 +344,15 @@ mod tests {
         "--error-repeat-window",
         "--allow-origin",
         "--max-snapshot-nodes",
+        "--max-snapshot-depth",
+        "--max-snapshot-bytes",
+        "--max-messages-per-sec",
+        "--message-burst",
+        "--flood-close-after",
+        "--max-pending-jobs",
+        "--max-ui-events",
+        "--max-connections",
+        "--drain-timeout",
         "--agent",
         "--log",
     ];
@@ -285,6 +367,15 @@ mod tests {
         "HARK_ERROR_REPEAT_WINDOW",
         "HARK_ALLOW_ORIGINS",
         "HARK_MAX_SNAPSHOT_NODES",
+        "HARK_MAX_SNAPSHOT_DEPTH",
+        "HARK_MAX_SNAPSHOT_BYTES",
+        "HARK_MAX_MESSAGES_PER_SEC",
+        "HARK_MESSAGE_BURST",
+        "HARK_FLOOD_CLOSE_AFTER",
+        "HARK_MAX_PENDING_JOBS",
+        "HARK_MAX_UI_EVENTS",
+        "HARK_MAX_CONNECTIONS",
+        "HARK_DRAIN_TIMEOUT",
         "HARK_AGENT",
         "RUST_LOG",
     ];
@@ -420,10 +511,48 @@ mod tests {
             ["http://localhost:5173", "https://app.example"]
         );
         assert_eq!(config.max_snapshot_nodes, 300);
+
+        let cli = parse_from([
+            "hark",
+            "serve",
+            "--max-snapshot-depth=12",
+            "--max-snapshot-bytes=65536",
+            "--max-messages-per-sec=50",
+            "--message-burst=70",
+            "--flood-close-after=2s",
+            "--max-pending-jobs=3",
+            "--max-ui-events=4",
+            "--max-connections=256",
+            "--drain-timeout=1500ms",
+        ])
+        .unwrap();
+        let Command::Serve(args) = cli.command else {
+            panic!("serve")
+        };
+        assert_eq!(args.drain_timeout, Duration::from_millis(1500));
+        let config = args.to_config(Path::new("/"));
+        assert_eq!(
+            (config.max_snapshot_depth, config.max_snapshot_bytes),
+            (12, 65_536)
+        );
+        assert_eq!(
+            (config.max_messages_per_sec, config.message_burst),
+            (50, 70)
+        );
+        assert_eq!(config.flood_close_after, Duration::from_secs(2));
+        assert_eq!(
+            (
+                config.max_pending_jobs,
+                config.max_ui_events_in_flight,
+                config.max_connections
+            ),
+            (3, 4, 256)
+        );
         let defaults = parse_from(["hark", "serve"]).unwrap();
         let Command::Serve(args) = defaults.command else {
             panic!("serve")
         };
+        assert_eq!(args.drain_timeout, hark_agent::DEFAULT_DRAIN_LIMIT);
         let c = args.to_config(Path::new("/"));
         let d = ServerConfig::default();
         assert_eq!(
@@ -442,6 +571,28 @@ mod tests {
                 d.error_repeat_window
             )
         );
+        assert_eq!(
+            (
+                c.max_snapshot_depth,
+                c.max_snapshot_bytes,
+                c.max_messages_per_sec,
+                c.message_burst,
+                c.flood_close_after,
+                c.max_pending_jobs,
+                c.max_ui_events_in_flight,
+                c.max_connections
+            ),
+            (
+                d.max_snapshot_depth,
+                d.max_snapshot_bytes,
+                d.max_messages_per_sec,
+                d.message_burst,
+                d.flood_close_after,
+                d.max_pending_jobs,
+                d.max_ui_events_in_flight,
+                d.max_connections
+            )
+        );
     }
 
     #[test]
@@ -457,6 +608,10 @@ mod tests {
             ("--client-ready-timeout=soon", "--client-ready-timeout"),
             ("--allow-origin=evil.example", "--allow-origin"),
             ("--max-snapshot-nodes=0", "--max-snapshot-nodes"),
+            ("--max-snapshot-depth=61", "--max-snapshot-depth"),
+            ("--message-burst=0", "--message-burst"),
+            ("--max-connections=0", "--max-connections"),
+            ("--max-pending-jobs=many", "--max-pending-jobs"),
         ] {
             let err = parse_from(["hark", "serve", bad]).unwrap_err().to_string();
             assert!(err.contains(flag), "{err}");

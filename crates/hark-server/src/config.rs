@@ -1,5 +1,7 @@
 //! Server settings: address, static directory, frame limit, queue bounds, connection deadlines
-//! (header read, `client-ready`, keep-alive), error damping and allowed origins.
+//! (header read, `client-ready`, keep-alive), error damping, allowed origins and the
+//! per-session limits against hostile clients (issue 9, point 4: message rate, snapshot size,
+//! pending jobs, connection cap).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -38,6 +40,41 @@ pub const DEFAULT_PONG_TIMEOUT: Duration = Duration::from_secs(20);
 /// at most once: 5 s.
 pub const DEFAULT_ERROR_REPEAT_WINDOW: Duration = Duration::from_secs(5);
 
+/// Default sustained message rate per session: 200 WebSocket data messages a second (issue 9,
+/// point 4). Pipecat's client sends a debounced snapshot at most every few hundred ms and a few
+/// messages per turn, and microphone audio in 20 ms frames (50 a second), far below it.
+pub const DEFAULT_MAX_MESSAGES_PER_SEC: u32 = 200;
+
+/// Default burst of the per-session token bucket: 400 messages accepted at once after a quiet
+/// spell.
+pub const DEFAULT_MESSAGE_BURST: u32 = 400;
+
+/// A client sending more than this many times [`ServerConfig::max_messages_per_sec`] in each
+/// second for [`ServerConfig::flood_close_after`] is closed (1008).
+pub const FLOOD_FACTOR: u32 = 10;
+
+/// Default time a client may flood (over [`FLOOD_FACTOR`] × the rate, every second) before it is
+/// closed with 1008: 5 s.
+pub const DEFAULT_FLOOD_CLOSE_AFTER: Duration = Duration::from_secs(5);
+
+/// Default largest `ui-snapshot` message, in bytes of RTVI JSON: 512 KiB. client-js caps a
+/// snapshot at 200 nodes (a few tens of KB); 5,000 nodes of about 65 bytes fit.
+pub const DEFAULT_MAX_SNAPSHOT_BYTES: usize = 512 * 1024;
+
+/// Default most UI jobs (`screen`, `respond`) waiting or running per session: 8. More are
+/// answered at once with an error the model reads.
+pub const DEFAULT_MAX_PENDING_JOBS: usize = 8;
+
+/// Default most app UI-event handlers running per session: 32. More `ui-event`s are refused
+/// with an `error` until one finishes.
+pub const DEFAULT_MAX_UI_EVENTS_IN_FLIGHT: usize = 32;
+
+/// Default most open WebSocket sessions per server: 4,096. Beyond it `/ws` answers 503.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+
+/// The `Retry-After` a refused upgrade (server full) carries, in seconds.
+pub const FULL_RETRY_AFTER_SECS: u64 = 5;
+
 /// Settings of one [`Server`](crate::Server).
 ///
 /// Memory per session is bounded by `max_frame_bytes × (inbound_queue + 2)` for input plus
@@ -72,6 +109,12 @@ pub struct ServerConfig {
     /// Longest wait for a pong after a keep-alive ping is due (a peer stuck mid-frame or gone
     /// cannot answer); then the socket is closed with 1011 and
     /// [`messages::pong_timeout`](crate::messages::pong_timeout).
+    ///
+    /// Also bounds a client that stopped reading (issue 9, point 4): when a write to it moves
+    /// not a single byte for `ping_interval + pong_timeout`, the session ends the same way
+    /// ([`CloseCause::PongTimeout`](crate::CloseCause::PongTimeout)). A client that reads
+    /// slowly moves bytes and is not closed for it. Zero turns this stalled-write close off;
+    /// with a zero `ping_interval` too, no keep-alive deadline applies at all.
     pub pong_timeout: Duration,
     /// An `error` or `error-response` whose text equals one sent to the same session less than
     /// this long ago is not sent again (counted in
@@ -86,6 +129,43 @@ pub struct ServerConfig {
     /// [`SnapshotLimits`](hark_rtvi::snapshot::SnapshotLimits)). Default
     /// [`MAX_SNAPSHOT_NODES`](hark_rtvi::snapshot::MAX_SNAPSHOT_NODES) (5,000).
     pub max_snapshot_nodes: usize,
+    /// Deepest node level accepted in one `ui-snapshot` (the root is 1); a deeper one is
+    /// refused with an `error-response` naming the path and the limit. Values above
+    /// [`MAX_TREE_DEPTH`](hark_rtvi::snapshot::MAX_TREE_DEPTH) (60, the default) read as 60.
+    pub max_snapshot_depth: usize,
+    /// Largest `ui-snapshot` message, in bytes of RTVI JSON; a larger one is refused with an
+    /// `error-response` naming the size and the limit, found by reading only its `type` and `id`
+    /// (the tree is not decoded). Default [`DEFAULT_MAX_SNAPSHOT_BYTES`] (512 KiB).
+    pub max_snapshot_bytes: usize,
+    /// Sustained rate of WebSocket data messages (binary or text frames) one session may send,
+    /// per second (a token bucket of [`message_burst`](Self::message_burst)); messages over it
+    /// are dropped undecoded, counted, logged once per episode, and the client gets one `error`
+    /// ([`messages::message_rate_exceeded`](crate::messages::message_rate_exceeded)) per
+    /// episode. 0: no limit. Default [`DEFAULT_MAX_MESSAGES_PER_SEC`] (200).
+    pub max_messages_per_sec: u32,
+    /// Bucket size of the message rate limit, in messages (at least 1). Default
+    /// [`DEFAULT_MESSAGE_BURST`] (400).
+    pub message_burst: u32,
+    /// A client sending more than [`FLOOD_FACTOR`] × `max_messages_per_sec` messages in every
+    /// second for this long is closed with 1008 and
+    /// [`messages::message_flood`](crate::messages::message_flood). Zero: never closed for it.
+    /// Default [`DEFAULT_FLOOD_CLOSE_AFTER`] (5 s); whole seconds count.
+    pub flood_close_after: Duration,
+    /// Most UI jobs (`screen`, `respond`) waiting or running per session for a UI worker
+    /// ([`UiHandlerFactory`](crate::UiHandlerFactory)); more are answered at once with status
+    /// `error` and [`messages::too_many_jobs`](crate::messages::too_many_jobs). At least 1.
+    /// Default [`DEFAULT_MAX_PENDING_JOBS`] (8).
+    pub max_pending_jobs: usize,
+    /// Most app UI-event handlers running per session; a `ui-event` beyond it is refused with
+    /// an `error` ([`messages::too_many_ui_events`](crate::messages::too_many_ui_events)) and not
+    /// recorded. At least 1. Default [`DEFAULT_MAX_UI_EVENTS_IN_FLIGHT`] (32).
+    pub max_ui_events_in_flight: usize,
+    /// Most open WebSocket sessions; a `/ws` upgrade beyond it gets HTTP 503 with
+    /// `Retry-After` and [`messages::server_full`](crate::messages::server_full) (counted,
+    /// logged once per burst); open sessions are not affected. Connections that never finish
+    /// their request head are dropped by `header_read_timeout`. Default
+    /// [`DEFAULT_MAX_CONNECTIONS`] (4,096).
+    pub max_connections: usize,
 }
 
 impl Default for ServerConfig {
@@ -106,6 +186,14 @@ impl Default for ServerConfig {
             error_repeat_window: DEFAULT_ERROR_REPEAT_WINDOW,
             allowed_origins: Vec::new(),
             max_snapshot_nodes: hark_rtvi::snapshot::MAX_SNAPSHOT_NODES,
+            max_snapshot_depth: hark_rtvi::snapshot::MAX_TREE_DEPTH,
+            max_snapshot_bytes: DEFAULT_MAX_SNAPSHOT_BYTES,
+            max_messages_per_sec: DEFAULT_MAX_MESSAGES_PER_SEC,
+            message_burst: DEFAULT_MESSAGE_BURST,
+            flood_close_after: DEFAULT_FLOOD_CLOSE_AFTER,
+            max_pending_jobs: DEFAULT_MAX_PENDING_JOBS,
+            max_ui_events_in_flight: DEFAULT_MAX_UI_EVENTS_IN_FLIGHT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -160,6 +248,13 @@ mod tests {
         assert_eq!(c.error_repeat_window, Duration::from_secs(5));
         assert!(c.allowed_origins.is_empty());
         assert_eq!(c.max_snapshot_nodes, 5_000);
+        assert_eq!(c.max_snapshot_depth, 60);
+        assert_eq!(c.max_snapshot_bytes, 524_288);
+        assert_eq!((c.max_messages_per_sec, c.message_burst), (200, 400));
+        assert_eq!(c.flood_close_after, Duration::from_secs(5));
+        assert_eq!(c.max_pending_jobs, 8);
+        assert_eq!(c.max_ui_events_in_flight, 32);
+        assert_eq!(c.max_connections, 4096);
     }
 
     #[test]

@@ -91,3 +91,27 @@ pub struct TroubleshootingToolKeepsRunningAfterHangup;
 /// docs/guide/troubleshooting/ui-worker-wrong-element.md
 #[doc = include_str!("../../../docs/guide/troubleshooting/ui-worker-wrong-element.md")]
 pub struct TroubleshootingUiWorkerWrongElement;
+
+/// docs/guide/agent-files.md
+#[doc = include_str!("../../../docs/guide/agent-files.md")]
+pub struct AgentFiles;
+
+/// docs/guide/flows.md
+#[doc = include_str!("../../../docs/guide/flows.md")]
+pub struct Flows;
+
+/// docs/guide/ui-worker.md
+#[doc = include_str!("../../../docs/guide/ui-worker.md")]
+pub struct UiWorker;
+
+/// docs/guide/classifiers.md
+#[doc = include_str!("../../../docs/guide/classifiers.md")]
+pub struct Classifiers;
+
+/// docs/guide/behind-a-proxy.md
+#[doc = include_str!("../../../docs/guide/behind-a-proxy.md")]
+pub struct BehindAProxy;
+
+/// docs/guide/agent-file-reference.md
+#[doc = include_str!("../../../docs/guide/agent-file-reference.md")]
+pub struct AgentFileReference;

@@ -14,6 +14,16 @@
 //!   within `pong_timeout` (else close 1011); an identical `error` text goes to one session at
 //!   most once per `error_repeat_window`; `/ws` upgrades from foreign `Origin`s get 403 unless
 //!   listed in `allowed_origins`.
+//! - Hostile-input limits (issue 9, point 4; each a [`ServerConfig`] field and `hark serve` flag):
+//!   a per-session token bucket of `max_messages_per_sec` data messages a second in bursts of
+//!   `message_burst` (messages over it are dropped undecoded, counted in
+//!   [`SessionStats::messages_rate_limited`], one `error` per episode); a client over 10 × the
+//!   rate every second for `flood_close_after` is closed with 1008
+//!   ([`CloseCause::MessageFlood`]); a `ui-snapshot` over `max_snapshot_bytes`, deeper than
+//!   `max_snapshot_depth` or with more than `max_snapshot_nodes` nodes is refused with an
+//!   `error-response`; a UI worker keeps at most `max_pending_jobs` jobs and
+//!   `max_ui_events_in_flight` app UI-event handlers per session ([`HandlerLimits`]); beyond
+//!   `max_connections` open sessions `/ws` answers 503 with `Retry-After`.
 //! - `/`: the demo page from [`ServerConfig::web_dir`] (or a page saying how to build it).
 //!
 //! Each session hands typed [`SessionInput`]s to a [`SessionHandler`] (the seam where an agent
@@ -93,8 +103,8 @@ pub use config::ServerConfig;
 pub use registry::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
 pub use server::Server;
 pub use session::{
-    HandlerFactory, NoAgentHandler, Outbox, Outgoing, SendError, SessionHandler, SessionInput,
-    run_connection,
+    HandlerFactory, HandlerLimits, NoAgentHandler, Outbox, Outgoing, SendError, SessionHandler,
+    SessionInput, run_connection,
 };
 pub use ui_session::{
     UiHandlerFactory, UiSession, UiSessionConfig, UiSessionHandler, UiSetupError,

@@ -141,6 +141,59 @@ pub fn no_demo_page() -> String {
         .to_owned()
 }
 
+/// The `error` a session gets (once per episode) when it sends over the message rate
+/// (issue 9, point 4): messages over it are dropped.
+pub fn message_rate_exceeded(per_sec: u32, burst: u32) -> String {
+    format!(
+        "Too many messages: this server takes at most {per_sec} a second per session (bursts of \
+         {burst}); messages over it are dropped. Send snapshots debounced and wait for answers \
+         before sending more."
+    )
+}
+
+/// The close reason (code 1008) for a client that kept sending over `factor` × the rate for
+/// `after`. Fits a close frame (≤ 123 bytes).
+pub fn message_flood(per_sec: u32, factor: u32, after: Duration) -> String {
+    format!(
+        "Message flood: over {} a second for {}; reconnect and send less",
+        u64::from(per_sec) * u64::from(factor),
+        duration(after)
+    )
+}
+
+/// The `error-response` text for a `ui-snapshot` message over the byte limit; its tree is not
+/// decoded.
+pub fn snapshot_too_large(bytes: usize, limit: usize) -> String {
+    format!(
+        "Snapshot too large: {bytes} bytes, the limit is {limit} bytes. Send a smaller snapshot \
+         (fewer nodes, shorter names); @pipecat-ai/client-js caps one at 200 nodes."
+    )
+}
+
+/// The `error` text for a `ui-event` refused because `limit` event handlers of this session are
+/// still running.
+pub fn too_many_ui_events(limit: usize) -> String {
+    format!(
+        "Too many ui-events being handled (limit {limit}); this one was dropped. Wait for the \
+         page to settle before sending more."
+    )
+}
+
+/// The error a model (or requester) reads when a session already has `limit` `job` jobs
+/// (`screen`, `respond`) waiting or running.
+pub fn too_many_jobs(job: &str, limit: usize) -> String {
+    format!("Too many {job} jobs waiting (limit {limit}); wait for one to finish, then ask again.")
+}
+
+/// The HTTP 503 body for a `/ws` upgrade when `limit` sessions are already open.
+pub fn server_full(limit: usize, retry_after_secs: u64) -> String {
+    format!(
+        "This server is full: {limit} sessions are open, the most it takes. Retry in \
+         {retry_after_secs} s (see Retry-After); the operator can raise --max-connections \
+         (HARK_MAX_CONNECTIONS).\n"
+    )
+}
+
 /// Escapes `&`, `<`, `>` and `"` for HTML text.
 fn html_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -247,6 +300,40 @@ mod tests {
         );
         assert!(frame_too_large(usize::MAX).len() <= 123);
         assert!(shutting_down().len() <= 123);
+    }
+
+    #[test]
+    fn limit_texts_name_the_limit_and_what_to_do() {
+        assert_eq!(
+            message_rate_exceeded(200, 400),
+            "Too many messages: this server takes at most 200 a second per session (bursts of \
+             400); messages over it are dropped. Send snapshots debounced and wait for answers \
+             before sending more."
+        );
+        assert_eq!(
+            message_flood(200, 10, Duration::from_secs(5)),
+            "Message flood: over 2000 a second for 5 s; reconnect and send less"
+        );
+        assert!(message_flood(u32::MAX, u32::MAX, Duration::MAX).len() <= 123);
+        assert_eq!(
+            snapshot_too_large(600_000, 524_288),
+            "Snapshot too large: 600000 bytes, the limit is 524288 bytes. Send a smaller snapshot \
+             (fewer nodes, shorter names); @pipecat-ai/client-js caps one at 200 nodes."
+        );
+        assert_eq!(
+            too_many_ui_events(32),
+            "Too many ui-events being handled (limit 32); this one was dropped. Wait for the page \
+             to settle before sending more."
+        );
+        assert_eq!(
+            too_many_jobs("screen", 8),
+            "Too many screen jobs waiting (limit 8); wait for one to finish, then ask again."
+        );
+        assert_eq!(
+            server_full(4096, 5),
+            "This server is full: 4096 sessions are open, the most it takes. Retry in 5 s (see \
+             Retry-After); the operator can raise --max-connections (HARK_MAX_CONNECTIONS).\n"
+        );
     }
 
     #[test]

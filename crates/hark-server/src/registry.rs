@@ -104,6 +104,17 @@ pub enum CloseCause {
         /// The configured deadline.
         after: std::time::Duration,
     },
+    /// The client sent over 10 × the message rate every second for `after`
+    /// ([`ServerConfig::flood_close_after`](crate::ServerConfig::flood_close_after));
+    /// closed with 1008 and [`messages::message_flood`](crate::messages::message_flood)
+    /// (issue 9, point 4).
+    MessageFlood {
+        /// The configured message rate, in messages a second
+        /// ([`ServerConfig::max_messages_per_sec`](crate::ServerConfig::max_messages_per_sec)).
+        per_sec: u32,
+        /// The configured flood duration that closes the session.
+        after: std::time::Duration,
+    },
 }
 
 /// Queue depths and counters of one session, read with [`Sessions::stats`].
@@ -128,6 +139,11 @@ pub struct SessionStats {
     /// `error` / `error-response` messages not sent because an identical text went to this
     /// session less than [`ServerConfig::error_repeat_window`](crate::ServerConfig::error_repeat_window) ago.
     pub errors_suppressed: u64,
+    /// Client messages dropped so far, before decoding, for going over
+    /// [`ServerConfig::max_messages_per_sec`](crate::ServerConfig::max_messages_per_sec) /
+    /// [`ServerConfig::message_burst`](crate::ServerConfig::message_burst) (each one counted,
+    /// including the one that triggers a flood close; issue 9, point 4).
+    pub messages_rate_limited: u64,
 }
 
 /// Live counters shared by a session's stages and the registry.
@@ -138,6 +154,7 @@ pub(crate) struct Counters {
     pub(crate) inbound_high_water: AtomicUsize,
     pub(crate) outbound_high_water: AtomicUsize,
     pub(crate) errors_suppressed: AtomicU64,
+    pub(crate) messages_rate_limited: AtomicU64,
 }
 
 impl Counters {
@@ -240,6 +257,7 @@ impl Sessions {
             outbound_capacity: e.outbox.capacity(),
             outbound_high_water: e.counters.outbound_high_water.load(Ordering::Relaxed),
             errors_suppressed: e.counters.errors_suppressed.load(Ordering::Relaxed),
+            messages_rate_limited: e.counters.messages_rate_limited.load(Ordering::Relaxed),
         })
     }
 

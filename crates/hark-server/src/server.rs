@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::{ConnectInfo, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, Request, StatusCode, Uri, header};
@@ -28,7 +29,9 @@ use crate::registry::Sessions;
 use crate::session::{
     ConnectionSetup, HandlerFactory, NoAgentHandler, SessionLimits, run_connection,
 };
-use crate::socket::split_axum;
+use crate::socket::{RawConn, share, split_axum};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// A bound, not yet running hark server: RTVI sessions at `/ws`, the demo page at `/`.
 ///
@@ -51,6 +54,71 @@ struct AppState {
     shutdown: CancellationToken,
     tracker: TaskTracker,
     origins: Arc<OriginPolicy>,
+    gate: Arc<ConnectionGate>,
+}
+
+/// Issue 9, point 4: the cap on open WebSocket sessions ([`ServerConfig::max_connections`]).
+#[derive(Debug)]
+struct ConnectionGate {
+    max: usize,
+    open: AtomicUsize,
+    refused: AtomicU64,
+    /// When the current burst of refusals was logged, and the refusal count then.
+    logged: Mutex<Option<(std::time::Instant, u64)>>,
+}
+
+/// A refusal after this long without one starts a new burst (logged again).
+const REFUSAL_BURST_GAP: Duration = Duration::from_secs(10);
+
+impl ConnectionGate {
+    fn new(max: usize) -> Self {
+        Self {
+            max: max.max(1),
+            open: AtomicUsize::new(0),
+            refused: AtomicU64::new(0),
+            logged: Mutex::new(None),
+        }
+    }
+
+    /// A slot for one session, held until the returned guard drops; `None` when full.
+    fn enter(self: &Arc<Self>) -> Option<SessionSlot> {
+        let admitted = self
+            .open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < self.max).then_some(open + 1)
+            })
+            .is_ok();
+        admitted.then(|| SessionSlot(self.clone()))
+    }
+
+    /// Counts a refusal; logs the first of a burst (and how many the previous burst had).
+    fn note_refusal(&self, peer: SocketAddr) {
+        let total = self.refused.fetch_add(1, Ordering::Relaxed) + 1;
+        let now = std::time::Instant::now();
+        let mut logged = self.logged.lock().unwrap_or_else(|e| e.into_inner());
+        let new_burst = match *logged {
+            Some((at, _)) => now.duration_since(at) >= REFUSAL_BURST_GAP,
+            None => true,
+        };
+        if new_burst {
+            let before = logged.map(|(_, count)| count).unwrap_or(0);
+            warn!(%peer, max = self.max, refused_before = before, refused_total = total,
+                  "server full: /ws upgrades refused with 503 (logged once per burst)");
+            *logged = Some((now, total));
+        } else if let Some((at, _)) = *logged {
+            *logged = Some((at, total));
+        }
+    }
+}
+
+/// One open session's place under the connection cap; frees it when dropped.
+#[derive(Debug)]
+struct SessionSlot(Arc<ConnectionGate>);
+
+impl Drop for SessionSlot {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Server {
@@ -73,7 +141,7 @@ impl Server {
         config: ServerConfig,
         factory: Arc<dyn HandlerFactory>,
     ) -> io::Result<Server> {
-        let listener = std::net::TcpListener::bind(config.addr)?;
+        let listener = listen(config.addr)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
         if let Some(dir) = &config.web_dir {
@@ -122,6 +190,7 @@ impl Server {
             shutdown: token.clone(),
             tracker: tracker.clone(),
             origins: Arc::new(OriginPolicy::new(&self.config.allowed_origins)),
+            gate: Arc::new(ConnectionGate::new(self.config.max_connections)),
         };
         let app = router(state, self.config.web_dir.clone());
         info!(addr = %self.local_addr, "hark listening: RTVI at ws://{}/ws", self.local_addr);
@@ -158,14 +227,18 @@ impl Server {
             if let Err(err) = tcp.set_nodelay(true) {
                 debug!(%err, "cannot set TCP_NODELAY");
             }
+            // The session keeps a handle on the TCP connection to drain the client's input
+            // after refusing it (case P3: the client reads the 1009 close frame).
+            let (io, raw) = share(tcp);
             let service = TowerToHyperService::new(app.clone().map_request(
                 move |mut request: Request<Incoming>| {
                     request.extensions_mut().insert(ConnectInfo(peer));
+                    request.extensions_mut().insert(raw.clone());
                     request
                 },
             ));
             let connection = http
-                .serve_connection(TokioIo::new(tcp), service)
+                .serve_connection(TokioIo::new(io), service)
                 .with_upgrades();
             let stop = token.clone();
             connections.spawn(async move {
@@ -243,10 +316,16 @@ fn not_built(uri: &Uri, dir: &std::path::Path) -> Response {
     }
 }
 
+/// Initial capacity of each connection's WebSocket read buffer, in bytes: 16 KiB instead of
+/// tungstenite's 128 KiB (issue 9: ~112 KiB less per idle session). A larger frame still
+/// arrives whole: the buffer grows to the frame's length (up to `max_frame_bytes`).
+const WS_READ_BUFFER_BYTES: usize = 16 * 1024;
+
 async fn ws_handler(
     ws: WebSocketUpgrade,
     State(app): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    raw: Option<Extension<RawConn>>,
     headers: HeaderMap,
 ) -> Response {
     if let Err(origin) = app.origins.check(&headers) {
@@ -258,15 +337,31 @@ async fn ws_handler(
         )
             .into_response();
     }
+    let Some(slot) = app.gate.enter() else {
+        app.gate.note_refusal(peer);
+        let retry = crate::config::FULL_RETRY_AFTER_SECS;
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [
+                (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
+                (header::RETRY_AFTER, retry.to_string()),
+            ],
+            messages::server_full(app.gate.max, retry),
+        )
+            .into_response();
+    };
+    let raw = raw.map(|Extension(raw)| raw);
     let token = app.tracker.token();
     let limit = app.limits.max_frame_bytes;
     ws.max_message_size(limit)
         .max_frame_size(limit)
+        .read_buffer_size(WS_READ_BUFFER_BYTES)
         .on_upgrade(move |socket| {
             let id = app.sessions.next_id();
             let span = info_span!("session", id = %id);
             async move {
                 let _tracked = token;
+                let _slot = slot;
                 info!(%peer, "session opened");
                 let (sink, stream) = split_axum(socket);
                 let handler = app.factory.create(id);
@@ -279,6 +374,7 @@ async fn ws_handler(
                         handler,
                         limits: app.limits,
                         shutdown: app.shutdown.child_token(),
+                        raw,
                     },
                 )
                 .await;
@@ -286,6 +382,23 @@ async fn ws_handler(
             }
             .instrument(span)
         })
+}
+
+/// The listen backlog asked for (the kernel caps it at `net.core.somaxconn`). std's
+/// `TcpListener::bind` asks for 128, which a burst of connections overflows: the kernel then
+/// drops handshakes, and a client can be left connected to a socket the server never accepts
+/// (issue 9, point 4: a client opening thousands of connections).
+pub const LISTEN_BACKLOG: i32 = 4096;
+
+/// Binds `addr` as std does (SO_REUSEADDR on Unix) with a [`LISTEN_BACKLOG`] backlog.
+fn listen(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
 }
 
 /// Whether an accept error concerns only the one connection (the listener is fine).

@@ -31,12 +31,12 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use crate::config::ServerConfig;
+use crate::config::{FLOOD_FACTOR, ServerConfig};
 use crate::messages;
 use crate::registry::{CloseCause, Counters, SessionEventKind, SessionId, Sessions};
 use crate::socket::{
     CLOSE_GOING_AWAY, CLOSE_NORMAL, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_UNEXPECTED, CloseInfo,
-    RecvError, WsMessage,
+    RawConn, RecvError, WsMessage,
 };
 use crate::wire;
 
@@ -182,12 +182,43 @@ pub struct Outbox {
     legacy: Arc<std::sync::atomic::AtomicBool>,
     /// Cancelled by [`Outbox::end_session`]: the bot ends the session.
     ended: CancellationToken,
+    /// The session's limits a handler applies (pending UI jobs, UI events in flight).
+    policy: HandlerLimits,
+}
+
+/// The per-session limits a [`SessionHandler`] applies itself (issue 9, point 4), read with
+/// [`Outbox::handler_limits`]; from [`ServerConfig::max_pending_jobs`] and
+/// [`ServerConfig::max_ui_events_in_flight`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandlerLimits {
+    /// Most UI jobs (`screen`, `respond`) waiting or running at once.
+    pub max_pending_jobs: usize,
+    /// Most app UI-event handlers running at once.
+    pub max_ui_events_in_flight: usize,
+}
+
+impl Default for HandlerLimits {
+    fn default() -> Self {
+        Self {
+            max_pending_jobs: crate::config::DEFAULT_MAX_PENDING_JOBS,
+            max_ui_events_in_flight: crate::config::DEFAULT_MAX_UI_EVENTS_IN_FLIGHT,
+        }
+    }
 }
 
 impl Outbox {
     /// A detached outbox of `capacity` messages and its receiving end, to test a
-    /// [`SessionHandler`] without a socket.
+    /// [`SessionHandler`] without a socket (default [`HandlerLimits`]).
     pub fn channel(session: SessionId, capacity: usize) -> (Outbox, mpsc::Receiver<Outgoing>) {
+        Self::channel_with(session, capacity, HandlerLimits::default())
+    }
+
+    /// [`Outbox::channel`] with the given handler limits.
+    pub fn channel_with(
+        session: SessionId,
+        capacity: usize,
+        policy: HandlerLimits,
+    ) -> (Outbox, mpsc::Receiver<Outgoing>) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         let outbox = Outbox {
             session,
@@ -195,8 +226,21 @@ impl Outbox {
             counters: Arc::default(),
             legacy: Arc::default(),
             ended: CancellationToken::new(),
+            policy,
         };
         (outbox, rx)
+    }
+
+    /// The limits the session's handler applies (pending UI jobs, UI events in flight).
+    pub fn handler_limits(&self) -> HandlerLimits {
+        self.policy
+    }
+
+    /// How many client messages this session dropped so far for going over
+    /// [`ServerConfig::max_messages_per_sec`] (each one counted; logged once per episode).
+    /// The same count as [`SessionStats::messages_rate_limited`](crate::SessionStats::messages_rate_limited).
+    pub fn messages_rate_limited(&self) -> u64 {
+        self.counters.messages_rate_limited.load(Ordering::Relaxed)
     }
 
     /// The session this outbox sends to.
@@ -304,6 +348,19 @@ pub struct SessionLimits {
     pub error_repeat_window: Duration,
     /// Most nodes in one `ui-snapshot`; a larger one is refused.
     pub max_snapshot_nodes: usize,
+    /// Deepest node level in one `ui-snapshot`; a deeper one is refused.
+    pub max_snapshot_depth: usize,
+    /// Largest `ui-snapshot` message, bytes of JSON; a larger one is refused undecoded.
+    pub max_snapshot_bytes: usize,
+    /// Sustained data messages a second (0: no limit); messages over it are dropped.
+    pub max_messages_per_sec: u32,
+    /// Token-bucket size of the message rate, in messages.
+    pub message_burst: u32,
+    /// Flooding (over [`FLOOD_FACTOR`] × the rate every second) this long closes with 1008
+    /// (zero: never).
+    pub flood_close_after: Duration,
+    /// What the handler applies itself (see [`Outbox::handler_limits`]).
+    pub handler: HandlerLimits,
 }
 
 impl SessionLimits {
@@ -319,6 +376,15 @@ impl SessionLimits {
             pong_timeout: config.pong_timeout,
             error_repeat_window: config.error_repeat_window,
             max_snapshot_nodes: config.max_snapshot_nodes,
+            max_snapshot_depth: config.max_snapshot_depth,
+            max_snapshot_bytes: config.max_snapshot_bytes,
+            max_messages_per_sec: config.max_messages_per_sec,
+            message_burst: config.message_burst.max(1),
+            flood_close_after: config.flood_close_after,
+            handler: HandlerLimits {
+                max_pending_jobs: config.max_pending_jobs.max(1),
+                max_ui_events_in_flight: config.max_ui_events_in_flight.max(1),
+            },
         }
     }
 }
@@ -342,6 +408,13 @@ pub struct ConnectionSetup {
     pub limits: SessionLimits,
     /// Cancelled at server shutdown: the session sends close 1001 and ends.
     pub shutdown: CancellationToken,
+    /// The TCP connection under the socket, when there is one: after the server refuses the
+    /// client's input (an oversize frame, a message flood) and sends its close frame, what the
+    /// client still sends is read and discarded, so the client reads the close frame instead of
+    /// a connection reset. Its byte count also tells a client that reads slowly from one that
+    /// stopped reading (a write then moves no byte for `ping_interval + pong_timeout`: 1011).
+    /// `None` (channel-driven tests): not drained, and one write may wait that long in all.
+    pub raw: Option<RawConn>,
 }
 
 impl fmt::Debug for dyn SessionHandler {
@@ -373,6 +446,7 @@ where
         handler,
         limits,
         shutdown,
+        raw,
     } = setup;
     let counters = Arc::new(Counters::default());
     let (in_tx, in_rx) = mpsc::channel::<ReaderItem>(limits.inbound_queue);
@@ -386,7 +460,11 @@ where
         counters: counters.clone(),
         legacy: Arc::default(),
         ended: ended.clone(),
+        policy: limits.handler,
     };
+    // Cancelled by the writer when one write to the client waited longer than the pong
+    // timeout: the client does not read, the session ends.
+    let stalled = CancellationToken::new();
     sessions.register(
         id,
         outbox.clone(),
@@ -405,6 +483,8 @@ where
             in_tx,
             close_tx,
             ping_tx,
+            raw: raw.clone(),
+            stalled: stalled.clone(),
         },
         &counters,
         &shutdown,
@@ -432,6 +512,8 @@ where
             close_rx,
             ping_rx,
             ended: ended.clone(),
+            stalled,
+            progress: raw,
         },
         &counters,
         &shutdown,
@@ -450,6 +532,137 @@ struct ReaderLinks {
     in_tx: mpsc::Sender<ReaderItem>,
     close_tx: mpsc::Sender<CloseInfo>,
     ping_tx: mpsc::Sender<()>,
+    /// The TCP connection, to drain after a refusal that closes the socket.
+    raw: Option<RawConn>,
+    /// Cancelled by the writer when the client stopped reading.
+    stalled: CancellationToken,
+}
+
+/// How long the input must have been quiet, once a refused frame's announced payload is in,
+/// before the drain stops.
+const DRAIN_QUIET: Duration = Duration::from_millis(250);
+
+/// What the rate limiter says about one client message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Under the rate: handle it.
+    Admit,
+    /// Over the rate: drop it; `tell`: this is the first drop of an episode, send the error.
+    Drop { tell: bool },
+    /// Over [`FLOOD_FACTOR`] × the rate for `flood_close_after`: close the session.
+    Flood,
+}
+
+/// Issue 9, point 4: a token bucket of client data messages (`per_sec` sustained, `burst` at
+/// once) and flood detection in whole-second windows.
+#[derive(Debug)]
+struct RateLimiter {
+    per_sec: f64,
+    burst: f64,
+    tokens: f64,
+    last: Instant,
+    /// Messages in one second above which that second counts as flooding.
+    flood_threshold: u64,
+    /// Consecutive flooding seconds that close the session (0: never).
+    flood_seconds: u64,
+    window_start: Instant,
+    window_count: u64,
+    flooding_for: u64,
+    /// Inside an episode of drops: since `episode_start`, `dropped` messages, last at `last_drop`.
+    episode: Option<(Instant, u64, Instant)>,
+    /// When the rate error was last sent, and the least time between two.
+    last_told: Option<Instant>,
+    tell_every: Duration,
+}
+
+impl RateLimiter {
+    /// `None` when `limits` set no rate.
+    fn new(limits: &SessionLimits, now: Instant) -> Option<Self> {
+        if limits.max_messages_per_sec == 0 {
+            return None;
+        }
+        let burst = f64::from(limits.message_burst.max(1));
+        let after = limits.flood_close_after;
+        Some(Self {
+            per_sec: f64::from(limits.max_messages_per_sec),
+            burst,
+            tokens: burst,
+            last: now,
+            flood_threshold: u64::from(limits.max_messages_per_sec) * u64::from(FLOOD_FACTOR),
+            flood_seconds: after.as_secs() + u64::from(after.subsec_nanos() > 0),
+            window_start: now,
+            window_count: 0,
+            flooding_for: 0,
+            episode: None,
+            last_told: None,
+            tell_every: limits.error_repeat_window.max(Duration::from_secs(1)),
+        })
+    }
+
+    fn check(&mut self, now: Instant) -> Verdict {
+        let since = now.saturating_duration_since(self.window_start);
+        if since >= Duration::from_secs(1) {
+            let whole = since.as_secs();
+            // A second with no message in between ends the flood.
+            self.flooding_for = if whole == 1 && self.window_count > self.flood_threshold {
+                self.flooding_for + 1
+            } else {
+                0
+            };
+            self.window_start += Duration::from_secs(whole);
+            self.window_count = 0;
+        }
+        self.window_count += 1;
+        if self.flood_seconds > 0
+            && self.window_count > self.flood_threshold
+            && self.flooding_for + 1 >= self.flood_seconds
+        {
+            return Verdict::Flood;
+        }
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + elapsed * self.per_sec).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            // The episode ends after a second without drops (not at every refill, which under
+            // a flood comes every few ms).
+            if let Some((_, dropped, last_drop)) = self.episode
+                && now.saturating_duration_since(last_drop) >= Duration::from_secs(1)
+            {
+                info!(dropped, "client back under the message rate");
+                self.episode = None;
+            }
+            return Verdict::Admit;
+        }
+        let tell = match &mut self.episode {
+            Some((_, dropped, last_drop)) => {
+                *dropped += 1;
+                *last_drop = now;
+                false
+            }
+            None => {
+                warn!(
+                    per_sec = self.per_sec,
+                    burst = self.burst,
+                    "client over the message rate; dropping its messages (logged once per episode)"
+                );
+                self.episode = Some((now, 1, now));
+                self.last_told
+                    .is_none_or(|told| now.saturating_duration_since(told) >= self.tell_every)
+            }
+        };
+        if tell {
+            self.last_told = Some(now);
+        }
+        Verdict::Drop { tell }
+    }
+
+    /// Logs an episode still open when the session ends.
+    fn finish(&self) {
+        if let Some((start, dropped, _)) = self.episode {
+            info!(dropped, over = ?start.elapsed(), "session ended while over the message rate");
+        }
+    }
 }
 
 /// Sleeps until `deadline`, or forever without one.
@@ -492,12 +705,18 @@ where
         in_tx,
         close_tx,
         ping_tx,
+        raw,
+        stalled,
     } = links;
-    let snapshot_limits = SnapshotLimits {
-        max_nodes: limits.max_snapshot_nodes,
-        ..SnapshotLimits::default()
+    let decode_limits = wire::DecodeLimits {
+        snapshot: SnapshotLimits {
+            max_nodes: limits.max_snapshot_nodes,
+            max_depth: limits.max_snapshot_depth,
+        },
+        max_snapshot_bytes: limits.max_snapshot_bytes,
     };
     let start = Instant::now();
+    let mut rate = RateLimiter::new(&limits, start);
     // F5: a client that never sends client-ready, or stops answering pings (gone, or stuck
     // in the middle of a frame), is closed instead of held open forever.
     let mut ready_deadline = Some(start + limits.client_ready_timeout);
@@ -511,11 +730,32 @@ where
     let close = |code: u16, reason: String| {
         let _ = close_tx.try_send(CloseInfo { code, reason });
     };
-    let stop = loop {
+    // After a refusal that closes the socket: the close frame is on its way (the writer sends
+    // it); read and discard what the client still sends so it gets to read that frame.
+    let drain = |expect: usize| {
+        let raw = raw.clone();
+        async move {
+            if let Some(raw) = raw {
+                let discarded = raw
+                    .discard_input(expect, DRAIN_QUIET, limits.close_grace)
+                    .await;
+                debug!(discarded, "input after the close frame discarded");
+            }
+        }
+    };
+    // The writer waited `ping_interval + pong_timeout` on one write (see `write_loop`).
+    let stalled_cause = || CloseCause::PongTimeout {
+        after: limits.ping_interval + limits.pong_timeout,
+    };
+    let stop = 'read: loop {
         let next = tokio::select! {
             biased;
             () = shutdown.cancelled() => break Stop::Shutdown,
             () = disconnect.cancelled() => break Stop::Disconnect,
+            () = stalled.cancelled() => {
+                if let Some(rate) = &rate { rate.finish(); }
+                return stalled_cause();
+            }
             () = until(ready_deadline) => {
                 let after = limits.client_ready_timeout;
                 warn!(?after, "no client-ready in time; closing with 1008");
@@ -539,54 +779,119 @@ where
             }
         };
         let Some(next) = next else {
+            if let Some(rate) = &rate {
+                rate.finish();
+            }
             return CloseCause::ClientGone;
         };
         counters.frames_received.fetch_add(1, Ordering::Relaxed);
-        let item = match next {
-            Ok(WsMessage::Binary(bytes)) => match wire::decode(&bytes, &snapshot_limits) {
-                Ok(Some(inbound)) => {
-                    if matches!(inbound.message, ClientMessage::ClientReady(_)) {
-                        ready_deadline = None;
+        // Issue 9, point 4: the message rate is checked before anything is decoded.
+        let mut over_rate = None;
+        if matches!(next, Ok(WsMessage::Binary(_) | WsMessage::Text(_)))
+            && let Some(limiter) = &mut rate
+        {
+            match limiter.check(Instant::now()) {
+                Verdict::Admit => {}
+                Verdict::Drop { tell } => {
+                    counters
+                        .messages_rate_limited
+                        .fetch_add(1, Ordering::Relaxed);
+                    if !tell {
+                        continue;
                     }
-                    ReaderItem::Message(inbound)
+                    over_rate = Some(ReaderItem::Refused(wire::Refusal::error(
+                        messages::message_rate_exceeded(
+                            limits.max_messages_per_sec,
+                            limits.message_burst,
+                        ),
+                    )));
                 }
-                Ok(None) => continue,
-                Err(refusal) => ReaderItem::Refused(refusal),
-            },
-            Ok(WsMessage::Text(_)) => {
-                ReaderItem::Refused(wire::Refusal::error(messages::text_frame_refused()))
+                Verdict::Flood => {
+                    counters
+                        .messages_rate_limited
+                        .fetch_add(1, Ordering::Relaxed);
+                    let after = limits.flood_close_after;
+                    warn!(
+                        ?after,
+                        per_sec = limits.max_messages_per_sec,
+                        factor = FLOOD_FACTOR,
+                        "message flood; closing with 1008"
+                    );
+                    limiter.finish();
+                    close(
+                        CLOSE_POLICY,
+                        messages::message_flood(limits.max_messages_per_sec, FLOOD_FACTOR, after),
+                    );
+                    drain(0).await;
+                    return CloseCause::MessageFlood {
+                        per_sec: limits.max_messages_per_sec,
+                        after,
+                    };
+                }
             }
-            Ok(WsMessage::Pong(_)) => {
-                pong_deadline = None;
-                continue;
-            }
-            Ok(WsMessage::Ping(_)) => continue,
-            Ok(WsMessage::Close(_)) => return CloseCause::ClientGone,
-            Err(RecvError::TooLarge { size, limit }) => {
-                warn!(size, limit, "frame over the limit; closing with 1009");
-                close(CLOSE_TOO_BIG, messages::frame_too_large(limit));
-                return CloseCause::FrameTooLarge { size, limit };
-            }
-            Err(RecvError::Other(err)) => {
-                debug!(%err, "socket ended");
-                return CloseCause::ClientGone;
-            }
-        };
-        // Waits while the session is behind: this is what bounds memory under a flood.
-        let sent = tokio::select! {
-            biased;
-            () = shutdown.cancelled() => break Stop::Shutdown,
-            () = disconnect.cancelled() => break Stop::Disconnect,
-            sent = in_tx.send(item) => sent,
-        };
-        if sent.is_err() {
-            return CloseCause::ClientGone;
         }
+        let item = match over_rate {
+            Some(item) => item,
+            None => match next {
+                Ok(WsMessage::Binary(bytes)) => match wire::decode(&bytes, &decode_limits) {
+                    Ok(Some(inbound)) => {
+                        if matches!(inbound.message, ClientMessage::ClientReady(_)) {
+                            ready_deadline = None;
+                        }
+                        ReaderItem::Message(inbound)
+                    }
+                    Ok(None) => continue,
+                    Err(refusal) => ReaderItem::Refused(refusal),
+                },
+                Ok(WsMessage::Text(_)) => {
+                    ReaderItem::Refused(wire::Refusal::error(messages::text_frame_refused()))
+                }
+                Ok(WsMessage::Pong(_)) => {
+                    pong_deadline = None;
+                    continue;
+                }
+                Ok(WsMessage::Ping(_)) => continue,
+                Ok(WsMessage::Close(_)) => return CloseCause::ClientGone,
+                Err(RecvError::TooLarge { size, limit }) => {
+                    warn!(size, limit, "frame over the limit; closing with 1009");
+                    close(CLOSE_TOO_BIG, messages::frame_too_large(limit));
+                    drain(size).await;
+                    return CloseCause::FrameTooLarge { size, limit };
+                }
+                Err(RecvError::Other(err)) => {
+                    debug!(%err, "socket ended");
+                    return CloseCause::ClientGone;
+                }
+            },
+        };
+        // Waits while the session is behind: this is what bounds memory under a flood. The
+        // keep-alive still runs meanwhile; a writer stuck on a client that does not read ends
+        // the session (`stalled`).
+        let permit = loop {
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break 'read Stop::Shutdown,
+                () = disconnect.cancelled() => break 'read Stop::Disconnect,
+                () = stalled.cancelled() => return stalled_cause(),
+                permit = in_tx.reserve() => break permit,
+                () = tick(&mut ticker) => {
+                    pong_deadline.get_or_insert_with(|| Instant::now() + limits.pong_timeout);
+                    let _ = ping_tx.try_send(());
+                }
+            }
+        };
+        let Ok(permit) = permit else {
+            return CloseCause::ClientGone;
+        };
+        permit.send(item);
         Counters::note_depth(
             &counters.inbound_high_water,
             in_tx.max_capacity() - in_tx.capacity(),
         );
     };
+    if let Some(rate) = &rate {
+        rate.finish();
+    }
     // Shutdown or disconnect: the writer sends the close frame; read on (discarding) until the
     // client's answer, so the closing handshake completes, but no longer than the grace period.
     drop(in_tx);
@@ -765,6 +1070,13 @@ struct WriterLinks {
     ping_rx: mpsc::Receiver<()>,
     /// Cancelled when the bot ended the call ([`Outbox::end_session`]).
     ended: CancellationToken,
+    /// Cancelled here when one write made no progress for `ping_interval + pong_timeout` (the
+    /// client does not read); the reader then ends the session.
+    stalled: CancellationToken,
+    /// The connection's byte count ([`RawConn::bytes_written`]): a write that is slow but
+    /// moves bytes is waited for. Without it (sessions over channels), a write is allowed
+    /// `ping_interval + pong_timeout` in all.
+    progress: Option<RawConn>,
 }
 
 /// Most distinct error texts remembered per session by [`ErrorDamper`].
@@ -861,7 +1173,15 @@ async fn write_loop<W>(
         mut close_rx,
         mut ping_rx,
         ended,
+        stalled,
+        progress,
     } = links;
+    // A client that does not read: one write during which not a single byte went out for as
+    // long as the keep-alive gives a peer (a ping interval, then the pong timeout) ends the
+    // session (issue 9, point 4). A client that reads slowly moves bytes and is waited for.
+    let write_timeout =
+        (!limits.pong_timeout.is_zero()).then_some(limits.ping_interval + limits.pong_timeout);
+    let written = || progress.as_ref().map(RawConn::bytes_written);
     let mut damper = ErrorDamper::new(limits.error_repeat_window);
     let close = loop {
         let frame = tokio::select! {
@@ -883,11 +1203,34 @@ async fn write_loop<W>(
             () = session_done.cancelled() => break None,
         };
         let is_data = matches!(frame, WsMessage::Binary(_));
-        let sent = tokio::select! {
-            biased;
-            Some(close) = close_rx.recv() => break Some(close),
-            () = shutdown.cancelled() => break Some(going_away()),
-            sent = sink.send(frame) => sent,
+        let send = sink.send(frame);
+        tokio::pin!(send);
+        let mut mark = written();
+        let mut deadline = write_timeout.map(|t| Instant::now() + t);
+        let sent = loop {
+            tokio::select! {
+                biased;
+                Some(close) = close_rx.recv() => break Err(Some(close)),
+                () = shutdown.cancelled() => break Err(Some(going_away())),
+                sent = &mut send => break Ok(sent),
+                () = until(deadline) => {
+                    let now = written();
+                    if now != mark {
+                        // Bytes went out since the last look: the client reads, slowly.
+                        mark = now;
+                        deadline = write_timeout.map(|t| Instant::now() + t);
+                        continue;
+                    }
+                    let after = write_timeout.unwrap_or_default();
+                    warn!(?after, "the client does not read: no byte went out for too long; closing with 1011");
+                    stalled.cancel();
+                    break Err(Some(CloseInfo { code: CLOSE_UNEXPECTED, reason: messages::pong_timeout(after) }));
+                }
+            }
+        };
+        let sent = match sent {
+            Ok(sent) => sent,
+            Err(close) => break close,
         };
         match sent {
             Ok(()) => {
@@ -957,6 +1300,7 @@ mod tests {
             handler: Box::new(NoAgentHandler),
             limits,
             shutdown,
+            raw: None,
         };
         (id, setup)
     }
@@ -972,6 +1316,8 @@ mod tests {
             outbound_queue: 8,
             // No client-ready here: the deadline must not end the test.
             client_ready_timeout: Duration::from_secs(3600),
+            // 10,000 messages at once: the rate limit is another test's subject.
+            max_messages_per_sec: 0,
             ..SessionLimits::default()
         };
         let pulled = Arc::new(AtomicUsize::new(0));
@@ -1021,6 +1367,78 @@ mod tests {
         assert!(sessions.stats(id).is_none(), "unregistered at the end");
     }
 
+    /// Issue 9, point 4: the token bucket admits the burst, then the rate; the first drop of an
+    /// episode is told (once), later ones are not; a new episode after a quiet second is told
+    /// again only after the repeat window.
+    #[test]
+    fn the_rate_limiter_admits_the_burst_then_the_rate_and_tells_once() {
+        let limits = SessionLimits {
+            max_messages_per_sec: 10,
+            message_burst: 20,
+            flood_close_after: Duration::ZERO,
+            error_repeat_window: Duration::from_secs(5),
+            ..SessionLimits::default()
+        };
+        let t0 = Instant::now();
+        let mut r = RateLimiter::new(&limits, t0).expect("a rate is set");
+        assert!((0..20).all(|_| r.check(t0) == Verdict::Admit), "the burst");
+        assert_eq!(r.check(t0), Verdict::Drop { tell: true });
+        assert_eq!(r.check(t0), Verdict::Drop { tell: false });
+        // Half a second refills 5 tokens.
+        let t1 = t0 + Duration::from_millis(500);
+        assert!((0..5).all(|_| r.check(t1) == Verdict::Admit));
+        assert_eq!(r.check(t1), Verdict::Drop { tell: false }, "same episode");
+        // Quiet for 2 s: the episode ends at the next admitted message; a new one within the
+        // repeat window is not told again, after it it is.
+        let t2 = t1 + Duration::from_secs(2);
+        assert!((0..20).all(|_| r.check(t2) == Verdict::Admit));
+        assert_eq!(r.check(t2), Verdict::Drop { tell: false });
+        let t3 = t2 + Duration::from_secs(10);
+        assert!((0..20).all(|_| r.check(t3) == Verdict::Admit));
+        assert_eq!(r.check(t3), Verdict::Drop { tell: true });
+        assert!(
+            RateLimiter::new(
+                &SessionLimits {
+                    max_messages_per_sec: 0,
+                    ..limits
+                },
+                t0
+            )
+            .is_none(),
+            "0: no limit"
+        );
+    }
+
+    /// Over FLOOD_FACTOR × the rate in every second for `flood_close_after`: `Flood`; a quiet
+    /// second in between starts the count again.
+    #[test]
+    fn a_flood_for_the_whole_window_closes() {
+        let limits = SessionLimits {
+            max_messages_per_sec: 10,
+            message_burst: 10,
+            flood_close_after: Duration::from_secs(2),
+            ..SessionLimits::default()
+        };
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut r = RateLimiter::new(&limits, t0).unwrap();
+        // Second 1: 101 messages (over 10 × 10): flooding, not yet closed.
+        for n in 0..101u64 {
+            assert_ne!(r.check(t0 + ms(n * 9)), Verdict::Flood);
+        }
+        // A quiet second, then a flood second: only one flooding second in a row.
+        let t2 = t0 + Duration::from_secs(2);
+        for n in 0..101u64 {
+            assert_ne!(r.check(t2 + ms(n * 9)), Verdict::Flood);
+        }
+        // The next second flooding too: closed on its 101st message.
+        let t3 = t0 + Duration::from_secs(3);
+        for n in 0..100u64 {
+            assert_ne!(r.check(t3 + ms(n * 9)), Verdict::Flood);
+        }
+        assert_eq!(r.check(t3 + ms(950)), Verdict::Flood);
+    }
+
     /// Shutdown: the writer sends close 1001 with the shutdown reason and the loop ends.
     #[tokio::test]
     async fn shutdown_sends_close_1001() {
@@ -1043,6 +1461,97 @@ mod tests {
             })))
         );
         assert_eq!(conn.await.unwrap(), CloseCause::Shutdown);
+    }
+
+    /// Issue 9, point 4: a write that waits while bytes still go out (a client that reads
+    /// slowly) is waited for, however long; once not a byte goes out for `ping_interval +
+    /// pong_timeout`, the writer gives up (`stalled`) and closes with 1011.
+    #[tokio::test]
+    async fn a_slow_write_that_moves_bytes_is_waited_for_and_a_stuck_one_is_not() {
+        // The window: no pings, 5 s of no progress. Bytes move every 50 ms while the write
+        // waits for 11 s (past two windows), so the close cannot come from a late timer.
+        let window = Duration::from_secs(5);
+        let limits = SessionLimits {
+            ping_interval: Duration::ZERO,
+            pong_timeout: window,
+            // Only a failure guard: the close frame waits until this socket takes it.
+            close_grace: Duration::from_secs(120),
+            ..SessionLimits::default()
+        };
+        // The byte count comes from a real loopback connection, written here.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (peer, accepted) =
+            tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
+        let _peer = peer.unwrap();
+        let (mut tcp, raw) = crate::socket::share(accepted.unwrap().0);
+        // A socket whose every write waits until its receiver reads.
+        let (sink, mut socket_rx) = fmpsc::channel::<WsMessage>(0);
+        let (out_tx, out_rx) = mpsc::channel::<Outgoing>(8);
+        let (_close_tx, close_rx) = mpsc::channel::<CloseInfo>(1);
+        let (_ping_tx, ping_rx) = mpsc::channel::<()>(1);
+        let stalled = CancellationToken::new();
+        let links = WriterLinks {
+            out_rx,
+            close_rx,
+            ping_rx,
+            ended: CancellationToken::new(),
+            stalled: stalled.clone(),
+            progress: Some(raw),
+        };
+        let counters = Counters::default();
+        let (shutdown, done, disconnect) = (
+            CancellationToken::new(),
+            CancellationToken::new(),
+            CancellationToken::new(),
+        );
+        let writer = write_loop(
+            sink,
+            links,
+            &counters,
+            &shutdown,
+            &done,
+            &disconnect,
+            limits,
+        );
+        let answer = || Outgoing {
+            id: None,
+            message: ServerMessage::BotLlmStarted,
+        };
+        let test = async {
+            // The first write waits for 11 s while bytes move.
+            out_tx.send(answer()).await.unwrap();
+            out_tx.send(answer()).await.unwrap();
+            let slow = Instant::now() + Duration::from_secs(11);
+            while Instant::now() < slow {
+                tokio::io::AsyncWriteExt::write_all(&mut tcp, b"x")
+                    .await
+                    .unwrap();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                assert!(!stalled.is_cancelled(), "closed while bytes still went out");
+            }
+            // The client reads: both answers arrive and the session goes on.
+            for _ in 0..2 {
+                assert!(matches!(socket_rx.next().await, Some(WsMessage::Binary(_))));
+            }
+            assert!(!stalled.is_cancelled());
+            // Now nothing moves: the third write waits, and the writer gives up.
+            out_tx.send(answer()).await.unwrap();
+            tokio::time::timeout(Duration::from_secs(120), stalled.cancelled())
+                .await
+                .expect("a write with no progress ends the session");
+            // The third answer, then the close frame (1011) once the socket takes it.
+            assert!(matches!(socket_rx.next().await, Some(WsMessage::Binary(_))));
+            assert_eq!(
+                socket_rx.next().await,
+                Some(WsMessage::Close(Some(CloseInfo {
+                    code: CLOSE_UNEXPECTED,
+                    reason: messages::pong_timeout(window),
+                })))
+            );
+        };
+        tokio::join!(writer, test);
+        assert_eq!(counters.messages_sent.load(Ordering::Relaxed), 2);
     }
 
     /// The built-in handler: `ping` is answered, other client messages get an error-response.

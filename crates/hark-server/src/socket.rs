@@ -4,9 +4,18 @@
 //! halves, not against axum, so unit tests drive it with channels. [`split_axum`] adapts an axum
 //! `WebSocket` ([`axum::extract::ws::WebSocket`]).
 
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
 use axum::body::Bytes;
 use axum::extract::ws::{self, WebSocket};
 use futures::{Sink, SinkExt, Stream, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
 /// Close code 1000: normal closure (RFC 6455 §7.4.1).
 pub const CLOSE_NORMAL: u16 = 1000;
@@ -111,6 +120,160 @@ fn recv_error(err: axum::Error) -> RecvError {
             limit: *max_size,
         },
         _ => RecvError::Other(inner.to_string()),
+    }
+}
+
+/// The TCP connection under one HTTP/WebSocket connection, shared: hyper and the WebSocket read
+/// and write it through [`SharedTcp`], and the session keeps a [`RawConn`] to discard what the
+/// client still sends after the server refused a frame (case P3: the client must get to read
+/// the 1009 close frame instead of a reset).
+pub(crate) fn share(tcp: TcpStream) -> (SharedTcp, RawConn) {
+    let conn = Arc::new(Conn {
+        tcp,
+        written: AtomicU64::new(0),
+    });
+    (SharedTcp(conn.clone()), RawConn(conn))
+}
+
+/// One TCP connection and the bytes written to it so far (what the kernel accepted; it stops
+/// growing once the socket buffers are full, i.e. when the client stops reading).
+#[derive(Debug)]
+struct Conn {
+    tcp: TcpStream,
+    written: AtomicU64,
+}
+
+impl Conn {
+    fn count(&self, result: io::Result<usize>) -> io::Result<usize> {
+        if let Ok(n) = result {
+            self.written.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+/// A [`TcpStream`] behind an `Arc`, read and written through `&TcpStream` (readiness +
+/// `try_read`/`try_write`); what hyper serves the connection on. Counts the bytes written
+/// ([`RawConn::bytes_written`]).
+#[derive(Debug)]
+pub(crate) struct SharedTcp(Arc<Conn>);
+
+impl AsyncRead for SharedTcp {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        loop {
+            ready!(self.0.tcp.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            match self.0.tcp.try_read(unfilled) {
+                Ok(n) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncWrite for SharedTcp {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            ready!(self.0.tcp.poll_write_ready(cx))?;
+            match self.0.tcp.try_write(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                other => return Poll::Ready(self.0.count(other)),
+            }
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            ready!(self.0.tcp.poll_write_ready(cx))?;
+            match self.0.tcp.try_write_vectored(bufs) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                other => return Poll::Ready(self.0.count(other)),
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(socket2::SockRef::from(&self.0.tcp).shutdown(std::net::Shutdown::Write))
+    }
+}
+
+/// Most bytes [`RawConn::discard_input`] reads after a refused frame: 64 MiB. A client that
+/// announced more is cut off (it then sees a reset, not the close frame).
+pub const DRAIN_MAX_BYTES: usize = 64 << 20;
+
+/// A session's handle on its TCP connection, used only after the WebSocket layer gave up on the
+/// input (an oversize frame).
+#[derive(Debug, Clone)]
+pub struct RawConn(Arc<Conn>);
+
+impl RawConn {
+    /// Bytes written to the connection so far (HTTP response head and WebSocket frames, as the
+    /// kernel accepted them). The session's writer takes a count that stops moving while a
+    /// write waits as the sign that the client stopped reading (issue 9, point 4); a client
+    /// that reads slowly still moves it.
+    pub fn bytes_written(&self) -> u64 {
+        self.0.written.load(Ordering::Relaxed)
+    }
+
+    /// Reads and discards what the client still sends, so its pending write finishes and it
+    /// reads the close frame the server already sent (closing a socket with unread input makes
+    /// the kernel send a reset, which browsers and tungstenite report as 1006).
+    ///
+    /// Stops at the client's end of stream, after `expect` bytes (the refused frame's announced
+    /// size, at most [`DRAIN_MAX_BYTES`]) and then `quiet` without input, or at `max_wait`.
+    /// Returns the bytes discarded.
+    pub async fn discard_input(&self, expect: usize, quiet: Duration, max_wait: Duration) -> usize {
+        let deadline = tokio::time::Instant::now() + max_wait;
+        let expect = expect.min(DRAIN_MAX_BYTES);
+        let mut scratch = vec![0u8; 64 * 1024];
+        let mut total = 0usize;
+        loop {
+            // Before the announced payload is in, only the overall deadline stops the wait.
+            let wait_until = if total >= expect {
+                deadline.min(tokio::time::Instant::now() + quiet)
+            } else {
+                deadline
+            };
+            match tokio::time::timeout_at(wait_until, self.0.tcp.readable()).await {
+                Err(_) | Ok(Err(_)) => break,
+                Ok(Ok(())) => match self.0.tcp.try_read(&mut scratch) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        total += n;
+                        if total >= DRAIN_MAX_BYTES {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                    Err(_) => break,
+                },
+            }
+        }
+        total
     }
 }
 

@@ -22,7 +22,7 @@
 //! | input | goes to |
 //! | --- | --- |
 //! | `ui-snapshot` | [`UiWorker::on_snapshot`] |
-//! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler) |
+//! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler); refused with an `error` ([`messages::too_many_ui_events`]) while [`HandlerLimits::max_ui_events_in_flight`] handlers of the session still run |
 //! | `ui-cancel-job-group` | [`JobGroups::cancel`]; an unknown or not cancellable group gets an `error-response` with the request id |
 //! | `send-text` | with [`UiSessionConfig::voice_agent`]: a user turn of the session's voice agent ([`crate::agent_session`]; it interrupts the running turn); else with [`UiSessionConfig::offline_screen`]: one offline turn ([`hark_ui::offline`]), answered as one bot reply; else [`NoAgentHandler`] |
 //! | `disconnect-bot` | the voice agent's running turn is interrupted |
@@ -37,6 +37,12 @@
 //! queue in order, so commands and envelopes reach the client in the order they were sent.
 //! Once the session ends, sending fails with [`hark_ui::SinkClosed`] (a command then reads
 //! [`hark_ui::CommandError::Closed`]).
+//!
+//! Issue 9, point 4: the worker's `screen` and `respond` jobs are capped per session at
+//! [`HandlerLimits::max_pending_jobs`] each (waiting or running, from
+//! [`crate::ServerConfig::max_pending_jobs`] through [`Outbox::handler_limits`]); a job over it
+//! is answered at once with status `error` and [`messages::too_many_jobs`], which the model
+//! reads as the tool's error.
 //!
 //! [`UiHandlerFactory::session`] gives a running session's [`UiSession`] (tests and apps reach
 //! its worker, bus and job groups through it); a session leaves the map when it ends.
@@ -74,6 +80,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Duration;
 
@@ -86,9 +93,9 @@ use hark_ui::classifier::{Classifier, LocalClassifier};
 use hark_ui::job_group::CancelOutcome;
 use hark_ui::offline::OfflineScreen;
 use hark_ui::{
-    Bus, BusScreenJobs, CommandSink, JobGroups, JobHandler, JobRoutes, Responder, ScreenJobHandler,
-    ScreenJobs, SinkClosed, UiContextOptions, UiEvent, UiEvents, UiWorker, WorkerContext,
-    screen_tools,
+    Bus, BusScreenJobs, CommandSink, JobGroups, JobHandler, JobReply, JobRequest, JobResponse,
+    JobRoutes, JobUpdates, Responder, ScreenJobHandler, ScreenJobs, SinkClosed, UiContextOptions,
+    UiEvent, UiEvents, UiWorker, WorkerContext, screen_tools,
 };
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -97,7 +104,9 @@ use tracing::{debug, error, info};
 use crate::agent_session::VoiceAgentConfig;
 use crate::messages;
 use crate::registry::SessionId;
-use crate::session::{HandlerFactory, NoAgentHandler, Outbox, SessionHandler, SessionInput};
+use crate::session::{
+    HandlerFactory, HandlerLimits, NoAgentHandler, Outbox, SessionHandler, SessionInput,
+};
 
 /// The UI worker's default name: the name jobs and job groups address it by.
 pub const DEFAULT_UI_WORKER: &str = "ui";
@@ -380,6 +389,49 @@ impl CommandSink for SessionSink {
     }
 }
 
+/// Issue 9, point 4: at most `limit` jobs named `job` waiting or running at once in one
+/// session; one more is answered at once with status `error` and [`messages::too_many_jobs`].
+#[derive(Debug)]
+struct JobLimit {
+    job: &'static str,
+    inner: Arc<dyn JobHandler>,
+    pending: Arc<AtomicUsize>,
+    /// Set from the session's [`HandlerLimits`] on its first input.
+    limit: Arc<AtomicUsize>,
+}
+
+/// Frees one place of a [`JobLimit`] when the job ends (answered or dropped).
+struct PendingJob(Arc<AtomicUsize>);
+
+impl Drop for PendingJob {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl JobHandler for JobLimit {
+    fn handle(&self, job: JobRequest, updates: JobUpdates) -> BoxFuture<'_, JobReply> {
+        let limit = self.limit.load(Ordering::Relaxed).max(1);
+        let admitted = self
+            .pending
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < limit).then_some(n + 1)
+            })
+            .is_ok();
+        if !admitted {
+            info!(job = self.job, limit, source = %job.source, "job refused: too many waiting");
+            let refusal = JobResponse::error(messages::too_many_jobs(self.job, limit));
+            return Box::pin(std::future::ready(JobReply::Response(refusal)));
+        }
+        let place = PendingJob(self.pending.clone());
+        let running = self.inner.handle(job, updates);
+        Box::pin(async move {
+            let _place = place;
+            running.await
+        })
+    }
+}
+
 type SessionMap = Mutex<HashMap<SessionId, UiSession>>;
 
 fn lock(map: &SessionMap) -> MutexGuard<'_, HashMap<SessionId, UiSession>> {
@@ -456,7 +508,16 @@ impl UiHandlerFactory {
 
         let bus = Arc::new(Bus::new());
         let mut routes = JobRoutes::new(c.worker_name.clone());
-        let screen: Arc<dyn JobHandler> = Arc::new(ScreenJobHandler::new(worker.clone()));
+        let job_limit = Arc::new(AtomicUsize::new(HandlerLimits::default().max_pending_jobs));
+        let limited = |job: &'static str, inner: Arc<dyn JobHandler>| -> Arc<dyn JobHandler> {
+            Arc::new(JobLimit {
+                job,
+                inner,
+                pending: Arc::default(),
+                limit: job_limit.clone(),
+            })
+        };
+        let screen = limited("screen", Arc::new(ScreenJobHandler::new(worker.clone())));
         let mut jobs: Vec<(&str, Arc<dyn JobHandler>)> = vec![("screen", screen)];
         if let Some((provider, model)) = &c.respond {
             let mut builder = Responder::builder(worker.clone(), provider.clone(), model.clone())
@@ -467,7 +528,7 @@ impl UiHandlerFactory {
             if let Some(instruction) = &c.instruction {
                 builder = builder.instruction(instruction.clone());
             }
-            jobs.push(("respond", Arc::new(builder.build())));
+            jobs.push(("respond", limited("respond", Arc::new(builder.build()))));
         }
         for (job, handler) in jobs {
             routes = match routes.route(job, handler) {
@@ -475,7 +536,7 @@ impl UiHandlerFactory {
                 // Unreachable: the job names above are distinct.
                 Err(e) => {
                     error!(%e, "UI worker route not added");
-                    return self.register(id, worker, context, bus, sink, rx);
+                    return self.register(id, worker, context, bus, (sink, rx), job_limit);
                 }
             };
         }
@@ -490,7 +551,7 @@ impl UiHandlerFactory {
                 error!(%e, "worker not registered on the session bus");
             }
         }
-        self.register(id, worker, context, bus, sink, rx)
+        self.register(id, worker, context, bus, (sink, rx), job_limit)
     }
 
     fn register(
@@ -499,8 +560,8 @@ impl UiHandlerFactory {
         worker: Arc<UiWorker>,
         context: Arc<WorkerContext>,
         bus: Arc<Bus>,
-        sink: Arc<SessionSink>,
-        pending: mpsc::UnboundedReceiver<ServerMessage>,
+        (sink, pending): (Arc<SessionSink>, mpsc::UnboundedReceiver<ServerMessage>),
+        job_limit: Arc<AtomicUsize>,
     ) -> UiSessionHandler {
         let mut builder = UiEvents::builder().context(context.clone());
         for (name, handler) in &self.config.events {
@@ -543,6 +604,8 @@ impl UiHandlerFactory {
             sink,
             pending: Some(pending),
             forwarder: None,
+            job_limit,
+            limits: HandlerLimits::default(),
         }
     }
 }
@@ -573,6 +636,10 @@ pub struct UiSessionHandler {
     agent_config: Option<(VoiceAgentConfig, bool)>,
     /// The session's voice agent, once built.
     agent: Option<VoiceAgent>,
+    /// The pending-jobs limit the session's [`JobLimit`]s read.
+    job_limit: Arc<AtomicUsize>,
+    /// The session's handler limits (from its outbox, on the first input).
+    limits: HandlerLimits,
 }
 
 impl fmt::Debug for UiSessionHandler {
@@ -598,6 +665,11 @@ impl UiSessionHandler {
     /// Starts moving the worker's messages into `outbox` and builds the voice agent (once, on
     /// the first input).
     fn forward_to(&mut self, outbox: &Outbox) {
+        if self.pending.is_some() {
+            self.limits = outbox.handler_limits();
+            self.job_limit
+                .store(self.limits.max_pending_jobs, Ordering::Relaxed);
+        }
         if let Some((config, respond)) = self.agent_config.take() {
             match config.agent(&self.session, outbox, respond) {
                 Ok(agent) => self.agent = Some(agent),
@@ -638,9 +710,16 @@ impl SessionHandler for UiSessionHandler {
         Box::pin(async move {
             match input {
                 SessionInput::Snapshot(snapshot) => {
-                    self.session.worker.on_snapshot(snapshot.as_ref().clone());
+                    self.session.worker.on_snapshot(snapshot);
                 }
                 SessionInput::UiEvent(event) => {
+                    let limit = self.limits.max_ui_events_in_flight;
+                    if self.session.events.running() >= limit {
+                        info!(session = %self.session.id, event = %event.event, limit, "ui-event refused: too many handlers running");
+                        let refusal = messages::too_many_ui_events(limit);
+                        let _ = outbox.send(crate::wire::error(&refusal)).await;
+                        return;
+                    }
                     let name = event.event.clone();
                     let dispatched = self.session.events.dispatch(event);
                     debug!(event = %name, ?dispatched, "ui-event");
@@ -699,6 +778,8 @@ impl SessionHandler for UiSessionHandler {
 
 impl Drop for UiSessionHandler {
     fn drop(&mut self) {
+        // Issue 9, point 2: a job group started by a tool or app task ends with the session.
+        self.session.groups.close();
         self.sink.close();
         if let Some(forwarder) = self.forwarder.take() {
             forwarder.abort();
@@ -1041,6 +1122,75 @@ mod tests {
             "one bot reply, and the mode announced only once"
         );
         assert!(rx.try_recv().is_err(), "nothing more");
+    }
+
+    /// Issue 9, point 4: at most `limit` jobs of a name wait or run at once; one more is
+    /// answered at once with the refusal the model reads; a finished (or dropped) job frees its
+    /// place.
+    #[tokio::test]
+    async fn jobs_over_the_pending_limit_are_refused_at_once() {
+        let limited = JobLimit {
+            job: "screen",
+            inner: Arc::new(Never),
+            pending: Arc::default(),
+            limit: Arc::new(AtomicUsize::new(2)),
+        };
+        let job = || JobRequest::new("voice-screen-1", "voice", "ui", "screen", json!({}));
+        let first = limited.handle(job(), JobUpdates::discard(&job()));
+        let second = limited.handle(job(), JobUpdates::discard(&job()));
+        let JobReply::Response(refused) = limited.handle(job(), JobUpdates::discard(&job())).await
+        else {
+            panic!("an answer")
+        };
+        assert_eq!(
+            refused,
+            JobResponse::error(messages::too_many_jobs("screen", 2))
+        );
+        drop(first);
+        let third = limited.handle(job(), JobUpdates::discard(&job()));
+        assert_eq!(limited.pending.load(Ordering::Relaxed), 2);
+        drop((second, third));
+        assert_eq!(limited.pending.load(Ordering::Relaxed), 0);
+    }
+
+    /// Issue 9, point 4: a `ui-event` while the session's limit of handlers still run is
+    /// refused with an `error` and not recorded; once one finishes, events are taken again.
+    #[tokio::test]
+    async fn ui_events_over_the_in_flight_limit_are_refused() {
+        let (release, released) = tokio::sync::watch::channel(false);
+        let config = UiSessionConfig::new().on_event("slow", move |_w, _e| {
+            let mut released = released.clone();
+            async move {
+                let _ = released.wait_for(|r| *r).await;
+            }
+        });
+        let factory = UiHandlerFactory::new(config).unwrap();
+        let mut h = factory.handler(SessionId(9));
+        let limits = HandlerLimits {
+            max_pending_jobs: 8,
+            max_ui_events_in_flight: 2,
+        };
+        let (outbox, mut rx) = Outbox::channel_with(SessionId(9), 8, limits);
+        let slow = || {
+            SessionInput::UiEvent(UiEvent {
+                event: "slow".into(),
+                payload: None,
+            })
+        };
+        h.handle(slow(), &outbox).await;
+        h.handle(slow(), &outbox).await;
+        assert!(rx.try_recv().is_err(), "two are taken");
+        h.handle(slow(), &outbox).await;
+        assert_eq!(
+            next(&mut rx).await,
+            crate::wire::error(&messages::too_many_ui_events(2))
+        );
+        assert_eq!(h.session().context().messages().len(), 2, "not recorded");
+        release.send(true).unwrap();
+        h.session().events().wait_idle().await;
+        h.handle(slow(), &outbox).await;
+        assert!(rx.try_recv().is_err(), "taken again");
+        assert_eq!(h.session().context().messages().len(), 3);
     }
 
     #[test]

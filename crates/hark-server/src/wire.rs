@@ -59,8 +59,10 @@ fn cut(mut text: String, max: usize) -> String {
 /// transcription with blank text; an RTVI message with another `label`, which rtvi-ui.md §1.1
 /// says to ignore).
 /// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data, a
-/// snapshot over `snapshot.max_nodes` nodes).
-pub(crate) fn decode(bytes: &[u8], snapshot: &SnapshotLimits) -> Result<Option<Inbound>, Refusal> {
+/// snapshot over the limits of `limits`: nodes, depth, or bytes — the last found by reading only
+/// the message's `type` and `id`, before the tree is decoded).
+pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Inbound>, Refusal> {
+    let snapshot = &limits.snapshot;
     // The WebSocket layer already enforces the configured size limit.
     let frame = hark_rtvi::frame::decode_frame_with_limit(bytes, usize::MAX)
         .map_err(|e| Refusal::error(e.to_string()))?;
@@ -80,6 +82,16 @@ pub(crate) fn decode(bytes: &[u8], snapshot: &SnapshotLimits) -> Result<Option<I
         trace!("non-message frame ignored");
         return Ok(None);
     };
+    if json.len() > limits.max_snapshot_bytes
+        && let Some(head) = sniff(json)
+        && head.label.as_deref() == Some(hark_rtvi::LABEL)
+        && head.kind.as_deref() == Some("ui-snapshot")
+    {
+        return Err(Refusal::new(
+            head.id.map(|id| id.into_owned()),
+            crate::messages::snapshot_too_large(json.len(), limits.max_snapshot_bytes),
+        ));
+    }
     match parse_client_message_with(json, snapshot) {
         Ok(inbound) => Ok(Some(inbound)),
         Err(ParseError::WrongLabel(label)) => {
@@ -88,6 +100,41 @@ pub(crate) fn decode(bytes: &[u8], snapshot: &SnapshotLimits) -> Result<Option<I
         }
         Err(err) => Err(Refusal::new(err.id().map(str::to_owned), err.to_string())),
     }
+}
+
+/// What [`decode`] refuses beyond malformed input: the snapshot's node and depth limits, and
+/// the largest `ui-snapshot` message in bytes of JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DecodeLimits {
+    pub(crate) snapshot: SnapshotLimits,
+    pub(crate) max_snapshot_bytes: usize,
+}
+
+impl Default for DecodeLimits {
+    fn default() -> Self {
+        Self {
+            snapshot: SnapshotLimits::default(),
+            max_snapshot_bytes: crate::config::DEFAULT_MAX_SNAPSHOT_BYTES,
+        }
+    }
+}
+
+/// The envelope fields of an RTVI message, read without keeping anything else (serde skips the
+/// other fields, `data` included, without building values).
+#[derive(Debug, serde::Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    label: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// `label`, `type` and `id` of `json` (`None` when it is not an object with string fields
+/// there: the full parse then gives the error).
+fn sniff(json: &str) -> Option<Head<'_>> {
+    serde_json::from_str(json).ok()
 }
 
 /// The bytes of one binary WebSocket message for `out`.
@@ -131,7 +178,62 @@ mod tests {
     use hark_rtvi::frame::encode_message_json;
 
     fn decode_default(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
-        decode(bytes, &SnapshotLimits::default())
+        decode(bytes, &DecodeLimits::default())
+    }
+
+    /// A snapshot over the byte limit is refused from its envelope alone, with its id; other
+    /// messages of that size, and snapshots under it, are not affected by this limit.
+    #[test]
+    fn an_oversize_snapshot_is_refused_before_its_tree_is_decoded() {
+        let limits = DecodeLimits {
+            max_snapshot_bytes: 1000,
+            ..DecodeLimits::default()
+        };
+        // The tree is not even valid: the size check comes first.
+        let big = format!(
+            r#"{{"label":"rtvi-ai","type":"ui-snapshot","id":"s1","data":{{"tree":"{}"}}}}"#,
+            "x".repeat(2000)
+        );
+        let err = decode(&encode_message_json(&big), &limits).unwrap_err();
+        assert_eq!(err.id.as_deref(), Some("s1"));
+        assert_eq!(
+            err.text,
+            crate::messages::snapshot_too_large(big.len(), 1000)
+        );
+        let small = r#"{"label":"rtvi-ai","type":"ui-snapshot","id":"s2","data":{"tree":{"root":{"ref":"e1","role":"main"},"captured_at":1}}}"#;
+        assert!(matches!(
+            decode(&encode_message_json(small), &limits),
+            Ok(Some(_))
+        ));
+        let ping = format!(
+            r#"{{"label":"rtvi-ai","type":"client-message","id":"c1","data":{{"t":"ping","d":"{}"}}}}"#,
+            "x".repeat(2000)
+        );
+        assert!(matches!(
+            decode(&encode_message_json(&ping), &limits),
+            Ok(Some(_))
+        ));
+    }
+
+    /// The node-level limit is configurable (and still names the path).
+    #[test]
+    fn a_snapshot_deeper_than_the_limit_is_refused() {
+        let limits = DecodeLimits {
+            snapshot: SnapshotLimits {
+                max_depth: 2,
+                ..SnapshotLimits::default()
+            },
+            ..DecodeLimits::default()
+        };
+        let deep = r#"{"label":"rtvi-ai","type":"ui-snapshot","id":"d1","data":{"tree":{"root":{"ref":"e1","role":"main","children":[{"ref":"e2","role":"list","children":[{"ref":"e3","role":"listitem"}]}]},"captured_at":1}}}"#;
+        let err = decode(&encode_message_json(deep), &limits).unwrap_err();
+        assert_eq!(err.id.as_deref(), Some("d1"));
+        assert!(err.text.contains('2'), "{}", err.text);
+        assert!(
+            decode_default(&encode_message_json(deep))
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]

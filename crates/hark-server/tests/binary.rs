@@ -25,6 +25,16 @@ const SERVE_FLAGS: &[&str] = &[
     "--error-repeat-window",
     "--allow-origin",
     "--max-snapshot-nodes",
+    "--max-snapshot-depth",
+    "--max-snapshot-bytes",
+    "--max-messages-per-sec",
+    "--message-burst",
+    "--flood-close-after",
+    "--max-pending-jobs",
+    "--max-ui-events",
+    "--max-connections",
+    "--drain-timeout",
+    "--agent",
     "--log",
 ];
 
@@ -39,6 +49,16 @@ const ENV_VARS: &[&str] = &[
     "HARK_ERROR_REPEAT_WINDOW",
     "HARK_ALLOW_ORIGINS",
     "HARK_MAX_SNAPSHOT_NODES",
+    "HARK_MAX_SNAPSHOT_DEPTH",
+    "HARK_MAX_SNAPSHOT_BYTES",
+    "HARK_MAX_MESSAGES_PER_SEC",
+    "HARK_MESSAGE_BURST",
+    "HARK_FLOOD_CLOSE_AFTER",
+    "HARK_MAX_PENDING_JOBS",
+    "HARK_MAX_UI_EVENTS",
+    "HARK_MAX_CONNECTIONS",
+    "HARK_DRAIN_TIMEOUT",
+    "HARK_AGENT",
     "RUST_LOG",
 ];
 

@@ -246,6 +246,16 @@ impl UiEvents {
         self.tasks.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
+    /// Number of handler tasks still running: finished ones are reaped first. A server caps
+    /// this per session (issue 9, point 4: hark-server refuses a `ui-event` over its limit).
+    pub fn running(&self) -> usize {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(done) = tasks.try_join_next() {
+            log_panic(done);
+        }
+        tasks.len()
+    }
+
     /// Waits until every handler started so far (and any started meanwhile) has finished.
     pub async fn wait_idle(&self) {
         loop {
