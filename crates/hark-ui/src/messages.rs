@@ -104,6 +104,16 @@ pub fn half_offsets() -> &'static str {
 // questions", "screen", "screen_tools"; rtvi-ui.md §5.3–5.4). Pinned in tests/screen*.rs and
 // tests/classifier*.rs.
 
+/// The `screen` job's error when a newer snapshot replaced the screen between finding the
+/// element and acting on it, on every try (issue 9). Read by the voice model, which never sees
+/// refs, so it names no ref: it says to ask again. `action` is the job's action name (`click`,
+/// `fill`, …).
+///
+/// Example: `The screen changed before the click; ask the screen again.`
+pub fn screen_changed(action: &str) -> String {
+    format!("The screen changed before the {action}; ask the screen again.")
+}
+
 /// The choice question `which_element` asks (rtvi-ui.md §5.4, exact words).
 pub fn find_instructions() -> &'static str {
     "the element on screen the user is referring to"
@@ -475,6 +485,14 @@ mod tests {
             stale_ref("click", "e7"),
             "e7 is not on the screen any more: the page changed since that ref was read. \
              Take the refs of the latest snapshot and send click again."
+        );
+    }
+
+    #[test]
+    fn screen_changed_names_the_action_and_no_ref() {
+        assert_eq!(
+            screen_changed("click"),
+            "The screen changed before the click; ask the screen again."
         );
     }
 

@@ -77,6 +77,10 @@ pub const MAX_ELEMENT_OPTIONS: usize = 255;
 /// Confidence at or above which `which_element` names an element and the `screen` job acts.
 pub const DEFAULT_THRESHOLD: f64 = 0.5;
 
+/// How many more times an action finds its element again when the command was refused because
+/// a newer snapshot replaced the one the element was found on (issue 9): 2, so at most 3 tries.
+pub const STALE_RETRIES: usize = 2;
+
 /// The question name of `which_element`'s choice.
 const FIND: &str = "element";
 /// The question name of `check_screen`'s yes/no.
@@ -182,6 +186,15 @@ impl ScreenAction {
         })
     }
 
+    /// The `screen` job's name for it: as [`ScreenAction::command`], but `fill` for
+    /// [`ScreenAction::SetInputValue`].
+    pub fn job_name(self) -> &'static str {
+        match self {
+            Self::SetInputValue => "fill",
+            other => other.command(),
+        }
+    }
+
     /// The command name it sends.
     pub fn command(self) -> &'static str {
         match self {
@@ -206,9 +219,14 @@ pub enum ScreenError {
     /// The `screen` job's action needs a target and got none (beyond pipecat).
     #[error("{}", messages::screen_target_missing(.0))]
     TargetMissing(String),
-    /// The command was refused (the page changed meanwhile, or the session ended).
+    /// The command was refused (the session ended, or another refusal than a changed screen).
     #[error(transparent)]
     Command(#[from] CommandError),
+    /// The screen changed between finding the element and acting on it, every time it was
+    /// tried (once and [`STALE_RETRIES`] more); holds the command name (issue 9). The text
+    /// tells the voice model to ask the screen again, never to use refs.
+    #[error("{}", messages::screen_changed(.0))]
+    ScreenChanged(String),
 }
 
 impl UiWorker {
@@ -428,8 +446,14 @@ impl UiWorker {
     /// 0.5) and acts on it; `value` is the text for [`ScreenAction::SetInputValue`] (`None`
     /// writes `""`). Returns the ref acted on, or `None` when nothing matched confidently.
     ///
+    /// When a newer snapshot replaced the screen between finding the element and sending the
+    /// command, the element is found again on the latest snapshot (at most [`STALE_RETRIES`]
+    /// times) and the command goes to its ref there (issue 9).
+    ///
     /// # Errors
-    /// [`ScreenError::Classifier`], or [`ScreenError::Command`] when the command is refused.
+    /// [`ScreenError::Classifier`]; [`ScreenError::ScreenChanged`] when the screen changed
+    /// under every try; [`ScreenError::Command`] when the command is refused otherwise (the
+    /// session ended).
     pub async fn act(
         &self,
         action: ScreenAction,
@@ -442,28 +466,52 @@ impl UiWorker {
             .map(|f| f.ref_))
     }
 
+    /// Finds the element and acts on it. When the command is refused because a newer
+    /// snapshot arrived between the choice and the command (the chosen ref is gone), finds
+    /// the element again on the latest snapshot and acts on that, at most
+    /// [`STALE_RETRIES`] more times (issue 9: the voice model never sees refs, so it cannot
+    /// retry with one itself); still refused, the error is [`ScreenError::ScreenChanged`].
     async fn act_found(
         &self,
         action: ScreenAction,
         description: &str,
         value: Option<&str>,
     ) -> Result<Option<FoundElement>, ScreenError> {
-        let Some(found) = self
-            .find_element(description)
-            .await?
-            .filter(|f| f.confidence >= DEFAULT_THRESHOLD)
-        else {
-            return Ok(None);
-        };
-        let r = found.ref_.as_str();
-        match action {
-            ScreenAction::Click => self.click(r)?,
-            ScreenAction::ScrollTo => self.scroll_to(r)?,
-            ScreenAction::Highlight => self.highlight(r)?,
-            ScreenAction::SelectText => self.select_text(r, None, None)?,
-            ScreenAction::SetInputValue => self.set_input_value(r, value.unwrap_or(""), true)?,
+        let mut retries = 0;
+        loop {
+            let Some(found) = self
+                .find_element(description)
+                .await?
+                .filter(|f| f.confidence >= DEFAULT_THRESHOLD)
+            else {
+                return Ok(None);
+            };
+            let r = found.ref_.as_str();
+            let sent = match action {
+                ScreenAction::Click => self.click(r),
+                ScreenAction::ScrollTo => self.scroll_to(r),
+                ScreenAction::Highlight => self.highlight(r),
+                ScreenAction::SelectText => self.select_text(r, None, None),
+                ScreenAction::SetInputValue => self.set_input_value(r, value.unwrap_or(""), true),
+            };
+            match sent {
+                Ok(()) => return Ok(Some(found)),
+                Err(CommandError::StaleRef { .. }) if retries < STALE_RETRIES => {
+                    retries += 1;
+                    tracing::debug!(
+                        worker = self.name(),
+                        command = action.command(),
+                        stale = r,
+                        retries,
+                        "the screen changed before the command; finding the element again"
+                    );
+                }
+                Err(CommandError::StaleRef { .. }) => {
+                    return Err(ScreenError::ScreenChanged(action.job_name().to_string()));
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        Ok(Some(found))
     }
 
     /// The named elements on screen, read with plain code (no classifier): role, name, state

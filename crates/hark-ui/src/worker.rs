@@ -1,8 +1,8 @@
 //! [`UiWorker`]: the latest snapshot, its refs, rendering, and UI commands to the client
 //! (ui-worker.md "Properties", "UI commands"; rtvi-ui.md §5.1).
 //!
-//! The worker stores the latest [`A11ySnapshot`] (decoded at the edge by hark-rtvi) and the set
-//! of its refs. Commands go out as [`ServerMessage::UiCommand`] through a [`CommandSink`]
+//! The worker stores the latest [`A11ySnapshot`] (decoded at the edge by hark-rtvi), shared
+//! behind an `Arc` with the session that received it. Commands go out as [`ServerMessage::UiCommand`] through a [`CommandSink`]
 //! (a tokio channel in a server session). Beyond pipecat (case U1): a command aimed at a ref
 //! that is not in the latest snapshot is refused with a [`CommandError`], never sent.
 //!
@@ -94,25 +94,24 @@ pub enum CommandError {
     },
 }
 
-/// The latest snapshot with its ref index. Cheap to clone (behind an `Arc`).
+/// The latest snapshot, shared with whoever else holds it (the server session keeps the same
+/// `Arc`, so a snapshot is held once in memory). Cheap to clone (behind an `Arc`).
+///
+/// Refs are looked up by walking the tree (iteratively, any depth; at most
+/// [`hark_rtvi::snapshot::MAX_SNAPSHOT_NODES`] nodes): commands are rare next to snapshots, so
+/// no index is built per snapshot (issue 9: one copy of each snapshot, no set of owned refs).
 #[derive(Debug)]
 pub struct Screen {
-    snapshot: A11ySnapshot,
-    refs: HashSet<String>,
+    snapshot: Arc<A11ySnapshot>,
 }
 
 impl Screen {
-    /// Indexes `snapshot`'s non-empty refs (iteratively; any depth).
-    pub fn new(snapshot: A11ySnapshot) -> Self {
-        let mut refs = HashSet::new();
-        let mut stack: Vec<&A11yNode> = vec![&snapshot.root];
-        while let Some(node) = stack.pop() {
-            if !node.ref_.is_empty() {
-                refs.insert(node.ref_.clone());
-            }
-            stack.extend(node.children.iter());
+    /// The screen of `snapshot` (an owned snapshot or a shared `Arc`; no copy of the tree is
+    /// made).
+    pub fn new(snapshot: impl Into<Arc<A11ySnapshot>>) -> Self {
+        Screen {
+            snapshot: snapshot.into(),
         }
-        Screen { snapshot, refs }
     }
 
     /// The snapshot as the client sent it.
@@ -120,14 +119,33 @@ impl Screen {
         &self.snapshot
     }
 
-    /// Whether `ref_` names an element of this snapshot.
-    pub fn has_ref(&self, ref_: &str) -> bool {
-        self.refs.contains(ref_)
+    /// The shared snapshot itself.
+    pub fn shared(&self) -> &Arc<A11ySnapshot> {
+        &self.snapshot
     }
 
-    /// Number of distinct refs in the snapshot.
+    /// Whether `ref_` names an element of this snapshot (`""` never does).
+    pub fn has_ref(&self, ref_: &str) -> bool {
+        !ref_.is_empty() && self.nodes().any(|n| n.ref_ == ref_)
+    }
+
+    /// Number of distinct non-empty refs in the snapshot (counted on each call).
     pub fn ref_count(&self) -> usize {
-        self.refs.len()
+        self.nodes()
+            .filter(|n| !n.ref_.is_empty())
+            .map(|n| n.ref_.as_str())
+            .collect::<HashSet<_>>()
+            .len()
+    }
+
+    /// Every node, depth first, without recursion.
+    fn nodes(&self) -> impl Iterator<Item = &A11yNode> {
+        let mut stack: Vec<&A11yNode> = vec![&self.snapshot.root];
+        std::iter::from_fn(move || {
+            let node = stack.pop()?;
+            stack.extend(node.children.iter().rev());
+            Some(node)
+        })
     }
 }
 
@@ -204,10 +222,25 @@ impl UiWorker {
 
     /// Stores a snapshot from the client (`ui-snapshot`); it replaces the previous one, and from
     /// now on only its refs are accepted.
-    pub fn on_snapshot(&self, snapshot: A11ySnapshot) {
+    ///
+    /// Takes an owned [`A11ySnapshot`] or the `Arc<A11ySnapshot>` a server session already
+    /// holds (no copy of the tree is made: issue 9). Then calls the classifiers'
+    /// [`Classifier::prepare`](crate::classifier::Classifier::prepare) hook on it, which must
+    /// return at once (the local classifier starts its embedding work in the background).
+    pub fn on_snapshot(&self, snapshot: impl Into<Arc<A11ySnapshot>>) {
         let screen = Arc::new(Screen::new(snapshot));
-        let mut slot = self.screen.write().unwrap_or_else(|e| e.into_inner());
-        *slot = Some(screen);
+        let previous = {
+            let mut slot = self.screen.write().unwrap_or_else(|e| e.into_inner());
+            slot.replace(Arc::clone(&screen))
+        };
+        // The old tree is freed here, outside the lock, when this was its last holder.
+        drop(previous);
+        for classifier in [&self.classifiers.primary, &self.classifiers.fallback]
+            .into_iter()
+            .flatten()
+        {
+            classifier.prepare(screen.snapshot());
+        }
     }
 
     /// The latest snapshot and its refs, or `None` before the first one arrives.

@@ -9,8 +9,8 @@ use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{HttpOptions, OpenAiCompatible, Provider, RetryPolicy};
 use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage};
 use hark_ui::classifier::{
-    Answer, ChoiceQuestion, ChoiceResult, Classifier, LlmClassifier, Question, ScoreQuestion,
-    ScoreResult, YesNoQuestion, YesNoResult,
+    Answer, ChoiceQuestion, ChoiceResult, Classifier, ErrorKind, LlmClassifier, Question,
+    ScoreQuestion, ScoreResult, YesNoQuestion, YesNoResult,
 };
 use hark_ui::{UiWorker, messages};
 use serde_json::{Value, json};
@@ -239,7 +239,9 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
     .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_timeout(Duration::from_millis(200));
     let q = [("q".to_string(), yn())];
-    let e = c.ask(&json!({}), &q).await.unwrap_err().to_string();
+    let err = c.ask(&json!({}), &q).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unreachable);
+    let e = err.to_string();
     assert!(
         e.starts_with(
             "the LLM classifier's request failed: openai-compatible at http://127.0.0.1:"
@@ -247,7 +249,9 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
         "{e}"
     );
     assert!(e.contains("HTTP 400"), "{e}");
-    let e = c.ask(&json!({}), &q).await.unwrap_err().to_string();
+    let err = c.ask(&json!({}), &q).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout);
+    let e = err.to_string();
     assert_eq!(e, messages::classifier_timed_out(0.2));
     assert!(e.starts_with("the LLM classifier had no answer within 0.2 s"));
     // A question that cannot be asked fails before any request.
@@ -255,6 +259,10 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
     assert_eq!(
         c.ask(&json!({}), &empty).await.unwrap_err().to_string(),
         "the question \"q\" cannot be asked: a choice needs at least one option"
+    );
+    assert_eq!(
+        c.ask(&json!({}), &empty).await.unwrap_err().kind(),
+        ErrorKind::NotUnderstood
     );
     assert_eq!(server.bodies().len(), 2);
 }

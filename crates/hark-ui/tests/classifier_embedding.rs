@@ -243,3 +243,197 @@ async fn an_llm_classifier_stays_the_fallback() {
     assert_eq!(r.probability, 0.8);
     assert_eq!(server.bodies().len(), 1);
 }
+
+/// A model instance of its own (its own cache and [`Embedder::computed`] count, so tests
+/// running alongside do not move it), or `None` after saying the test is skipped.
+fn own_model(test: &str) -> Option<Arc<Embedder>> {
+    model(test)?;
+    Some(Arc::new(Embedder::load_default().expect("the model loads")))
+}
+
+/// The shop screen of [`SHOP`] as a snapshot, with `extra` more named links in its main area.
+fn shop_snapshot(extra: &[&str]) -> A11ySnapshot {
+    let mut main = vec![
+        json!({"ref": "e12", "role": "link", "name": "Dairy products"}),
+        json!({"ref": "e13", "role": "link", "name": "Bakery"}),
+        json!({"ref": "e14", "role": "link", "name": "Frozen food"}),
+        json!({"ref": "e15", "role": "button", "name": "Checkout"}),
+    ];
+    for (i, name) in extra.iter().enumerate() {
+        main.push(json!({"ref": format!("x{i}"), "role": "link", "name": name}));
+    }
+    let root = json!({"ref": "e1", "role": "generic", "children": [
+        {"ref": "e2", "role": "banner", "children": [
+            {"ref": "e4", "role": "searchbox", "name": "Search products"},
+            {"ref": "e6", "role": "link", "name": "Cart (2)"},
+            {"ref": "e7", "role": "button", "name": "Log in"}]},
+        {"ref": "e8", "role": "main", "children": main}]});
+    A11ySnapshot::from_json(&json!({"root": root, "captured_at": 1}).to_string()).unwrap()
+}
+
+/// A worker asking `classifier`, on `snapshot`.
+fn worker_with(classifier: Arc<LocalClassifier>, snapshot: A11ySnapshot) -> UiWorker {
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel::<ServerMessage>();
+    let worker = UiWorker::new("ui", Arc::new(tx)).with_classifier(classifier);
+    worker.on_snapshot(snapshot);
+    worker
+}
+
+/// A guard against a hung background job, never a pace.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Issue 7 follow-up: `prepare` embeds a new screen's names in the background, so the first
+/// question embeds only its description (counted, not timed).
+#[tokio::test]
+async fn after_prepare_the_first_question_embeds_only_its_description() {
+    let Some(m) = own_model("after_prepare_the_first_question_embeds_only_its_description") else {
+        return;
+    };
+    let snapshot = shop_snapshot(&[]);
+    let names = hark_ui::screen::named_elements(&snapshot.root).len() as u64;
+    let c = Arc::new(LocalClassifier::with_embedder(Some(m.clone())));
+    let worker = worker_with(c.clone(), snapshot.clone());
+    c.prepare(&snapshot);
+    assert!(c.wait_prepared(WAIT), "the background embedding ends");
+    assert_eq!(
+        m.computed(),
+        names,
+        "every name embedded once, in the background"
+    );
+
+    let found = worker
+        .find_element("milk and cheese")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.label, "Dairy products", "the model scored this one");
+    assert_eq!(
+        m.computed(),
+        names + 1,
+        "the question embedded only its description"
+    );
+
+    // The same screen again: nothing new to embed.
+    c.prepare(&snapshot);
+    assert!(c.wait_prepared(WAIT));
+    assert_eq!(m.computed(), names + 1);
+}
+
+/// The `which_element` question on `snapshot`, asked of `c` directly (as
+/// `UiWorker::find_element` asks it, without the worker's `prepare` call): the chosen name.
+async fn ask_directly(c: &LocalClassifier, snapshot: &A11ySnapshot, description: &str) -> String {
+    let named = hark_ui::screen::named_elements(&snapshot.root);
+    let options: Vec<(String, Option<String>)> = named
+        .iter()
+        .map(|n| {
+            let name = n.name.as_deref().unwrap_or("");
+            (
+                n.ref_.clone(),
+                Some(messages::element_option(&n.role, name)),
+            )
+        })
+        .collect();
+    let state = json!({"utterance": description, "screen": hark_ui::render_ui_state(snapshot)});
+    let q = [(
+        "element".to_string(),
+        Question::choice(messages::find_instructions(), options),
+    )];
+    let answers = c.ask(&state, &q).await.unwrap();
+    let Answer::Choice(r) = &answers[0].1 else {
+        panic!("a choice answer")
+    };
+    let chosen = named.iter().find(|n| n.ref_ == r.choice).unwrap();
+    chosen.name.clone().unwrap_or_default()
+}
+
+/// Without `prepare` the first question embeds every name itself (what `prepare` saves).
+#[tokio::test]
+async fn without_prepare_the_first_question_embeds_every_name() {
+    let Some(m) = own_model("without_prepare_the_first_question_embeds_every_name") else {
+        return;
+    };
+    let snapshot = shop_snapshot(&[]);
+    let names = hark_ui::screen::named_elements(&snapshot.root).len() as u64;
+    let c = LocalClassifier::with_embedder(Some(m.clone()));
+    let chosen = ask_directly(&c, &snapshot, "milk and cheese").await;
+    assert_eq!(chosen, "Dairy products");
+    assert_eq!(m.computed(), names + 1);
+}
+
+/// The worker calls `prepare` when it accepts a snapshot: its first question embeds only
+/// its description.
+#[tokio::test]
+async fn the_worker_prepares_each_snapshot_it_accepts() {
+    let Some(m) = own_model("the_worker_prepares_each_snapshot_it_accepts") else {
+        return;
+    };
+    let snapshot = shop_snapshot(&[]);
+    let names = hark_ui::screen::named_elements(&snapshot.root).len() as u64;
+    let c = Arc::new(LocalClassifier::with_embedder(Some(m.clone())));
+    let worker = worker_with(c.clone(), snapshot);
+    assert!(c.wait_prepared(WAIT));
+    assert_eq!(m.computed(), names, "on_snapshot started the embedding");
+    let found = worker
+        .find_element("milk and cheese")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.label, "Dairy products");
+    assert_eq!(m.computed(), names + 1);
+}
+
+/// Names unchanged across snapshots are never embedded again; a newer snapshot's names win
+/// over an older one's still waiting.
+#[tokio::test]
+async fn a_new_snapshot_embeds_only_its_new_names() {
+    let Some(m) = own_model("a_new_snapshot_embeds_only_its_new_names") else {
+        return;
+    };
+    let c = LocalClassifier::with_embedder(Some(m.clone()));
+    let first = shop_snapshot(&[]);
+    let names = hark_ui::screen::named_elements(&first.root).len() as u64;
+    c.prepare(&first);
+    assert!(c.wait_prepared(WAIT));
+    assert_eq!(m.computed(), names);
+    c.prepare(&shop_snapshot(&["Organic bananas", "Sourdough loaf"]));
+    assert!(c.wait_prepared(WAIT));
+    assert_eq!(m.computed(), names + 2, "only the two new names");
+
+    // Two snapshots in a row: whatever of the older one ran, the newer one's names all end
+    // up cached, and no name is embedded twice.
+    let older: Vec<String> = (0..40).map(|i| format!("Older product {i}")).collect();
+    let newer: Vec<String> = (0..40).map(|i| format!("Newer product {i}")).collect();
+    let before = m.computed();
+    c.prepare(&shop_snapshot(
+        &older.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    c.prepare(&shop_snapshot(
+        &newer.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    assert!(c.wait_prepared(WAIT));
+    let newer_refs: Vec<&str> = newer.iter().map(String::as_str).collect();
+    assert!(
+        m.uncached(&newer_refs).is_empty(),
+        "the newer names are cached"
+    );
+    assert!(
+        m.computed() - before <= 80,
+        "{} embedded",
+        m.computed() - before
+    );
+}
+
+/// Without the model `prepare` does nothing to wait for, and answers stay lexical.
+#[tokio::test]
+async fn prepare_without_the_model_is_harmless() {
+    let c = Arc::new(LocalClassifier::lexical());
+    let snapshot = shop_snapshot(&[]);
+    c.prepare(&snapshot);
+    assert!(
+        c.wait_prepared(std::time::Duration::ZERO),
+        "no background job"
+    );
+    let worker = worker_with(c, snapshot);
+    let found = worker.find_element("the cart").await.unwrap().unwrap();
+    assert_eq!(found.label, "Cart (2)");
+}

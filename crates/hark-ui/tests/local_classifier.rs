@@ -15,7 +15,7 @@ use std::time::Instant;
 use hark_rtvi::{A11ySnapshot, ServerMessage, UiEvent};
 use hark_ui::classifier::local::calibration::{self, CHOICE, CHOICE_SEMANTIC, FEATURES, Platt};
 use hark_ui::classifier::local::{LocalClassifier, ScreenTree};
-use hark_ui::classifier::{Answer, Classifier, Question};
+use hark_ui::classifier::{Answer, Classifier, ErrorKind, Question};
 use hark_ui::{UiWorker, messages};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -556,6 +556,7 @@ async fn unreadable_questions_are_errors_with_clear_texts() {
     )];
     let err = c.ask(&state, &score).await.unwrap_err();
     assert_eq!(err.message, messages::local_no_score("mood"));
+    assert_eq!(err.kind(), ErrorKind::NotUnderstood);
     assert_eq!(
         err.message,
         "the local classifier does not answer score questions (\"mood\"): ask an LLM classifier \
@@ -569,6 +570,7 @@ async fn unreadable_questions_are_errors_with_clear_texts() {
         ),
     )];
     let err = c.ask(&state, &choice).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotUnderstood);
     assert_eq!(
         err.message,
         "the choice question \"element\" has no description to match: put it in the state's \
@@ -588,6 +590,7 @@ async fn unreadable_questions_are_errors_with_clear_texts() {
         err.message,
         messages::local_too_many_options("element", 256, 255)
     );
+    assert_eq!(err.kind(), ErrorKind::TooManyOptions);
     assert!(
         err.message
             .ends_with("takes at most 255: narrow the options first.")
@@ -1064,6 +1067,65 @@ async fn superlatives_compare_prices_and_durations() {
             ("book the most expensive one", Some("e1")),
             ("the shortest flight", Some("e3")),
             ("Buy the ticket with the longest duration", Some("e2")),
+        ],
+    )
+    .await;
+}
+
+/// Issue 7 follow-up, the owner feature: a description naming a product and a verb of taking
+/// it means that product's own "Add to cart" (the button inside the product's item), not the
+/// product link; without a verb it names the product (or the cart) itself.
+#[tokio::test]
+async fn a_product_with_a_verb_of_taking_means_its_add_to_cart_button() {
+    assert_picks(
+        SHOP,
+        &[
+            ("I'll take the whole milk", Some("e16")),
+            ("put the cheddar cheese in my basket", Some("e19")),
+            ("add the organic bananas", Some("e13")),
+            ("the cheddar's add to cart button", Some("e19")),
+            ("the whole milk", Some("e15")),
+            ("the cart", Some("e6")),
+        ],
+    )
+    .await;
+}
+
+const TODOS: &str = "<ui_state>
+- generic [ref=e1]:
+  - textbox \"What needs to be done?\" [ref=e2]
+  - list [ref=e3]:
+    - listitem [ref=e4]:
+      - checkbox \"Toggle Todo\" [ref=e5]
+      - generic \"buy milk\" [ref=e6]
+    - listitem [ref=e7]:
+      - checkbox \"Toggle Todo\" [ref=e8]
+      - generic \"learn piano\" [ref=e9]
+</ui_state>";
+
+/// Issue 7 follow-up: a verb that names a kind of control ("tick" → a checkbox) picks the
+/// control beside the text the description names.
+#[tokio::test]
+async fn a_verb_picks_the_control_beside_the_named_text() {
+    assert_picks(
+        TODOS,
+        &[
+            ("tick off learn piano", Some("e8")),
+            ("tick buy milk", Some("e5")),
+            ("learn piano", Some("e9")),
+        ],
+    )
+    .await;
+}
+
+/// A position past the like elements is "none", not the first of them.
+#[tokio::test]
+async fn a_position_past_the_end_is_none() {
+    assert_picks(
+        SHOP,
+        &[
+            ("the 3rd add to cart button", Some("e19")),
+            ("the 5th add to cart button", None),
         ],
     )
     .await;

@@ -475,3 +475,92 @@ async fn measure_offline_turns() {
         println!("{text:45} p50 {:>9.1?}  p99 {:>9.1?}", p(0.5), p(0.99));
     }
 }
+
+/// Issue 7 follow-up: a failed job's kind is read from its answer's `kind`, never from its
+/// text, when the answer has one; the text is only the fallback for workers that send none.
+#[test]
+fn failure_kinds_come_from_the_answer_kind_first() {
+    use hark_ui::classifier::ErrorKind;
+    use hark_ui::offline::{KIND_KEY, NO_SNAPSHOT_KIND};
+    for kind in ErrorKind::ALL {
+        assert_eq!(
+            Failure::from_name(kind.as_str()),
+            Some(Failure::from_kind(kind))
+        );
+        assert_eq!(ErrorKind::from_name(kind.as_str()), Some(kind));
+    }
+    assert_eq!(
+        Failure::from_name(NO_SNAPSHOT_KIND),
+        Some(Failure::NoScreen)
+    );
+    assert_eq!(Failure::from_name("no such kind"), None);
+    assert_eq!(
+        Failure::from_kind(ErrorKind::NotUnderstood),
+        Failure::NotUnderstood
+    );
+    assert_eq!(Failure::from_kind(ErrorKind::Timeout), Failure::Timeout);
+    // The kind wins over a text that reads like another failure.
+    let text = messages::local_cannot_read("check", "x");
+    let answer = json!({"error": text, KIND_KEY: "timeout"});
+    assert_eq!(Failure::of_response(Some(&answer), &text), Failure::Timeout);
+    // No kind (or an unknown one): the text decides.
+    let answer = json!({"error": text});
+    assert_eq!(
+        Failure::of_response(Some(&answer), &text),
+        Failure::NotUnderstood
+    );
+    let answer = json!({"error": text, KIND_KEY: "from the future"});
+    assert_eq!(
+        Failure::of_response(Some(&answer), &text),
+        Failure::NotUnderstood
+    );
+}
+
+/// A worker whose every `screen` job fails with `{"error": text, "kind": kind}`.
+#[derive(Debug)]
+struct FailingWorker {
+    text: &'static str,
+    kind: &'static str,
+}
+
+impl hark_ui::ScreenJobs for FailingWorker {
+    fn worker_name(&self) -> &str {
+        "ui"
+    }
+
+    fn screen_job(
+        &self,
+        _payload: Value,
+    ) -> futures::future::BoxFuture<'_, Result<hark_ui::JobResponse, String>> {
+        let mut response = hark_ui::JobResponse::error(self.text);
+        if let Some(r) = response.response.as_mut() {
+            r["kind"] = json!(self.kind);
+        }
+        Box::pin(async move { Ok(response) })
+    }
+}
+
+/// A turn says the sentence of the answer's kind, whatever its error text says.
+#[tokio::test]
+async fn a_turn_words_a_failure_by_its_kind() {
+    let offline = OfflineScreen::new(Arc::new(FailingWorker {
+        text: "an error text that names no known failure",
+        kind: "not_understood",
+    }));
+    let turn = offline.turn("click send").await;
+    assert_eq!(turn.calls[0].failure, Some(Failure::NotUnderstood));
+    assert_eq!(
+        turn.sentence,
+        messages::offline_failed(Failure::NotUnderstood)
+    );
+    let offline = OfflineScreen::new(Arc::new(FailingWorker {
+        text: "cannot read the question (but the kind says otherwise)",
+        kind: "no_classifier",
+    }));
+    let turn = offline.turn("click send").await;
+    assert_eq!(turn.calls[0].failure, Some(Failure::NoClassifier));
+    assert_eq!(
+        turn.sentence,
+        messages::offline_failed(Failure::NoClassifier)
+    );
+}

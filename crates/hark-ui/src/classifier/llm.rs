@@ -39,7 +39,8 @@ use hark_llm::{ChatRequest, Message, Provider, ResponseFormat, TokenLogprob};
 use serde_json::{Map, Value, json};
 
 use super::{
-    Answer, ChoiceResult, Classifier, ClassifierError, Question, ScoreResult, YesNoResult,
+    Answer, ChoiceResult, Classifier, ClassifierError, ErrorKind, Question, ScoreResult,
+    YesNoResult,
 };
 use crate::messages;
 
@@ -173,14 +174,16 @@ impl LlmClassifier {
         let completion =
             match tokio::time::timeout(self.timeout, self.provider.complete(&request)).await {
                 Err(_) => {
-                    return Err(ClassifierError::new(messages::classifier_timed_out(
-                        self.timeout.as_secs_f64(),
-                    )));
+                    return Err(ClassifierError::of_kind(
+                        ErrorKind::Timeout,
+                        messages::classifier_timed_out(self.timeout.as_secs_f64()),
+                    ));
                 }
                 Ok(Err(e)) => {
-                    return Err(ClassifierError::new(messages::classifier_request_failed(
-                        &e.to_string(),
-                    )));
+                    return Err(ClassifierError::of_kind(
+                        ErrorKind::Unreachable,
+                        messages::classifier_request_failed(&e.to_string()),
+                    ));
                 }
                 Ok(Ok(c)) => c,
             };
@@ -206,23 +209,23 @@ fn check_questions(questions: &[(String, Question)]) -> Result<(), ClassifierErr
     let mut seen = std::collections::HashSet::new();
     for (name, q) in questions {
         if !seen.insert(name.as_str()) {
-            return Err(ClassifierError::new(messages::classifier_bad_question(
-                name,
-                "another question has the same name",
-            )));
+            return Err(ClassifierError::of_kind(
+                ErrorKind::NotUnderstood,
+                messages::classifier_bad_question(name, "another question has the same name"),
+            ));
         }
         match q {
             Question::Choice(c) if c.options.is_empty() => {
-                return Err(ClassifierError::new(messages::classifier_bad_question(
-                    name,
-                    "a choice needs at least one option",
-                )));
+                return Err(ClassifierError::of_kind(
+                    ErrorKind::NotUnderstood,
+                    messages::classifier_bad_question(name, "a choice needs at least one option"),
+                ));
             }
             Question::Score(s) if s.levels.len() < 2 => {
-                return Err(ClassifierError::new(messages::classifier_bad_question(
-                    name,
-                    "a score needs at least two levels",
-                )));
+                return Err(ClassifierError::of_kind(
+                    ErrorKind::NotUnderstood,
+                    messages::classifier_bad_question(name, "a score needs at least two levels"),
+                ));
             }
             _ => {}
         }
@@ -365,9 +368,10 @@ pub(crate) fn parse_reply(
     questions: &[(String, Question)],
 ) -> Result<Vec<(String, Answer)>, ClassifierError> {
     let Some((start, object)) = find_object(text) else {
-        return Err(ClassifierError::new(messages::classifier_no_json(
-            &excerpt(text),
-        )));
+        return Err(ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
+            messages::classifier_no_json(&excerpt(text)),
+        ));
     };
     let lone =
         questions.len() == 1 && !object.contains_key(&questions[0].0) && looks_like_answer(&object);
@@ -378,9 +382,12 @@ pub(crate) fn parse_reply(
         let value = if lone {
             &lone_value
         } else {
-            object
-                .get(name)
-                .ok_or_else(|| ClassifierError::new(messages::classifier_missing_answer(name)))?
+            object.get(name).ok_or_else(|| {
+                ClassifierError::of_kind(
+                    ErrorKind::BadAnswer,
+                    messages::classifier_missing_answer(name),
+                )
+            })?
         };
         let answer = match q {
             Question::YesNo(_) => {
@@ -405,10 +412,10 @@ pub(crate) fn parse_reply(
 
 fn stated_yes(name: &str, value: &Value) -> Result<f64, ClassifierError> {
     let bad = || {
-        ClassifierError::new(messages::classifier_bad_answer(
-            name,
-            "{\"probability\": p}",
-        ))
+        ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
+            messages::classifier_bad_answer(name, "{\"probability\": p}"),
+        )
     };
     if let Some(p) = number(value) {
         return Ok(p);
@@ -430,10 +437,10 @@ fn read_choice(
     options: &[(String, Option<String>)],
 ) -> Result<ChoiceResult, ClassifierError> {
     let bad = || {
-        ClassifierError::new(messages::classifier_bad_answer(
-            name,
-            "{\"choice\": …, \"probabilities\": {…}}",
-        ))
+        ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
+            messages::classifier_bad_answer(name, "{\"choice\": …, \"probabilities\": {…}}"),
+        )
     };
     let (choice, probs) = match value {
         Value::String(s) => (Some(s.clone()), None),
@@ -464,7 +471,8 @@ fn read_choice(
         None => return Err(bad()),
     };
     let Some(index) = options.iter().position(|(o, _)| *o == choice) else {
-        return Err(ClassifierError::new(
+        return Err(ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
             messages::classifier_choice_not_an_option(name, &choice),
         ));
     };
@@ -487,10 +495,10 @@ fn read_choice(
 
 fn read_score(name: &str, value: &Value, levels: usize) -> Result<ScoreResult, ClassifierError> {
     let bad = || {
-        ClassifierError::new(messages::classifier_bad_answer(
-            name,
-            "{\"probabilities\": {\"0\": p, …}}",
-        ))
+        ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
+            messages::classifier_bad_answer(name, "{\"probabilities\": {\"0\": p, …}}"),
+        )
     };
     let m = value.as_object().ok_or_else(bad)?;
     let probabilities: Vec<f64> = match m.get("probabilities") {

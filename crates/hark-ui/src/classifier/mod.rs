@@ -13,6 +13,7 @@ pub mod local;
 use std::fmt;
 
 use futures::future::BoxFuture;
+use hark_rtvi::A11ySnapshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -113,21 +114,99 @@ pub enum Answer {
     Score(ScoreResult),
 }
 
+/// What kind of failure a [`ClassifierError`] is, so callers (the offline screen mode, a
+/// fallback policy) decide by kind, never by matching its text (issue 7 follow-up).
+/// [`ErrorKind::as_str`] is its wire name (`snake_case`), carried beside the text where an
+/// error crosses a job boundary (`{"error": text, "kind": name}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The worker has no classifier to ask ([`messages::no_classifier`]).
+    NoClassifier,
+    /// The classifier cannot read this question: a kind it does not answer (the local
+    /// classifier and score questions), text it cannot parse, no description or no options.
+    NotUnderstood,
+    /// The question has more options than a classifier takes (255).
+    TooManyOptions,
+    /// A remote classifier did not answer in time.
+    Timeout,
+    /// A remote classifier could not be reached or refused the request.
+    Unreachable,
+    /// A classifier answered, but not in the shape asked (no JSON, a missing or wrong-kind
+    /// answer, a choice that is not an option).
+    BadAnswer,
+    /// Anything else.
+    #[default]
+    Other,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 7] = [
+        ErrorKind::NoClassifier,
+        ErrorKind::NotUnderstood,
+        ErrorKind::TooManyOptions,
+        ErrorKind::Timeout,
+        ErrorKind::Unreachable,
+        ErrorKind::BadAnswer,
+        ErrorKind::Other,
+    ];
+
+    /// The kind's wire name: `no_classifier`, `not_understood`, `too_many_options`,
+    /// `timeout`, `unreachable`, `bad_answer`, `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NoClassifier => "no_classifier",
+            ErrorKind::NotUnderstood => "not_understood",
+            ErrorKind::TooManyOptions => "too_many_options",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Unreachable => "unreachable",
+            ErrorKind::BadAnswer => "bad_answer",
+            ErrorKind::Other => "other",
+        }
+    }
+
+    /// The kind named `name` ([`ErrorKind::as_str`]); `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a classifier could not answer. Its text says what was wrong; the worker answers the job
-/// with `{"error": text}` and status `error`, or falls back to another classifier.
+/// with `{"error": text}` and status `error`, or falls back to another classifier. Its
+/// [`ErrorKind`] ([`ClassifierError::kind`]) says what kind of failure it is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ClassifierError {
     /// What went wrong, in a sentence.
     pub message: String,
+    /// What kind of failure it is ([`ErrorKind::Other`] from [`ClassifierError::new`]).
+    pub kind: ErrorKind,
 }
 
 impl ClassifierError {
-    /// A classifier error with this text.
+    /// A classifier error with this text, of kind [`ErrorKind::Other`].
     pub fn new(message: impl Into<String>) -> Self {
+        Self::of_kind(ErrorKind::Other, message)
+    }
+
+    /// A classifier error of `kind` with this text.
+    pub fn of_kind(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
+            kind,
         }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 }
 
@@ -141,6 +220,14 @@ pub trait Classifier: Send + Sync + fmt::Debug + 'static {
         state: &'a Value,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>>;
+
+    /// Called when the worker accepts a new snapshot, before any question about it: a
+    /// classifier may start work a first question would otherwise wait for (the local
+    /// classifier embeds the element names it has not seen, in the background). Must return
+    /// at once and never fail; the default does nothing (issue 7 follow-up).
+    fn prepare(&self, snapshot: &A11ySnapshot) {
+        let _ = snapshot;
+    }
 }
 
 /// The answer named `name` in `answers`, if it is a yes/no answer.
@@ -154,9 +241,10 @@ pub fn yes_no_answer(
 ) -> Result<YesNoResult, ClassifierError> {
     match answers.iter().find(|(n, _)| n == name) {
         Some((_, Answer::YesNo(r))) => Ok(*r),
-        _ => Err(ClassifierError::new(messages::classifier_wrong_kind(
-            name, "yes/no",
-        ))),
+        _ => Err(ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
+            messages::classifier_wrong_kind(name, "yes/no"),
+        )),
     }
 }
 
@@ -170,9 +258,10 @@ pub fn choice_answer(
 ) -> Result<ChoiceResult, ClassifierError> {
     match answers.iter().find(|(n, _)| n == name) {
         Some((_, Answer::Choice(r))) => Ok(r.clone()),
-        _ => Err(ClassifierError::new(messages::classifier_wrong_kind(
-            name, "choice",
-        ))),
+        _ => Err(ClassifierError::of_kind(
+            ErrorKind::BadAnswer,
+            messages::classifier_wrong_kind(name, "choice"),
+        )),
     }
 }
 

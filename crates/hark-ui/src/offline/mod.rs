@@ -25,6 +25,10 @@
 //!    A text the parser cannot read gets [`messages::offline_help`]. "Not found" names a few
 //!    elements on screen (one more `list` job). A failed job is a user sentence by its
 //!    [`Failure`] kind; the developer's error text goes to the log and [`ScreenCall::answer`].
+//!    The kind is never read from the error text when it is known otherwise: a timeout or an
+//!    unreachable worker is seen here, and a failed job's answer carries it as
+//!    `{"error": text, "kind": name}` ([`ErrorKind::as_str`], or [`NO_SNAPSHOT_KIND`]). Only a
+//!    worker that sends no `kind` falls back to [`Failure::of`] on the text.
 //!
 //! The mode says so: [`mode_message`] is the `server-message` a server sends once the client
 //! is ready (the demo page shows its `text` in a notice line), and [`messages::offline_mode_notice`]
@@ -62,6 +66,7 @@ use std::time::Duration;
 use hark_rtvi::JobStatus;
 use serde_json::{Value, json};
 
+use crate::classifier::ErrorKind;
 use crate::job::JobResponse;
 use crate::messages;
 use crate::screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs};
@@ -98,6 +103,13 @@ pub fn mode_message() -> Value {
     })
 }
 
+/// The key of a failed job's answer that names its kind of failure: `{"error": text, "kind":
+/// name}`, the name an [`ErrorKind::as_str`] or [`NO_SNAPSHOT_KIND`] (issue 7 follow-up).
+pub const KIND_KEY: &str = "kind";
+
+/// The `kind` of a failed job whose command found no snapshot of the screen yet.
+pub const NO_SNAPSHOT_KIND: &str = "no_snapshot";
+
 /// What kind of failure a failed `screen` job was, for the shopper's sentence
 /// ([`messages::offline_failed`]); the developer's error text stays in [`ScreenCall::answer`]
 /// and the log.
@@ -118,7 +130,39 @@ pub enum Failure {
 }
 
 impl Failure {
-    /// The kind of a failed job's error text (`error` is the worker's or the tool's text).
+    /// The shopper-facing kind of a classifier failure.
+    pub fn from_kind(kind: ErrorKind) -> Failure {
+        match kind {
+            ErrorKind::NoClassifier => Failure::NoClassifier,
+            ErrorKind::NotUnderstood | ErrorKind::TooManyOptions => Failure::NotUnderstood,
+            ErrorKind::Timeout => Failure::Timeout,
+            ErrorKind::Unreachable => Failure::Unreachable,
+            ErrorKind::BadAnswer | ErrorKind::Other => Failure::Other,
+        }
+    }
+
+    /// The kind named by a failed job's [`KIND_KEY`]: an [`ErrorKind`] name or
+    /// [`NO_SNAPSHOT_KIND`]; `None` for a name it does not know.
+    pub fn from_name(name: &str) -> Option<Failure> {
+        if name == NO_SNAPSHOT_KIND {
+            return Some(Failure::NoScreen);
+        }
+        ErrorKind::from_name(name).map(Failure::from_kind)
+    }
+
+    /// The kind of a failed job's answer (`{"error", "kind"?}`): its [`KIND_KEY`] when it
+    /// names a known kind, else read from the error text ([`Failure::of`], for workers that
+    /// send no kind).
+    pub fn of_response(response: Option<&Value>, error: &str) -> Failure {
+        response
+            .and_then(|r| r.get(KIND_KEY))
+            .and_then(Value::as_str)
+            .and_then(Failure::from_name)
+            .unwrap_or_else(|| Failure::of(error))
+    }
+
+    /// The kind of a failed job's error text (`error` is the worker's or the tool's text):
+    /// the fallback for a job answer without a [`KIND_KEY`].
     pub fn of(error: &str) -> Failure {
         let lower = error.to_lowercase();
         if lower.contains("(timeout)") || lower.contains("timed out") {
@@ -137,11 +181,17 @@ impl Failure {
     }
 }
 
+/// A failed job as a turn sees it: the error text and its kind.
+#[derive(Debug, Clone, PartialEq)]
+struct JobFailure {
+    text: String,
+    kind: Failure,
+}
+
 /// The shopper's sentence for a failed job; the developer text goes to the log.
-fn failed(error: &str) -> String {
-    let kind = Failure::of(error);
-    tracing::info!(?kind, %error, "offline screen job failed");
-    messages::offline_failed(kind).to_string()
+fn failed(error: &JobFailure) -> String {
+    tracing::info!(kind = ?error.kind, error = %error.text, "offline screen job failed");
+    messages::offline_failed(error.kind).to_string()
 }
 
 /// Roles whose value is picked from a list (answered "I selected …").
@@ -155,6 +205,8 @@ pub struct ScreenCall {
     pub payload: Value,
     /// The job's answer when it completed, else its error text.
     pub answer: Result<Value, String>,
+    /// The kind of failure when the job failed (`None` when it completed).
+    pub failure: Option<Failure>,
 }
 
 /// What one offline turn did: the intent read (`None`: unreadable), the `screen` jobs in
@@ -417,34 +469,46 @@ impl OfflineScreen {
     }
 
     /// Runs one `screen` job and records it: the answer of a completed job, else the error
-    /// text (the same texts the `screen` tool gives the voice LLM).
-    async fn job(&self, payload: Value, calls: &mut Vec<ScreenCall>) -> Result<Value, String> {
+    /// text (the same texts the `screen` tool gives the voice LLM) and its kind.
+    async fn job(&self, payload: Value, calls: &mut Vec<ScreenCall>) -> Result<Value, JobFailure> {
         let name = self.jobs.worker_name().to_string();
+        let fail = |text: String, kind: Failure| JobFailure { text, kind };
         let answer =
             match tokio::time::timeout(self.timeout, self.jobs.screen_job(payload.clone())).await {
-                Err(_) => Err(messages::screen_timeout(&name, self.timeout.as_secs_f64())),
-                Ok(Err(detail)) => Err(messages::screen_worker_unreachable(&name, &detail)),
+                Err(_) => Err(fail(
+                    messages::screen_timeout(&name, self.timeout.as_secs_f64()),
+                    Failure::Timeout,
+                )),
+                Ok(Err(detail)) => Err(fail(
+                    messages::screen_worker_unreachable(&name, &detail),
+                    Failure::Unreachable,
+                )),
                 Ok(Ok(JobResponse {
                     status: JobStatus::Completed,
                     response,
                 })) => Ok(response.unwrap_or_else(|| json!({}))),
-                Ok(Ok(JobResponse { status, response })) => Err(response
-                    .as_ref()
-                    .and_then(|r| r.get("error"))
-                    .and_then(Value::as_str)
-                    .filter(|t| !t.trim().is_empty())
-                    .map(str::to_string)
-                    .unwrap_or_else(|| {
-                        let status = serde_json::to_value(status)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default();
-                        messages::screen_job_failed(&name, &status)
-                    })),
+                Ok(Ok(JobResponse { status, response })) => {
+                    let text = response
+                        .as_ref()
+                        .and_then(|r| r.get("error"))
+                        .and_then(Value::as_str)
+                        .filter(|t| !t.trim().is_empty())
+                        .map(str::to_string)
+                        .unwrap_or_else(|| {
+                            let status = serde_json::to_value(status)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_string))
+                                .unwrap_or_default();
+                            messages::screen_job_failed(&name, &status)
+                        });
+                    let kind = Failure::of_response(response.as_ref(), &text);
+                    Err(fail(text, kind))
+                }
             };
         calls.push(ScreenCall {
             payload,
-            answer: answer.clone(),
+            answer: answer.clone().map_err(|e| e.text),
+            failure: answer.as_ref().err().map(|e| e.kind),
         });
         answer
     }

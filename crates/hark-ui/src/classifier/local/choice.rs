@@ -9,7 +9,8 @@
 
 use super::lexicon::{
     CONTAINER_PREPOSITIONS, CONTAINER_WORDS, IMPLIED_CONTAINERS, LAST_WORDS, MEASURE_NOUNS,
-    Measure, ORDINALS, PENULTIMATE, ROLE_WORDS, STATE_WORDS, SUPERLATIVES, StateWord, roles,
+    Measure, NAME_VERBS, ORDINALS, OWNER_ROLES, PENULTIMATE, PURCHASE_VERBS, ROLE_WORDS,
+    STATE_WORDS, SUPERLATIVES, StateWord, VERB_ROLES, roles,
 };
 use super::text::{Tokens, canonical, is_stop, join_phrases, similarity, stem, words};
 use super::tree::{Node, ScreenTree, state};
@@ -57,10 +58,41 @@ pub struct Query {
     /// The full-weight content words as written (phrases joined, no synonym folding), in
     /// order: the text the sentence-embedding model compares with element names.
     pub semantic: Vec<String>,
+    /// A verb of taking a product ([`PURCHASE_VERBS`]): an item the description names means
+    /// the add-to-cart control inside it.
+    pub purchase: bool,
+    /// Roles a verb prefers ([`VERB_ROLES`]: "type" → fields), a soft preference.
+    pub verb_roles: Vec<&'static str>,
+    /// Whether the description has a verb at all (an action verb, a purchase verb or a verb
+    /// of [`VERB_ROLES`]); without one it names a thing ("the cart").
+    pub has_verb: bool,
 }
 
 /// Weight of a role word ("button") as a content word.
 pub const ROLE_WORD_WEIGHT: f64 = 0.25;
+
+/// Verbs of acting on a control (beside [`NAME_VERBS`] and the purchase verbs): a
+/// description with one is not a bare noun phrase.
+const ACTION_VERBS: &[&str] = &[
+    "click", "press", "tap", "hit", "push", "choose", "select", "pick", "open", "close",
+    "navigate", "visit", "show", "use", "activate", "check", "submit", "send", "find", "search",
+    "login", "logout", "signup", "checkout", "dismiss", "mark", "change", "set",
+];
+
+/// Score points for a control inside an item the description names, over the item itself
+/// (the "owner" feature).
+pub const OWNER_BONUS: f64 = 0.5;
+
+/// Score points off a verb-phrase name ("Add to cart") when the description has no verb.
+pub const HEAD_NOUN_PENALTY: f64 = 0.5;
+
+/// Score points off every option when the position asked is past the like elements ("the
+/// 5th add to cart button" among four); the margin feature is then 0, so the calibration
+/// reads "none".
+pub const MISSING_POSITION: f64 = 6.0;
+
+/// Score points for a role a verb prefers ([`Query::verb_roles`]).
+pub const VERB_ROLE_BONUS: f64 = 0.5;
 
 fn role_word(w: &str) -> Option<&'static [&'static str]> {
     let s = stem(w);
@@ -132,6 +164,19 @@ impl Query {
             }
         }
         let ws = join_phrases(words(text));
+        for w in &ws {
+            if PURCHASE_VERBS.contains(&w.as_str()) {
+                q.purchase = true;
+                q.has_verb = true;
+            }
+            if let Some((_, r)) = VERB_ROLES.iter().find(|(v, _)| v == w) {
+                add_roles(&mut q.verb_roles, r);
+                q.has_verb = true;
+            }
+            if ACTION_VERBS.contains(&w.as_str()) || NAME_VERBS.contains(&canonical(w).as_str()) {
+                q.has_verb = true;
+            }
+        }
         let mut i = 0;
         let mut prev_kind = Kind::Stop;
         while i < ws.len() {
@@ -347,10 +392,13 @@ pub struct Scored {
     /// Index of the best option (the first of equals).
     pub best: usize,
     /// Calibration features of the best option: `[score, margin over the runner-up (at most
-    /// 4), unmatched content share (0 when the description has no content words), semantic
-    /// margin: the cosine of its name's embedding with the description's minus the highest
-    /// cosine among the other options, times the share of the description's words no option
-    /// name has (0 without embeddings)]`.
+    /// 4; 0 when the position asked is past the end), unmatched content share (0 when the
+    /// description has no content words), semantic margin: the cosine of its name's embedding
+    /// with the description's minus the highest cosine among the other options, times the
+    /// share of the description's words no option name has (0 without embeddings)]`. A
+    /// control that scored as the item it sits in (the owner feature: "I'll take the French
+    /// press" → its "Add to cart") reads its item's words and cosine, and its item is not its
+    /// runner-up.
     pub features: [f64; 4],
     /// Per option: whether it meets every role, state and container constraint asked.
     pub ok: Vec<bool>,
@@ -445,6 +493,8 @@ pub fn score(
         .collect();
 
     let state_canon: Vec<String> = query.state_words.iter().map(|w| canonical(w)).collect();
+    let mut name_hits = Vec::with_capacity(n);
+    let mut word_matches: Vec<Vec<f64>> = Vec::with_capacity(n);
     let mut scores = Vec::with_capacity(n);
     let mut lexes = Vec::with_capacity(n);
     let mut constraints_ok = Vec::with_capacity(n);
@@ -453,10 +503,12 @@ pub fn score(
         // Content words against name (full), value (0.7) and context (0.5).
         let mut matched = 0.0;
         let mut all_matched = query.has_content();
+        let mut per_word = Vec::with_capacity(query.content.len());
         for ((w, base), weight) in query.content.iter().zip(&weights) {
             let m = best_sim(w, &node.name_tokens)
                 .max(0.7 * best_sim(w, &node.value_tokens))
                 .max(0.6 * best_sim(w, &node.context_tokens));
+            per_word.push(m);
             matched += weight * m;
             if *base >= 1.0 && m == 0.0 {
                 all_matched = false;
@@ -486,7 +538,27 @@ pub fn score(
         } else {
             0.0
         };
+        word_matches.push(per_word);
+        name_hits.push(
+            query
+                .content
+                .iter()
+                .any(|(w, base)| *base >= 1.0 && best_sim(w, &node.name_tokens) >= 0.7),
+        );
         let mut s = 4.0 * lex + if lex > 0.0 { coverage } else { 0.0 };
+        if !query.verb_roles.is_empty() && query.verb_roles.contains(&node.role.as_str()) {
+            s += VERB_ROLE_BONUS;
+        }
+        if !query.has_verb
+            && query.has_content()
+            && node
+                .name_tokens
+                .iter()
+                .find(|t| !t.stop)
+                .is_some_and(|t| NAME_VERBS.contains(&t.word.as_str()))
+        {
+            s -= HEAD_NOUN_PENALTY;
+        }
         if all_matched {
             s += 1.0;
         }
@@ -563,6 +635,83 @@ pub fn score(
         }
     }
 
+    // The owner feature: a control inside an item the description names ("I'll take the
+    // French press" → the "Add to cart" in the French press's list item) scores as its item
+    // plus a bonus, when the description also names the control ("the kettle's add to cart
+    // button", "put … in my basket") or has a verb of taking a product.
+    let at: std::collections::HashMap<usize, usize> = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| c.index.map(|i| (i, k)))
+        .collect();
+    let base = scores.clone();
+    // Whose features a candidate's calibration reads: its own, or its owner's when it scored
+    // as its owner.
+    let mut proxy: Vec<usize> = (0..n).collect();
+    let mut owner_lex = lexes.clone();
+    for (j, c) in candidates.iter().enumerate() {
+        let Some(index) = c.index else { continue };
+        if !INTERACTIVE.contains(&c.node.role.as_str()) || !constraints_ok[j] {
+            continue;
+        }
+        let acquiring = acquiring_name(c.node);
+        let verb_role = query.verb_roles.contains(&c.node.role.as_str());
+        let mut owners: Vec<usize> = Vec::new();
+        if name_hits[j] || query.purchase && acquiring {
+            let mut up = tree.nodes[index].parent;
+            for _ in 0..4 {
+                let Some(a) = up else { break };
+                if OWNER_ROLES.contains(&tree.nodes[a].role.as_str()) {
+                    // The item itself when named, and the named things in it (a product's
+                    // link or heading beside its button).
+                    owners.extend(at.get(&a));
+                    let depth = tree.nodes[a].depth;
+                    let taking = query.purchase && acquiring;
+                    owners.extend(
+                        (a + 1..tree.nodes.len())
+                            .take_while(|&d| tree.nodes[d].depth > depth)
+                            .filter_map(|d| at.get(&d).copied())
+                            .filter(|&k| taking && k != j && !acquiring_name(candidates[k].node)),
+                    );
+                    break;
+                }
+                up = tree.nodes[a].parent;
+            }
+        }
+        if verb_role && !name_hits[j] {
+            // "tick off learn piano": the checkbox beside the item's text.
+            let parent = tree.nodes[index].parent;
+            owners.extend(candidates.iter().enumerate().filter_map(|(k, o)| {
+                let oi = o.index?;
+                (k != j
+                    && tree.nodes[oi].parent == parent
+                    && !INTERACTIVE.contains(&o.node.role.as_str()))
+                .then_some(k)
+            }));
+        }
+        for i in owners {
+            // The words the control's own name has ("add … to the cart") count with the
+            // item's ("the French press").
+            let matched: f64 = weights
+                .iter()
+                .enumerate()
+                .map(|(w, weight)| weight * word_matches[i][w].max(word_matches[j][w]))
+                .sum();
+            let together = if total_weight > 0.0 {
+                matched / total_weight
+            } else {
+                0.0
+            };
+            let owned = base[i] + OWNER_BONUS + 4.0 * (together - lexes[i]).max(0.0);
+            if owned > scores[j] {
+                scores[j] = owned;
+                proxy[j] = i;
+                owner_lex[j] = together.max(lexes[i]);
+            }
+        }
+    }
+
+    let mut position_missing = false;
     if let Some(pos) = query.position {
         let best_lex = (0..n)
             .filter(|&i| constraints_ok[i])
@@ -589,8 +738,14 @@ pub fn score(
             Position::Nth(k) => list.get(k.wrapping_sub(1)).copied(),
             Position::FromEnd(k) => list.len().checked_sub(k).and_then(|i| list.get(i)).copied(),
         };
-        if let Some(i) = chosen {
-            scores[i] += 3.0;
+        match chosen {
+            Some(i) => scores[i] += 3.0,
+            // "the 5th add to cart button" among four: nothing is at that place.
+            None if !list.is_empty() => {
+                scores.iter_mut().for_each(|s| *s -= MISSING_POSITION);
+                position_missing = true;
+            }
+            None => {}
         }
     }
 
@@ -625,30 +780,34 @@ pub fn score(
             best = i;
         }
     }
+    // The owner a control scored as is not its rival.
     let runner_up = (0..n)
-        .filter(|&i| i != best)
+        .filter(|&i| i != best && i != proxy[best])
         .map(|i| scores[i])
         .fold(f64::NEG_INFINITY, f64::max);
-    let margin = if runner_up.is_finite() {
+    let margin = if position_missing {
+        0.0 // no option is the one asked
+    } else if runner_up.is_finite() {
         (scores[best] - runner_up).min(4.0)
     } else {
         4.0_f64.min(scores[best].max(0.0))
     };
     let unmatched = if query.has_content() {
-        1.0 - lexes[best]
+        1.0 - owner_lex[best]
     } else {
         0.0
     };
     // The best option's cosine over the closest other name's (0 without embeddings).
     let cosine = cosines.as_ref().map_or(0.0, |(cos, _)| {
+        let own = proxy[best];
         let others = (0..n)
-            .filter(|&i| i != best)
+            .filter(|&i| i != best && i != own)
             .map(|i| cos[i])
             .fold(f64::NEG_INFINITY, f64::max);
         gate * if others.is_finite() {
-            cos[best] - others
+            cos[own] - others
         } else {
-            cos[best]
+            cos[own]
         }
     });
     let features = [scores[best], margin, unmatched, cosine];
@@ -659,6 +818,13 @@ pub fn score(
         ok: constraints_ok,
         semantic: cosines.is_some(),
     }
+}
+
+/// Whether a name is an add-to-cart control's ("Add to cart", "Buy now", "Add").
+fn acquiring_name(node: &Node) -> bool {
+    node.name_tokens
+        .iter()
+        .any(|t| matches!(t.word.as_str(), "add" | "buy" | "cart"))
 }
 
 /// Nodes scanned back from an option for its measure ("Duration: 11h 21m" before a "Book"

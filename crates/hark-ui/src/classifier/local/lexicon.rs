@@ -501,3 +501,34 @@ pub const MEASURE_NOUNS: &[&str] = &[
     "cost", "costs", "price", "prices", "fare", "duration", "time", "length", "flight", "trip",
     "journey",
 ];
+
+/// Verbs of taking a product (issue 7 follow-up, the "owner" feature): a description with one
+/// ("I'll take the French press", "put the kettle in my basket", "buy the mug") that names an
+/// item means the item's own add-to-cart control. Words as written (before synonyms).
+pub const PURCHASE_VERBS: &[&str] = &[
+    "add", "buy", "purchase", "take", "put", "grab", "get", "want", "order",
+];
+
+/// Verbs that say which kind of control is meant, a soft preference (not a constraint):
+/// `(verb, roles)`. "where do I type a new task" → a field.
+pub const VERB_ROLES: &[(&str, &[&str])] = &[
+    ("type", roles::FIELD),
+    ("enter", roles::FIELD),
+    ("fill", roles::FIELD),
+    ("write", roles::FIELD),
+    ("tick", roles::CHECKBOX),
+    ("untick", roles::CHECKBOX),
+    ("uncheck", roles::CHECKBOX),
+];
+
+/// First words that make an element name a verb phrase ("Add to cart", "Proceed to
+/// checkout"): a description without any verb ("the cart") names a thing, so it means the
+/// element whose name's head is that thing ("Cart (2)") before the one whose name only has it
+/// as the verb's object. Canonical words.
+pub const NAME_VERBS: &[&str] = &[
+    "add", "remove", "delete", "buy", "view", "go", "proceed", "continue", "clear", "apply",
+    "save", "cancel", "edit", "update", "empty", "back", "return",
+];
+
+/// Roles of an item that owns the controls inside it (a product's list item or table row).
+pub const OWNER_ROLES: &[&str] = &["listitem", "row", "article", "group", "gridcell", "cell"];

@@ -27,6 +27,11 @@
 //!   description) fails the call with a [`ClassifierError`] naming the question and what the
 //!   local classifier answers, so the worker's fallback classifier (an LLM) takes it.
 //!
+//! A new screen's names are embedded ahead of the first question: the worker calls
+//! [`Classifier::prepare`] when it accepts a snapshot, and the local classifier embeds the
+//! names its cache lacks on tokio's blocking pool (issue 7 follow-up; a question that needs
+//! names still being embedded waits for them, at most [`PREPARE_WAIT`]).
+//!
 //! The worker hands the screen as text (pipecat's interface); parsing a 255-element screen
 //! takes tens of microseconds and happens once per screen text (a small cache of the last
 //! [`CACHE_SCREENS`] screens). [`LocalClassifier::choose`] takes a typed
@@ -62,17 +67,19 @@ pub mod text;
 pub mod tree;
 pub mod yes_no;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
+use hark_rtvi::A11ySnapshot;
 use serde_json::Value;
 
 use crate::classifier::{
-    Answer, ChoiceQuestion, ChoiceResult, Classifier, ClassifierError, Question, YesNoQuestion,
-    YesNoResult,
+    Answer, ChoiceQuestion, ChoiceResult, Classifier, ClassifierError, ErrorKind, Question,
+    YesNoQuestion, YesNoResult,
 };
 use crate::messages;
-use crate::screen::MAX_ELEMENT_OPTIONS;
+use crate::screen::{MAX_ELEMENT_OPTIONS, named_elements};
 
 pub use choice::{Query, Scored};
 pub use embed::Embedder;
@@ -85,6 +92,11 @@ pub const CACHE_SCREENS: usize = 4;
 /// benchmark's train and dev splits).
 pub const SEMANTIC_WEIGHT: f64 = 2.0;
 
+/// Longest a question waits for the background embedding of a snapshot's names
+/// ([`Classifier::prepare`]) before embedding what is still missing itself: a guard, the
+/// background job takes about 0.4 s for 255 new names on 2 cores.
+pub const PREPARE_WAIT: Duration = Duration::from_secs(10);
+
 /// The local classifier (lexical and semantic features, calibrated probabilities). Cheap to
 /// build once the process's model is loaded ([`Embedder::shared`], about 0.2 s the first
 /// time). Thread-safe: the caches sit behind mutexes held only to look up or insert.
@@ -93,6 +105,111 @@ pub struct LocalClassifier {
     cache: Mutex<Vec<(String, Arc<ScreenTree>)>>,
     embedder: Option<Arc<Embedder>>,
     semantic_weight: f64,
+    prefetch: Arc<Prefetch>,
+    /// The `(role, name)` list of the snapshot [`Classifier::prepare`] last looked at.
+    last_prepared: Mutex<Vec<(String, String)>>,
+}
+
+/// The background embedding of element names ([`Classifier::prepare`]): at most one job runs;
+/// a newer snapshot's names replace an older snapshot's that have not started, and a running
+/// job stops between batches when newer names wait.
+#[derive(Debug, Default)]
+struct Prefetch {
+    state: Mutex<PrefetchState>,
+    idle: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct PrefetchState {
+    /// Names waiting for the job (the newest snapshot's not yet cached).
+    pending: Option<Vec<String>>,
+    /// Whether a job is running (or spawned).
+    running: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks the job stopped if it ends by a panic in the model, so a question never waits for a
+/// job that is gone (a normal end marks it stopped under the same lock that finds nothing
+/// pending, so no newer names are dropped in between).
+struct Stopped<'a> {
+    prefetch: &'a Prefetch,
+    finished: bool,
+}
+
+impl Drop for Stopped<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            let mut st = lock(&self.prefetch.state);
+            st.running = false;
+            self.prefetch.idle.notify_all();
+        }
+    }
+}
+
+impl Prefetch {
+    /// The job: embeds pending names batch by batch until none are pending.
+    fn run(&self, embedder: &Embedder) {
+        let mut stopped = Stopped {
+            prefetch: self,
+            finished: false,
+        };
+        loop {
+            let names = {
+                let mut st = lock(&self.state);
+                match st.pending.take() {
+                    Some(names) => names,
+                    None => {
+                        st.running = false;
+                        stopped.finished = true;
+                        self.idle.notify_all();
+                        return;
+                    }
+                }
+            };
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            for chunk in names.chunks(embed::BATCH) {
+                if lock(&self.state).pending.is_some() {
+                    break; // a newer snapshot's names supersede these
+                }
+                if let Err(e) = embedder.embed_all(chunk) {
+                    tracing::warn!("local classifier: preparing a snapshot: {e}");
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Waits until no job runs (`true`) or `timeout` passes (`false`).
+    fn wait_idle(&self, timeout: Duration) -> bool {
+        let st = lock(&self.state);
+        let (st, _) = self
+            .idle
+            .wait_timeout_while(st, timeout, |s| s.running)
+            .unwrap_or_else(|e| e.into_inner());
+        !st.running
+    }
+
+    fn running(&self) -> bool {
+        lock(&self.state).running
+    }
+}
+
+/// Runs `job` off the caller's thread: on the tokio blocking pool when called inside a
+/// runtime, else on a new thread. `false` when neither could start it.
+fn spawn_blocking(job: impl FnOnce() + Send + 'static) -> bool {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            drop(handle.spawn_blocking(job));
+            true
+        }
+        Err(_) => std::thread::Builder::new()
+            .name("hark-prepare".into())
+            .spawn(job)
+            .is_ok(),
+    }
 }
 
 impl Default for LocalClassifier {
@@ -137,7 +254,16 @@ impl LocalClassifier {
             cache: Mutex::new(Vec::new()),
             embedder,
             semantic_weight: SEMANTIC_WEIGHT,
+            prefetch: Arc::default(),
+            last_prepared: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Blocks until no background embedding started by [`Classifier::prepare`] is running
+    /// (`true`) or `timeout` passes (`false`). For tests and benchmarks: questions wait by
+    /// themselves when they need names still being embedded.
+    pub fn wait_prepared(&self, timeout: Duration) -> bool {
+        self.prefetch.wait_idle(timeout)
     }
 
     /// Sets the score weight of the semantic feature (default [`SEMANTIC_WEIGHT`]); for
@@ -162,6 +288,11 @@ impl LocalClassifier {
             return None;
         }
         let names: Vec<&str> = candidates.iter().map(|c| c.node.name.as_str()).collect();
+        // Names still being embedded in the background (`prepare`): wait for them rather
+        // than embed them twice on two cores.
+        if self.prefetch.running() && !embedder.uncached(&names).is_empty() {
+            self.prefetch.wait_idle(PREPARE_WAIT);
+        }
         let run = || -> Result<Vec<f64>, embed::EmbedError> {
             let q = embedder.embed_uncached(&text)?;
             let es = embedder.embed_all(&names)?;
@@ -285,24 +416,34 @@ impl LocalClassifier {
         tree: &ScreenTree,
     ) -> Result<Answer, ClassifierError> {
         if q.options.is_empty() {
-            return Err(ClassifierError::new(messages::local_no_options(name)));
+            return Err(ClassifierError::of_kind(
+                ErrorKind::NotUnderstood,
+                messages::local_no_options(name),
+            ));
         }
         if q.options.len() > MAX_ELEMENT_OPTIONS {
-            return Err(ClassifierError::new(messages::local_too_many_options(
-                name,
-                q.options.len(),
-                MAX_ELEMENT_OPTIONS,
-            )));
+            return Err(ClassifierError::of_kind(
+                ErrorKind::TooManyOptions,
+                messages::local_too_many_options(name, q.options.len(), MAX_ELEMENT_OPTIONS),
+            ));
         }
         let description = match (state.get("utterance"), &q.instructions) {
             (Some(Value::String(u)), _) if !u.trim().is_empty() => u.as_str(),
             (_, Value::String(i)) if i != messages::find_instructions() && !i.trim().is_empty() => {
                 i.as_str()
             }
-            _ => return Err(ClassifierError::new(messages::local_no_description(name))),
+            _ => {
+                return Err(ClassifierError::of_kind(
+                    ErrorKind::NotUnderstood,
+                    messages::local_no_description(name),
+                ));
+            }
         };
         let Some(chosen) = self.choose(description, tree, &q.options) else {
-            return Err(ClassifierError::new(messages::local_no_options(name)));
+            return Err(ClassifierError::of_kind(
+                ErrorKind::NotUnderstood,
+                messages::local_no_options(name),
+            ));
         };
         Ok(Answer::Choice(ChoiceResult {
             choice: q.options[chosen.best].0.clone(),
@@ -323,16 +464,17 @@ impl LocalClassifier {
         tree: &ScreenTree,
     ) -> Result<f64, ClassifierError> {
         let Value::String(text) = &q.instructions else {
-            return Err(ClassifierError::new(messages::local_cannot_read(
-                name,
-                &q.instructions.to_string(),
-            )));
+            return Err(ClassifierError::of_kind(
+                ErrorKind::NotUnderstood,
+                messages::local_cannot_read(name, &q.instructions.to_string()),
+            ));
         };
         if let Some(event) = state.get("event") {
             if text != messages::should_respond_criteria() {
-                return Err(ClassifierError::new(messages::local_cannot_read(
-                    name, text,
-                )));
+                return Err(ClassifierError::of_kind(
+                    ErrorKind::NotUnderstood,
+                    messages::local_cannot_read(name, text),
+                ));
             }
             let event_name = event.get("name").and_then(Value::as_str).unwrap_or("");
             let keys: Vec<&str> = event
@@ -342,8 +484,12 @@ impl LocalClassifier {
                 .unwrap_or_default();
             return Ok(yes_no::should_respond(event_name, &keys));
         }
-        yes_no::read_check(text, tree)
-            .map_err(|_| ClassifierError::new(messages::local_cannot_read(name, text)))
+        yes_no::read_check(text, tree).map_err(|_| {
+            ClassifierError::of_kind(
+                ErrorKind::NotUnderstood,
+                messages::local_cannot_read(name, text),
+            )
+        })
     }
 }
 
@@ -421,10 +567,10 @@ impl LocalClassifier {
                 .collect();
             let probabilities = yes_no::select_probabilities(criteria, &tree, &candidates)
                 .map_err(|_| {
-                    ClassifierError::new(messages::local_cannot_read(
-                        &questions[items[0].0].0,
-                        criteria,
-                    ))
+                    ClassifierError::of_kind(
+                        ErrorKind::NotUnderstood,
+                        messages::local_cannot_read(&questions[items[0].0].0, criteria),
+                    )
                 })?;
             for ((i, _, _), p) in items.iter().zip(probabilities) {
                 answers[*i] = Some(Answer::YesNo(YesNoResult { probability: p }));
@@ -441,7 +587,10 @@ impl LocalClassifier {
                     probability: Self::answer_yes_no(name, y, state, &tree)?,
                 }),
                 Question::Score(_) => {
-                    return Err(ClassifierError::new(messages::local_no_score(name)));
+                    return Err(ClassifierError::of_kind(
+                        ErrorKind::NotUnderstood,
+                        messages::local_no_score(name),
+                    ));
                 }
             });
         }
@@ -466,5 +615,71 @@ impl Classifier for LocalClassifier {
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
         let result = self.ask_now(state, questions);
         Box::pin(async move { result })
+    }
+
+    /// Starts embedding, in the background, the names of `snapshot`'s named elements (the
+    /// options `UiWorker::find_element` will offer) that the model's cache does not hold, so
+    /// the first question on a new screen finds them cached (issue 7 follow-up). Called by
+    /// `UiWorker::on_snapshot` on the session task for every snapshot, so only the cheap part
+    /// runs here: the `(role, name)` list of [`named_elements`] (at most
+    /// [`MAX_ELEMENT_OPTIONS`]), compared with the previous snapshot's (equal: nothing to do),
+    /// and a look-up of the names in the model's cache. Nothing is rendered or parsed: a
+    /// question parses its screen text on demand ([`LocalClassifier::screen`], cached).
+    /// Returns at once: the embedding runs on tokio's blocking pool (or a thread outside a
+    /// runtime); a newer snapshot supersedes an older one's pending names; names seen before
+    /// are never embedded again (the cache is keyed by text, [`embed::CACHE_TEXTS`] per
+    /// generation). Without the model it does nothing. The names are the snapshot's own; a
+    /// name the `<ui_state>` text cannot carry intact (one with a newline or `" = "`) is
+    /// parsed differently by [`ScreenTree::parse`] and embedded by its question instead.
+    fn prepare(&self, snapshot: &A11ySnapshot) {
+        let Some(embedder) = &self.embedder else {
+            return;
+        };
+        let named = named_elements(&snapshot.root);
+        fn name_of(n: &hark_rtvi::A11yNode) -> &str {
+            n.name.as_deref().unwrap_or("")
+        }
+        {
+            let mut last = lock(&self.last_prepared);
+            let same = last.len() == named.len()
+                && last
+                    .iter()
+                    .zip(&named)
+                    .all(|((role, name), n)| *role == n.role && name == name_of(n));
+            if same {
+                // The same names as the previous snapshot (a re-render, renumbered refs):
+                // already cached or pending.
+                return;
+            }
+            *last = named
+                .iter()
+                .map(|n| (n.role.clone(), name_of(n).to_string()))
+                .collect();
+        }
+        let names: Vec<&str> = named.iter().map(|n| name_of(n)).collect();
+        let missing: Vec<String> = embedder
+            .uncached(&names)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let mut st = lock(&self.prefetch.state);
+        if missing.is_empty() {
+            // Nothing new: an older snapshot's pending names are stale now.
+            st.pending = None;
+            return;
+        }
+        st.pending = Some(missing);
+        if !st.running {
+            st.running = true;
+            let prefetch = self.prefetch.clone();
+            let embedder = embedder.clone();
+            if !spawn_blocking(move || prefetch.run(&embedder)) {
+                st.running = false;
+                st.pending = None;
+                drop(st);
+                // Not started: the same names again should try again.
+                lock(&self.last_prepared).clear();
+            }
+        }
     }
 }

@@ -15,8 +15,9 @@
 
 pub mod wordpiece;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tract_onnx::prelude::*;
@@ -34,7 +35,7 @@ pub const CACHE_TEXTS: usize = 4096;
 /// Longest input in tokens, `[CLS]` and `[SEP]` included (UI names and descriptions are short).
 pub const MAX_TOKENS: usize = 64;
 /// Texts embedded per forward pass.
-const BATCH: usize = 32;
+pub const BATCH: usize = 32;
 
 /// An embedding: unit length, [`Embedder::dim`] values.
 pub type Embedding = Arc<[f32]>;
@@ -121,6 +122,10 @@ impl Cache {
     fn len(&self) -> usize {
         self.current.len() + self.previous.len()
     }
+
+    fn contains(&self, text: &str) -> bool {
+        self.current.contains_key(text) || self.previous.contains_key(text)
+    }
 }
 
 /// The sentence-embedding model, its vocabulary and the text cache. Thread-safe (`Sync`):
@@ -130,6 +135,7 @@ pub struct Embedder {
     vocab: WordPiece,
     dim: usize,
     cache: Mutex<Cache>,
+    computed: AtomicU64,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -203,11 +209,13 @@ impl Embedder {
             vocab,
             dim: 0,
             cache: Mutex::new(Cache::default()),
+            computed: AtomicU64::new(0),
         };
         let probe = embedder
             .forward(&["probe"])
             .map_err(|e| invalid(e.to_string()))?;
         embedder.dim = probe[0].len();
+        embedder.computed.store(0, Ordering::Relaxed);
         if embedder.dim == 0 {
             return Err(invalid("the model's output has no values".into()));
         }
@@ -234,6 +242,28 @@ impl Embedder {
     /// Texts in the cache now.
     pub fn cached(&self) -> usize {
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Texts run through the model since it was loaded (the load's probe not counted): cache
+    /// misses of [`Embedder::embed_all`] and every [`Embedder::embed_uncached`]. Tests count
+    /// with it (issue 7 follow-up: a question after `Classifier::prepare` embeds only its
+    /// description).
+    pub fn computed(&self) -> u64 {
+        self.computed.load(Ordering::Relaxed)
+    }
+
+    /// Of `texts`, those not in the cache, in order, without duplicates (a look-up only: it
+    /// neither computes nor refreshes anything).
+    pub fn uncached<'t>(&self, texts: &[&'t str]) -> Vec<&'t str> {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen: HashSet<&'t str> = HashSet::with_capacity(texts.len());
+        let mut out: Vec<&'t str> = Vec::new();
+        for &t in texts {
+            if !cache.contains(t) && seen.insert(t) {
+                out.push(t);
+            }
+        }
+        out
     }
 
     /// The embedding of `text` (cached).
@@ -263,9 +293,10 @@ impl Embedder {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
             texts.iter().map(|t| cache.get(t)).collect()
         };
+        let mut seen: HashSet<&str> = HashSet::new();
         let mut missing: Vec<&str> = Vec::new();
-        for (t, e) in texts.iter().zip(&out) {
-            if e.is_none() && !missing.contains(t) {
+        for (&t, e) in texts.iter().zip(&out) {
+            if e.is_none() && seen.insert(t) {
                 missing.push(t);
             }
         }
@@ -297,6 +328,8 @@ impl Embedder {
             text: texts.first().map(|t| t.to_string()).unwrap_or_default(),
             reason,
         };
+        self.computed
+            .fetch_add(texts.len() as u64, Ordering::Relaxed);
         let encoded: Vec<Vec<i64>> = texts
             .iter()
             .map(|t| self.vocab.encode(t, MAX_TOKENS))
