@@ -210,3 +210,31 @@ fn every_page_with_rust_is_run_as_a_doctest_and_no_page_is_skipped() {
         "a page is included twice: {included:?}"
     );
 }
+
+/// Issue 11: every page of a part shows the Rust way and the agent-file way (or says there that
+/// the part is Rust only). The pages about the agent file itself, its reference and the proxy
+/// are the exceptions; troubleshooting pages say it inline where it applies ("In an agent
+/// file.").
+#[test]
+fn every_part_has_an_agent_file_section() {
+    let exceptions = [
+        "agent-files.md",
+        "agent-file-reference.md",
+        "behind-a-proxy.md",
+    ];
+    let index = read("README.md");
+    let parts: Vec<String> = links(&index)
+        .iter()
+        .filter_map(|t| resolve("README.md", t))
+        .filter(|p| !p.starts_with("troubleshooting/") && !exceptions.contains(&p.as_str()))
+        .collect();
+    assert!(parts.len() >= 15, "the index links {} parts", parts.len());
+    let missing: Vec<&String> = parts
+        .iter()
+        .filter(|page| !read(page).lines().any(|l| l == "## The agent-file way"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "pages without a \"## The agent-file way\" section: {missing:?}"
+    );
+}
