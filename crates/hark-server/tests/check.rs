@@ -369,7 +369,7 @@ tools = ["end_call"]
              would end the step. Leave out the values its precheck returns."
         ),
         format!(
-            "{shown}:20: error: [flow] step booking: the confirm line reads {{{{when}}}}, which is \
+            "{shown}:23: error: [flow] step booking: the confirm line reads {{{{when}}}}, which is \
              neither an argument of book_table nor a State value. Use one of: party, day, seating."
         ),
         format!(
