@@ -20,6 +20,12 @@ need cargo "install the Rust toolchain (rustup, Rust 1.95 or newer)"
 need node "install Node.js 20 or newer"
 need npm "install npm (it comes with Node.js)"
 
+# A clean build of the workspace and its tests writes about 9 GB under target/.
+avail_kb=$(df -Pk "$root" 2>/dev/null | awk 'NR==2 {print $4}')
+if [[ -n "${avail_kb:-}" && "$avail_kb" -lt $((10 * 1024 * 1024)) ]]; then
+  echo "test.sh: warning: only $((avail_kb / 1024)) MiB free on the disk of $root; a clean build needs about 9 GB" >&2
+fi
+
 # ---- 1. system packages ---------------------------------------------------------------------
 # command -> Debian package that provides it
 declare -A debian_package=([chromium]=chromium [chromedriver]=chromium-driver)
