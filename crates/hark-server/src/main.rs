@@ -6,6 +6,12 @@ use hark_server::Server;
 use hark_server::cli::{self, Command};
 use tracing_subscriber::EnvFilter;
 
+/// jemalloc instead of glibc's malloc: the server allocates a tree per snapshot on every session's
+/// task, and glibc's arenas spent about half the CPU of a 500-session load run in malloc/free
+/// (docs/PERFORMANCE.md, "Load", where the three allocators are compared).
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = match cli::parse_from(std::env::args_os()) {
