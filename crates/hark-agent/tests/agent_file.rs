@@ -174,8 +174,8 @@ fn a_typo_names_the_key_and_its_line() {
     assert_eq!(
         err.problems[0].to_string(),
         "line 5: error: unknown field `modle`, expected one of `provider`, `model`, `base_url`, \
-         `api_key_env`, `api_key`. Fix this key or value; the keys of an agent file are listed \
-         in the docs of hark_agent::file."
+         `api_key_env`. Fix this key or value; every key is in \
+         docs/guide/agent-file-reference.md."
     );
     let err = "system_prompt = \"x\"\n[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
         .parse::<AgentFile>()
@@ -237,7 +237,7 @@ fn keys_never_come_from_the_file_and_an_unset_variable_is_a_warning() {
     assert_eq!(
         problems(&text, &Host::new()),
         [
-            "error: [llm] provider gemini needs a key: name the environment variable that holds it \
+            "line 3: error: [llm] provider gemini needs a key: name the environment variable that holds it \
           with api_key_env = \"GEMINI_API_KEY\"."
         ]
     );
@@ -285,6 +285,9 @@ fn unknown_builtin_and_local_tools_name_the_ones_there_are() {
     );
 }
 
+/// Every problem of every webhook at once, each on the line of its key: an unset `${NAME}` or a
+/// bad auth does not hide the URL's problems, and a webhook with a problem still has its locked
+/// paths, announce lines and rows checked (issue 11 follow-up, points 1 and 3).
 #[test]
 fn webhook_problems_are_all_reported_with_their_fix() {
     let text = format!(
@@ -336,6 +339,20 @@ from = "status"
              string. Change the type, or remove values.",
             "line 13: error: webhook lookup_order: timeout = 0 is not a number of seconds above \
              0. Write e.g. timeout = 5.",
+            "line 13: error: webhook lookup_order: the URL scheme is http. The scheme must be \
+             https, or http with allow_private_network.",
+            "line 17: error: lookup_order: {{customer.id}} names a value the call state does not \
+             have. Fix the path, or add the field to the State type.",
+            "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. \
+             Fix the path, or add the field to the State type.",
+            "line 18: error: lookup_order: {{order_ref}} is neither an argument of lookup_order \
+             nor a State value. Use one of: order_id, customer_id, who, customer.",
+            "line 29: error: lookup_order: when status is \"shiped\", which status never holds. It \
+             holds: \"held\", \"shipped\".",
+            "line 30: error: lookup_order: the result field state is not in LookupOrder. Use one \
+             of: status.",
+            "line 33: error: lookup_order: order_status is not a State value. Use one of: \
+             customer, or add the field to the State type.",
             "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
              is not set, so every call fails with \"could not authenticate\" until it is. Set \
              HARK_TEST_H2_UNSET_TOKEN.",
@@ -356,17 +373,17 @@ from = "status"
     assert_eq!(
         found,
         [
-            "error: lookup_order: {{customer.id}} names a value the call state does not have. \
+            "line 17: error: lookup_order: {{customer.id}} names a value the call state does not have. \
              Fix the path, or add the field to the State type.",
-            "error: lookup_order: {{custmer}} names a value the call state does not have. Fix the \
+            "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. Fix the \
              path, or add the field to the State type.",
-            "error: lookup_order: {{order_ref}} is neither an argument of lookup_order nor a \
+            "line 18: error: lookup_order: {{order_ref}} is neither an argument of lookup_order nor a \
              State value. Use one of: order_id, customer_id, who, customer.",
-            "error: lookup_order: when status is \"shiped\", which status never holds. It holds: \
+            "line 28: error: lookup_order: when status is \"shiped\", which status never holds. It holds: \
              \"held\", \"shipped\".",
-            "error: lookup_order: the result field state is not in LookupOrder. Use one of: \
+            "line 29: error: lookup_order: the result field state is not in LookupOrder. Use one of: \
              status.",
-            "error: lookup_order: order_status is not a State value. Use one of: customer, or add \
+            "line 32: error: lookup_order: order_status is not a State value. Use one of: customer, or add \
              the field to the State type.",
             "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
              is not set, so every call fails with \"could not authenticate\" until it is. Set \
@@ -557,7 +574,7 @@ fn the_ui_settings_and_their_problems() {
     assert_eq!(
         problems(&text, &Host::new()),
         [
-            "error: [ui] classifier = \"llm\" needs an [llm] section for its provider. Add one, or \
+            "line 3: error: [ui] classifier = \"llm\" needs an [llm] section for its provider. Add one, or \
           use classifier = \"local\"."
         ]
     );
@@ -567,6 +584,7 @@ fn the_ui_settings_and_their_problems() {
     );
     let agent = parse(&text).build(&Host::new()).unwrap();
     assert!(matches!(agent.ui.classifier, ClassifierChoice::Local));
+    assert_eq!(agent.warnings[1].line, Some(7), "on the classifier's line");
     assert_eq!(
         agent.warnings[1].text,
         "[ui] classifier = \"llm\" uses the local classifier while HARK_TEST_H2_UNSET_KEY is not \
@@ -630,5 +648,239 @@ max = 1
     assert!(
         found[0].starts_with("line 3: error: webhook n: "),
         "{found:?}"
+    );
+}
+
+/// Registry problems name the line of the key they are about; a locked value in its old
+/// spelling is on its own line and hides neither the other locked values' problems nor the
+/// URL's; a GET webhook's locked name that clashes with the URL's query is on its line
+/// (issue 11 follow-up, points 1–3).
+#[test]
+fn each_registry_problem_is_on_the_line_of_its_key() {
+    let text = format!(
+        r#"{PROMPT}
+[state.vip]
+type = "boolean"
+
+[state.name]
+type = "string"
+
+[[webhook]]
+name = "find_order"
+description = "Find an order."
+url = "http://orders.example.com/find?session=1"
+method = "GET"
+
+[webhook.locked]
+id = "{{{{@call_id}}}}"
+who = "{{{{nme}}}}"
+session = "{{{{call.session_id}}}}"
+
+[webhook.input.order_id]
+type = "string"
+
+[webhook.output.order_id]
+type = "string"
+
+[webhook.output.status]
+type = "string"
+values = ["held", "shipped"]
+
+[[webhook.reply]]
+tool = "other_tool"
+say = ["Found it."]
+
+[[assign]]
+tool = "find_order"
+state = "vip"
+from = "order_id"
+
+[[assign]]
+tool = "find_order"
+state = "vipp"
+from = "status"
+
+[[assign]]
+tool = "find_order"
+state = "name"
+from = "eta"
+
+[[reply]]
+tool = "find_order"
+when = {{ status = ["shiped"] }}
+say = [
+  "It is {{{{result.status}}}}.",
+  "It comes {{{{result.eta}}}}.",
+]
+
+[[webhook]]
+name = "find_order"
+description = "Again."
+url = "https://orders.example.com/again"
+"#
+    );
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "line 10: error: webhook find_order: the URL scheme is http. The scheme must be https, \
+             or http with allow_private_network.",
+            "line 16: error: webhook find_order: locked id: {{@call_id}} at character 1 no longer \
+             exists. {{@call_id}} is now {{call.carrier_call_id}} or {{call.session_id}}.",
+            "line 17: error: find_order: {{nme}} names a value the call state does not have. Fix \
+             the path, or add the field to the State type.",
+            "line 18: error: webhook find_order: its locked names session, which is also a query \
+             value of the URL. Rename the argument or drop the value from the URL.",
+            "line 30: error: find_order: its own reply names the tool other_tool. Leave tool out, \
+             or put the reply on the registry.",
+            "line 37: error: find_order: assign saves order_id (string) into vip, which takes \
+             boolean. Save a field of that type, or change the State value's type.",
+            "line 41: error: find_order: vipp is not a State value. Use one of: name, vip, or add \
+             the field to the State type.",
+            "line 47: error: find_order: the result field eta is not in FindOrder. Use one of: \
+             order_id, status.",
+            "line 51: error: find_order: when status is \"shiped\", which status never holds. It \
+             holds: \"held\", \"shipped\".",
+            "line 54: error: find_order: the result field eta is not in FindOrder. Use one of: \
+             order_id, status.",
+            "line 58: error: Two tools are named find_order. Give one of them another name.",
+        ]
+    );
+}
+
+/// An `[llm]` typo's list of keys does not offer `api_key` (a key never goes in the file), and
+/// a parse error points at the page that lists every key (issue 11 follow-up, points 4 and 6).
+#[test]
+fn a_parse_error_offers_only_keys_the_file_takes() {
+    let err =
+        "system_prompt = \"x\"\n[llm]\nprovider = \"anthropic\"\nmodel = \"m\"\napi-key = \"k\"\n"
+            .parse::<AgentFile>()
+            .unwrap_err();
+    assert_eq!(
+        err.problems[0].to_string(),
+        "line 5: error: unknown field `api-key`, expected one of `provider`, `model`, `base_url`, \
+         `api_key_env`. Fix this key or value; every key is in docs/guide/agent-file-reference.md."
+    );
+    assert!(!err.problems[0].text.contains("`api_key`"));
+    assert_eq!(
+        hark_agent::file::messages::parse_error("expected `=`, found newline"),
+        "expected `=`, found newline. Fix this key or value; every key is in \
+         docs/guide/agent-file-reference.md."
+    );
+}
+
+/// A webhook input typed `date`, `time`, `date-time` or `phone` is checked when the model calls
+/// the tool, the way a Rust-typed tool's arguments are: a value that is not of its type is
+/// refused with a line the model can act on and nothing is sent; a good one reaches the
+/// service, a phone number in E.164 (issue 11 follow-up, point 7).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_inputs_of_a_typed_format_are_checked_when_called() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let sink = seen.clone();
+    let app = Router::new().route(
+        "/book",
+        post(move |Json(args): Json<Value>| {
+            let sink = sink.clone();
+            async move {
+                sink.lock().unwrap().push(args);
+                Json(json!({"status": "booked"}))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let text = format!(
+        r#"{PROMPT}
+[[webhook]]
+name = "book_table"
+description = "Book a table."
+url = "${{BOOKINGS}}/book"
+
+[webhook.input.day]
+type = "date"
+
+[webhook.input.at]
+type = "time"
+
+[webhook.input.phone]
+type = "phone"
+
+[webhook.input.guests]
+type = "array"
+items = {{ type = "object", fields = {{ born = {{ type = "date" }} }} }}
+optional = true
+
+[webhook.output.status]
+type = "string"
+"#
+    );
+    let host = Host::new()
+        .with_value("BOOKINGS", format!("http://{addr}"))
+        .allow_address(addr);
+    let agent = parse(&text).build(&host).expect("builds");
+    let context = ToolContext::default();
+
+    let bad = json!({
+        "day": "next Friday",
+        "at": "half past nine",
+        "phone": "555",
+        "guests": [{"born": "1990-02-30"}],
+    });
+    let outcome = agent
+        .registry
+        .call("book_table", &bad.to_string(), &context)
+        .await;
+    let refused: Value = serde_json::from_str(&outcome.model_text()).unwrap();
+    assert_eq!(
+        refused,
+        json!({"refused": "at: is not a time of day: give it as hours:minutes on a 24-hour clock, like 09:30\n\
+         day: is not a date: give it as year-month-day, like 2026-10-16\n\
+         guests.0.born: is not a date: give it as year-month-day, like 2026-10-16\n\
+         phone: is not a phone number: give it in international format, like +14155550123\n\
+         Fix these arguments, asking the caller if needed, then call book_table again."})
+    );
+    assert!(seen.lock().unwrap().is_empty(), "nothing is sent");
+
+    let good = json!({"day": "2026-10-16", "at": "09:30", "phone": "+1 415 555 0123"});
+    let outcome = agent
+        .registry
+        .call("book_table", &good.to_string(), &context)
+        .await;
+    assert_eq!(outcome.model_text(), r#"{"status":"booked"}"#);
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        [json!({"day": "2026-10-16", "at": "09:30", "phone": "+14155550123"})]
+    );
+    server.abort();
+}
+
+/// A reply condition's value that JSON cannot hold (a TOML date) is an error on the line of that
+/// condition, not of the row's header.
+#[test]
+fn a_condition_value_that_is_not_json_is_on_its_line() {
+    let text = format!(
+        r#"{PROMPT}
+[[webhook]]
+name = "check_day"
+description = "Check a day."
+url = "https://bookings.example.com/day"
+
+[webhook.output.day]
+type = "date"
+
+[[webhook.reply]]
+say = ["That day is free."]
+
+[webhook.reply.when]
+day = [2026-10-16]
+"#
+    );
+    assert_eq!(
+        problems(&text, &Host::new()),
+        [
+            "line 15: error: webhook check_day: a value for day is not text, a number or \
+             true/false. Write it as text, like \"2026-10-16\"."
+        ]
     );
 }

@@ -110,7 +110,13 @@ type = "string"
              refuse private, loopback and link-local addresses; turn on allow_private_network \
              only for your own internal service."
         ),
-        format!("{shown}: 4 errors"),
+        // The URL's problems hide no other problem of the webhook: its locked path is checked
+        // against the State in the same pass, on the locked value's own line.
+        format!(
+            "{shown}:12: error: order_status: {{{{last_order}}}} names a value the call state does \
+             not have. Fix the path, or add the field to the State type."
+        ),
+        format!("{shown}: 5 errors"),
     ];
     assert_eq!(out.lines().collect::<Vec<_>>(), expected);
 

@@ -3,27 +3,24 @@
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use hark_llm::{Anthropic, Gemini, HttpOptions, OpenAiCompatible, Provider};
 use hark_tools::{
-    Assign, Interruption, Output, StateModel, ToolRegistry, ToolReply, ToolSpec,
-    current_datetime_tool, end_call_tool, user_phone_number_tool,
+    Assign, StateModel, ToolRegistry, ToolReply, ToolSpec, current_datetime_tool, end_call_tool,
+    user_phone_number_tool,
 };
-use hark_webhook::{Method, NetworkGuard, WebhookAuth, WebhookClient, webhook_tool};
 use serde_json::{Map, Value, json};
 use toml::Spanned;
 
 use super::fields::{self, Nullable};
 use super::flow;
-use super::format::{
-    AssignFormat, AuthKind, ClassifierKind, InterruptionFormat, MethodFormat, ProviderKind,
-    ReplyFormat, WebhookFormat,
-};
+use super::format::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat};
 use super::host::Host;
 use super::messages;
 use super::placeholders::{Unfilled, fill};
 use super::problem::{FileProblems, Problem};
+use super::registry_lines::{self, Source};
+use super::webhook;
 use super::{AgentFile, AgentSetup, ClassifierChoice, LlmChoice, UiSettings};
 
 /// The language when the file sets none.
@@ -45,12 +42,17 @@ impl Found<'_> {
         self.errors.push(Problem::error(line, text));
     }
 
-    fn warning(&mut self, line: Option<usize>, text: impl Into<String>) {
+    pub(super) fn warning(&mut self, line: Option<usize>, text: impl Into<String>) {
         self.warnings.push(Problem::warning(line, text));
     }
 
     /// `${NAME}` filled, or `None` with the problems recorded.
-    fn fill(&mut self, text: &Spanned<String>, place: &str, host: &Host) -> Option<String> {
+    pub(super) fn fill(
+        &mut self,
+        text: &Spanned<String>,
+        place: &str,
+        host: &Host,
+    ) -> Option<String> {
         match fill(text.get_ref(), host) {
             Ok(filled) => Some(filled),
             Err(unfilled) => {
@@ -107,6 +109,15 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     // The tools, each source in turn; a tool that fails is remembered so its rows are skipped.
     let mut tools: Vec<ToolSpec> = Vec::new();
     let mut failed: BTreeSet<String> = BTreeSet::new();
+    // Each tool as its pieces are checked, for the lines of the registry's problems.
+    let mut sources: Vec<Source> = Vec::new();
+    let source = |name: &str, line: Option<usize>, tool: &ToolSpec| Source {
+        name: name.to_string(),
+        line,
+        base: Some(tool.clone()),
+        locked: Vec::new(),
+        announce: Vec::new(),
+    };
     for name in &f.tools.builtin {
         let line = found.line(name);
         let built = match name.get_ref().as_str() {
@@ -136,7 +147,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             }
         };
         match built {
-            Some(tool) => tools.push(tool),
+            Some(tool) => {
+                sources.push(source(name.get_ref(), line, &tool));
+                tools.push(tool);
+            }
             None => {
                 failed.insert(name.get_ref().clone());
             }
@@ -144,7 +158,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     }
     for name in &f.tools.local {
         match host.local_tool(name.get_ref()) {
-            Some(tool) => tools.push(tool.clone()),
+            Some(tool) => {
+                sources.push(source(name.get_ref(), found.line(name), tool));
+                tools.push(tool.clone());
+            }
             None => {
                 let line = found.line(name);
                 found.error(
@@ -155,13 +172,23 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             }
         }
     }
-    for webhook in &f.webhook {
-        match build_webhook(webhook, host, &mut found) {
+    // A webhook with a problem gives the registry a stand-in (never run: the file fails), so
+    // its rows, locked paths and lines are checked in the same pass.
+    for w in &f.webhook {
+        let built = webhook::build(w, host, &mut found);
+        match built.tool.or(built.check) {
             Some(tool) => tools.push(tool),
             None => {
-                failed.insert(webhook.name.get_ref().clone());
+                failed.insert(w.name.get_ref().clone());
             }
         }
+        sources.push(Source {
+            name: w.name.get_ref().clone(),
+            line: found.line(&w.name),
+            base: built.base,
+            locked: built.locked,
+            announce: built.announce,
+        });
     }
 
     // Assign rows and replies: the file's own, then each webhook's.
@@ -182,7 +209,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             Some(tool) => assign.push((tool.clone(), vec![to_assign(row.get_ref())])),
             None => {
                 let line = found.line(row);
-                found.error(line, messages::assign_without_tool(&row.get_ref().state));
+                found.error(
+                    line,
+                    messages::assign_without_tool(row.get_ref().state.get_ref()),
+                );
             }
         }
     }
@@ -233,8 +263,11 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     let registry = match builder.replies(replies).build() {
         Ok(registry) => Some(Arc::new(registry)),
         Err(error) => {
+            // Each problem on the line of the key it is about.
+            let mut lines = registry_lines::lines(&found, &sources, state.as_ref());
             for problem in error.problems {
-                found.error(None, problem);
+                let line = lines.take(&problem);
+                found.error(line, problem);
             }
             None
         }
@@ -253,11 +286,16 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
 
     // The LLM and the UI worker.
     let llm = llm_choice(file, host, &mut found);
-    let classifier = match f.ui.classifier {
+    let classifier_line = f.ui.classifier.as_ref().and_then(|c| found.line(c));
+    let kind =
+        f.ui.classifier
+            .as_ref()
+            .map_or(ClassifierKind::Local, |c| *c.get_ref());
+    let classifier = match kind {
         ClassifierKind::Local => ClassifierChoice::Local,
         ClassifierKind::Llm => match (&f.llm, &llm) {
             (None, _) => {
-                found.error(None, messages::llm_classifier_without_llm());
+                found.error(classifier_line, messages::llm_classifier_without_llm());
                 ClassifierChoice::Local
             }
             (Some(_), Some(choice)) => ClassifierChoice::Llm(LlmChoice {
@@ -271,7 +309,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
                     .as_ref()
                     .map(|v| v.get_ref().clone())
                     .unwrap_or_default();
-                found.warning(None, messages::llm_classifier_falls_back(&variable));
+                found.warning(
+                    classifier_line,
+                    messages::llm_classifier_falls_back(&variable),
+                );
                 ClassifierChoice::Local
             }
         },
@@ -344,34 +385,46 @@ fn state_model(file: &AgentFile, found: &mut Found<'_>) -> Option<StateModel> {
     }
 }
 
-fn to_assign(row: &AssignFormat) -> Assign {
-    let path: Vec<String> = if row.from.is_empty() {
-        Vec::new()
-    } else {
-        row.from.split('.').map(String::from).collect()
+pub(super) fn to_assign(row: &AssignFormat) -> Assign {
+    let path: Vec<String> = match &row.from {
+        Some(from) if !from.get_ref().is_empty() => {
+            from.get_ref().split('.').map(String::from).collect()
+        }
+        _ => Vec::new(),
     };
-    Assign::new(row.state.clone(), path)
+    Assign::new(row.state.get_ref().clone(), path)
 }
 
 /// A reply row as a [`ToolReply`] (without its tool); `None` when a value cannot be JSON.
-fn to_reply(row: &Spanned<ReplyFormat>, place: &str, found: &mut Found<'_>) -> Option<ToolReply> {
-    let line = found.line(row);
+pub(super) fn to_reply(
+    row: &Spanned<ReplyFormat>,
+    place: &str,
+    found: &mut Found<'_>,
+) -> Option<ToolReply> {
     let reply = row.get_ref();
-    let mut out = ToolReply::say(reply.say.clone());
+    let mut out = ToolReply::say(
+        reply
+            .say
+            .get_ref()
+            .iter()
+            .map(|line| line.get_ref().clone()),
+    );
     let mut ok = true;
     for (field, values) in &reply.when {
-        match json_values(values) {
-            Some(values) => out = out.when(field.clone(), values),
+        match json_values(values.get_ref()) {
+            Some(json) => out = out.when(field.clone(), json),
             None => {
+                let line = found.line(values);
                 found.error(line, messages::condition_value(place, field));
                 ok = false;
             }
         }
     }
     for (value, values) in &reply.state {
-        match json_values(values) {
-            Some(values) => out = out.state(value.clone(), values),
+        match json_values(values.get_ref()) {
+            Some(json) => out = out.state(value.clone(), json),
             None => {
+                let line = found.line(values);
                 found.error(line, messages::condition_value(place, value));
                 ok = false;
             }
@@ -380,7 +433,7 @@ fn to_reply(row: &Spanned<ReplyFormat>, place: &str, found: &mut Found<'_>) -> O
     ok.then_some(out)
 }
 
-fn json_values(values: &[toml::Value]) -> Option<Vec<Value>> {
+pub(super) fn json_values(values: &[toml::Value]) -> Option<Vec<Value>> {
     values
         .iter()
         .map(|v| match v {
@@ -394,7 +447,7 @@ fn json_values(values: &[toml::Value]) -> Option<Vec<Value>> {
 }
 
 /// The exact `ip:port` of `url` when the host allows it.
-fn allowed_address(url: &str, host: &Host) -> Option<SocketAddr> {
+pub(super) fn allowed_address(url: &str, host: &Host) -> Option<SocketAddr> {
     let url = url::Url::parse(url).ok()?;
     let ip: std::net::IpAddr = match url.host()? {
         url::Host::Ipv4(v4) => v4.into(),
@@ -405,139 +458,9 @@ fn allowed_address(url: &str, host: &Host) -> Option<SocketAddr> {
     host.allowed_addresses().contains(&addr).then_some(addr)
 }
 
-fn build_webhook(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> Option<ToolSpec> {
-    let name = w.name.get_ref().clone();
-    let line = found.line(&w.name);
-    let before = found.errors.len();
-    let url = found.fill(&w.url, &format!("webhook {name}: url"), host);
-
-    let mut problems = Vec::new();
-    let parameters = fields::parameters(&w.input, &format!("webhook {name}: input"), &mut problems);
-    let output = (!w.output.is_empty()).then(|| {
-        let schema = fields::output(&w.output, &format!("webhook {name}: output"), &mut problems);
-        Output::json(fields::output_name(&name), schema)
-    });
-    for problem in problems {
-        found.error(line, problem);
-    }
-    let timeout = match w.timeout {
-        None => None,
-        Some(seconds) => match Duration::try_from_secs_f64(seconds) {
-            Ok(duration) if !duration.is_zero() => Some(duration),
-            _ => {
-                found.error(line, messages::bad_timeout(&name, seconds));
-                None
-            }
-        },
-    };
-    let auth = w.auth.as_ref().and_then(|auth| {
-        let variable = auth.env.get_ref().clone();
-        let line = found.line(&auth.env);
-        if !is_env_name(&variable) {
-            let place = format!("webhook {name}: auth env");
-            found.error(line, messages::env_name_invalid(&place, "CRM_TOKEN"));
-            return None;
-        }
-        if std::env::var(&variable).map_or(true, |v| v.is_empty()) {
-            found.warning(line, messages::auth_env_unset(&name, &variable));
-        }
-        match (auth.kind, &auth.header) {
-            (AuthKind::Bearer, None) => Some(WebhookAuth::bearer(variable)),
-            (AuthKind::Bearer, Some(_)) => {
-                found.error(line, messages::bearer_with_header(&name));
-                None
-            }
-            (AuthKind::ApiKey, Some(header)) => {
-                Some(WebhookAuth::api_key(variable, header.clone()))
-            }
-            (AuthKind::ApiKey, None) => {
-                found.error(line, messages::api_key_needs_header(&name));
-                None
-            }
-        }
-    });
-    let url = url?;
-    if found.errors.len() > before {
-        return None;
-    }
-
-    let mut builder = webhook_tool(name.clone(), w.description.clone(), url.clone())
-        .method(match w.method.unwrap_or(MethodFormat::Post) {
-            MethodFormat::Get => Method::Get,
-            MethodFormat::Post => Method::Post,
-            MethodFormat::Put => Method::Put,
-            MethodFormat::Patch => Method::Patch,
-            MethodFormat::Delete => Method::Delete,
-        })
-        .parameters(parameters)
-        .wait_for_response(!w.background)
-        .allow_private_network(w.allow_private_network);
-    builder = match output {
-        Some(output) => builder.output_json(output),
-        None if w.background => builder.output_accepted(),
-        None => builder.output_done(),
-    };
-    if let Some(timeout) = timeout {
-        builder = builder.timeout(timeout);
-    }
-    if let Some(auth) = auth {
-        builder = builder.auth(auth);
-    }
-    for (parameter, template) in &w.locked {
-        builder = builder.locked(parameter.clone(), template.as_str());
-    }
-    if let Some(addr) = allowed_address(&url, host).filter(|_| !w.allow_private_network) {
-        // The host's own service on loopback: a guard that allows exactly this address.
-        match WebhookClient::new(NetworkGuard::new().allow_address(addr)) {
-            Ok(client) => builder = builder.client(client),
-            Err(why) => {
-                found.error(line, format!("webhook {name}: {why}"));
-                return None;
-            }
-        }
-    }
-    let mut own = Vec::new();
-    for row in &w.reply {
-        if let Some(mut reply) = to_reply(row, &format!("webhook {name}"), found) {
-            reply.tool = row.get_ref().tool.clone();
-            own.push(reply);
-        }
-    }
-    let built = builder.build().and_then(|tool| {
-        let mut tool = tool
-            .announce(&w.announce)?
-            .announce_wait(w.announce_wait)
-            .interruption(match w.interruption {
-                None | Some(InterruptionFormat::ProviderDefault) => Interruption::ProviderDefault,
-                Some(InterruptionFormat::Continue) => Interruption::Continue,
-                Some(InterruptionFormat::Cancel) => Interruption::Cancel,
-            })
-            .show_result(w.show_result.unwrap_or(true))
-            .replies(own);
-        if let Some(instructions) = &w.result_instructions {
-            tool = tool.result_instructions(instructions.clone());
-        }
-        Ok(tool)
-    });
-    match built {
-        Ok(tool) => Some(tool),
-        Err(error) => {
-            for problem in error.problems {
-                let text = if problem.starts_with(&format!("{name}:")) {
-                    format!("webhook {problem}")
-                } else {
-                    format!("webhook {name}: {problem}")
-                };
-                found.error(line, text);
-            }
-            None
-        }
-    }
-}
-
 /// True when `name` looks like an environment variable name: `[A-Za-z_][A-Za-z0-9_]*`. A key
 /// pasted where the name goes (`sk-proj-…`) does not.
-fn is_env_name(name: &str) -> bool {
+pub(super) fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -552,7 +475,8 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
         let line = found.line(key);
         found.error(line, messages::key_in_file());
     }
-    let (label, default_base, example) = match section.provider {
+    let provider = *section.provider.get_ref();
+    let (label, default_base, example) = match provider {
         ProviderKind::OpenaiCompatible => (
             "openai-compatible",
             "https://api.openai.com/v1",
@@ -605,9 +529,10 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
                 return None;
             }
         },
-        None if section.provider == ProviderKind::OpenaiCompatible => None,
+        None if provider == ProviderKind::OpenaiCompatible => None,
         None => {
-            found.error(None, messages::key_env_missing(label, example));
+            let line = found.line(&section.provider);
+            found.error(line, messages::key_env_missing(label, example));
             return None;
         }
     };
@@ -617,7 +542,7 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
     // A voice call cannot wait 30 s on a silent provider: the voice deadlines (first byte 10 s)
     // let the turn loop say its hold line and retry sooner (issue 9, provider faults).
     let http = HttpOptions::for_voice();
-    let provider: Arc<dyn Provider> = match section.provider {
+    let client: Arc<dyn Provider> = match provider {
         ProviderKind::OpenaiCompatible => {
             Arc::new(OpenAiCompatible::new(base_url, key).with_http_options(http))
         }
@@ -629,8 +554,8 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
         ),
     };
     Some(LlmChoice {
-        provider,
+        provider: client,
         model: section.model.clone(),
-        kind: section.provider,
+        kind: provider,
     })
 }

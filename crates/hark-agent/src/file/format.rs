@@ -102,8 +102,9 @@ pub enum ProviderKind {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LlmFormat {
-    /// The provider's API.
-    pub provider: ProviderKind,
+    /// The provider's API (spanned: a problem about the provider, like its missing key
+    /// variable, names this line).
+    pub provider: Spanned<ProviderKind>,
     /// The model name.
     pub model: String,
     /// The endpoint; `${NAME}` placeholders allowed. Defaults to the provider's public API.
@@ -257,12 +258,13 @@ pub struct WebhookFormat {
     /// Output fields by name (none: the output is `Done`, `{"ok": true}`).
     #[serde(default)]
     pub output: BTreeMap<String, FieldFormat>,
-    /// Locked arguments: name → template (`{{value}}`, `{{call.session_id}}`).
+    /// Locked arguments: name → template (`{{value}}`, `{{call.session_id}}`), each with its
+    /// span (a locked value's problem names its own line).
     #[serde(default)]
-    pub locked: BTreeMap<String, String>,
-    /// Announce lines.
+    pub locked: BTreeMap<String, Spanned<String>>,
+    /// Announce lines, each with its span.
     #[serde(default)]
-    pub announce: Vec<String>,
+    pub announce: Vec<Spanned<String>>,
     /// Wait for the announce line to play before running.
     #[serde(default)]
     pub announce_wait: bool,
@@ -286,11 +288,11 @@ pub struct WebhookFormat {
 pub struct AssignFormat {
     /// The tool (top-level rows only).
     pub tool: Option<String>,
-    /// The State value saved.
-    pub state: String,
-    /// The result field, dotted (`order.id`); empty or left out saves the whole result.
-    #[serde(default)]
-    pub from: String,
+    /// The State value saved (spanned: an unknown State value names this line).
+    pub state: Spanned<String>,
+    /// The result field, dotted (`order.id`); empty or left out saves the whole result
+    /// (spanned: an unknown field or a type that does not fit names this line).
+    pub from: Option<Spanned<String>>,
 }
 
 /// One reply row.
@@ -299,14 +301,16 @@ pub struct AssignFormat {
 pub struct ReplyFormat {
     /// The tool (top-level rows only).
     pub tool: Option<String>,
-    /// Result field → values that call for the line.
+    /// Result field → values that call for the line (each with its span: a condition's
+    /// problem names its line).
     #[serde(default)]
-    pub when: BTreeMap<String, Vec<toml::Value>>,
-    /// State value → values that call for the line.
+    pub when: BTreeMap<String, Spanned<Vec<toml::Value>>>,
+    /// State value → values that call for the line (each with its span).
     #[serde(default)]
-    pub state: BTreeMap<String, Vec<toml::Value>>,
-    /// The lines, said in turn.
-    pub say: Vec<String>,
+    pub state: BTreeMap<String, Spanned<Vec<toml::Value>>>,
+    /// The lines, said in turn (the list and each line with its span: a line's problem names
+    /// the line that holds it).
+    pub say: Spanned<Vec<Spanned<String>>>,
 }
 
 /// Which classifier the UI worker's `screen` job uses.
@@ -327,9 +331,9 @@ pub struct UiFormat {
     /// Run the UI worker beside the voice agent (default `true`).
     #[serde(default = "yes")]
     pub worker: bool,
-    /// The classifier (default `local`).
+    /// The classifier (default `local`; spanned when set, for the line of its problems).
     #[serde(default)]
-    pub classifier: ClassifierKind,
+    pub classifier: Option<Spanned<ClassifierKind>>,
     /// The LLM classifier's model (default: the `[llm]` model).
     pub model: Option<String>,
 }
@@ -338,7 +342,7 @@ impl Default for UiFormat {
     fn default() -> Self {
         Self {
             worker: true,
-            classifier: ClassifierKind::Local,
+            classifier: None,
             model: None,
         }
     }

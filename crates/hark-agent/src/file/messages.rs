@@ -9,12 +9,22 @@ pub fn unreadable(path: &str, why: &str) -> String {
     format!("cannot read {path}: {why}. Check the path.")
 }
 
-/// The TOML does not parse or does not fit the format (a typo in a key, a wrong type).
+/// The keys the format reads only to refuse them with their own error: an unknown-key message
+/// does not offer them (`[llm] api_key`: a key never goes in the file; `api_key_env` names its
+/// variable).
+pub const REFUSED_KEYS: &[&str] = &["api_key"];
+
+/// The TOML does not parse or does not fit the format (a typo in a key, a wrong type), with the
+/// page that lists every key. An unknown key's list of the keys there are leaves out
+/// [`REFUSED_KEYS`].
 pub fn parse_error(message: &str) -> String {
-    let message = message.trim().trim_end_matches('.');
-    format!(
-        "{message}. Fix this key or value; the keys of an agent file are listed in the docs of hark_agent::file."
-    )
+    let mut message = message.trim().trim_end_matches('.').to_string();
+    if message.starts_with("unknown field ") {
+        for key in REFUSED_KEYS {
+            message = message.replace(&format!(", `{key}`"), "");
+        }
+    }
+    format!("{message}. Fix this key or value; every key is in docs/guide/agent-file-reference.md.")
 }
 
 /// A value of the wrong type (serde's "invalid type" error), said with its key: the shape it
@@ -186,6 +196,22 @@ pub fn bad_timeout(tool: &str, seconds: f64) -> String {
     format!(
         "webhook {tool}: timeout = {seconds} is not a number of seconds above 0. Write e.g. timeout = 5."
     )
+}
+
+/// The model sent a `date` input that is not a day `YYYY-MM-DD` (checked when the tool is
+/// called; one line of the argument error, after the input's name).
+pub fn not_a_date() -> String {
+    "is not a date: give it as year-month-day, like 2026-10-16".to_string()
+}
+
+/// The model sent a `time` input that is not a time of day `HH:MM`.
+pub fn not_a_time() -> String {
+    "is not a time of day: give it as hours:minutes on a 24-hour clock, like 09:30".to_string()
+}
+
+/// The model sent a `date-time` input that is not a date and time (RFC 3339).
+pub fn not_a_date_time() -> String {
+    "is not a date and time: give it like 2026-10-16T09:30:00+02:00".to_string()
 }
 
 /// A key of a field that its type does not have.

@@ -208,10 +208,13 @@ mod build;
 mod fields;
 mod flow;
 pub mod format;
+mod formats;
 mod host;
 pub mod messages;
 mod placeholders;
 mod problem;
+mod registry_lines;
+mod webhook;
 mod wrong_type;
 
 use std::path::{Path, PathBuf};
@@ -309,6 +312,11 @@ impl AgentFile {
     /// `${NAME}` unset, bad base URL, a key written in the file, field keys of another type)
     /// and the tool layer's (webhook URLs and auth, locked values, announce and reply templates,
     /// assign rows and reply conditions naming unknown tools, result fields or State values).
+    /// Each is on the line of the key it is about: a reply's `when` or `state` value on its
+    /// condition's line, a `{{result.x}}` on the `say` line holding it, an assign row's State
+    /// value on `state` and its result field or type on `from`, a locked value or announce line
+    /// on its own line. No problem of a webhook hides another: its URL, auth, locked values,
+    /// lines and rows are all checked in one pass.
     pub fn build(&self, host: &Host) -> Result<AgentSetup, FileProblems> {
         build::build(self, host)
     }

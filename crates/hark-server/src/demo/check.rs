@@ -4,7 +4,7 @@
 //! Output (stdout), one line per problem, then a summary:
 //!
 //! ```text
-//! examples/shop.toml:22: warning: [llm] the environment variable OPENAI_API_KEY is not set, …
+//! examples/shop.toml:23: warning: [llm] the environment variable OPENAI_API_KEY is not set, …
 //! examples/shop.toml: ok, 7 tools, LLM none (OPENAI_API_KEY not set), UI worker on (local classifier), 1 warning
 //! ```
 //!

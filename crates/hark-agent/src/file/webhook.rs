@@ -1,0 +1,362 @@
+//! One `[[webhook]]` of an agent file built into its tool, with every problem of the webhook at
+//! once, each on the line of the key it is about (issue 11 follow-up: "report all problems of a
+//! webhook at once, in file order").
+//!
+//! - An unset `${NAME}`, a bad `auth`, a bad `timeout` or a field key of another type does not
+//!   hide the URL's problems: the webhook is still built (without the part that failed) so the
+//!   URL is checked too.
+//! - Each locked value and each announce line is first checked alone, on a stand-in of the tool
+//!   (same name, parameters and output; it never runs): a value or line with a problem is
+//!   reported on its own line and left out, so it does not hide the others.
+//! - A webhook with a problem still gives the registry a stand-in to check ([`Webhook::check`]),
+//!   so the State paths of its locked values, its announce lines' values and its rows are
+//!   checked in the same pass.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_tools::{Interruption, Output, ToolReply, ToolSpec};
+use hark_webhook::{
+    Method, NetworkGuard, WebhookAuth, WebhookClient, WebhookToolBuilder, webhook_tool,
+};
+use serde_json::{Value, json};
+
+use super::build::{Found, allowed_address, is_env_name, to_reply};
+use super::fields;
+use super::format::{AuthKind, InterruptionFormat, MethodFormat, WebhookFormat};
+use super::formats::FormatChecked;
+use super::host::Host;
+use super::messages;
+
+/// The URL of a stand-in: a public https address (no webhook is ever sent to it).
+const STAND_IN_URL: &str = "https://hark-check.invalid/";
+
+/// A webhook as the file builds it.
+pub(super) struct Webhook {
+    /// The tool the agent runs; `None` when the webhook has any problem.
+    pub tool: Option<ToolSpec>,
+    /// The tool the registry's checks run on: [`Webhook::tool`], or for a webhook with a
+    /// problem a stand-in (same name, parameters, output, its clean locked values, announce
+    /// lines and replies) that never runs; `None` when even that cannot be built.
+    pub check: Option<ToolSpec>,
+    /// The stand-in without locked values, announce lines or replies (its parameters hold the
+    /// locked names): a row or line alone is checked on it to find the problem's line.
+    pub base: Option<ToolSpec>,
+    /// Each clean locked value as a stand-in holding it alone, with the value's line.
+    pub locked: Vec<(ToolSpec, Option<usize>)>,
+    /// Each clean announce line with its line in the file.
+    pub announce: Vec<(String, Option<usize>)>,
+}
+
+/// `parameters` with a property (no type) for each locked name it does not have, as the
+/// webhook builder adds them: a stand-in's parameters then list the same names.
+fn with_locked_names<'a>(parameters: &Value, names: impl Iterator<Item = &'a String>) -> Value {
+    let mut parameters = parameters.clone();
+    if let Some(Value::Object(properties)) = parameters.get_mut("properties") {
+        for name in names {
+            properties.entry(name.clone()).or_insert_with(|| json!({}));
+        }
+    }
+    parameters
+}
+
+/// What every build of the webhook shares: its method, parameters, output and private-network
+/// rule.
+fn common(
+    w: &WebhookFormat,
+    name: &str,
+    url: &str,
+    parameters: &Value,
+    output: Option<&Output>,
+) -> WebhookToolBuilder {
+    let builder = webhook_tool(name.to_string(), w.description.clone(), url.to_string())
+        .method(match w.method.unwrap_or(MethodFormat::Post) {
+            MethodFormat::Get => Method::Get,
+            MethodFormat::Post => Method::Post,
+            MethodFormat::Put => Method::Put,
+            MethodFormat::Patch => Method::Patch,
+            MethodFormat::Delete => Method::Delete,
+        })
+        .parameters(parameters.clone())
+        .wait_for_response(!w.background)
+        .allow_private_network(w.allow_private_network);
+    match output {
+        Some(output) => builder.output_json(output.clone()),
+        None if w.background => builder.output_accepted(),
+        None => builder.output_done(),
+    }
+}
+
+/// A stand-in of the webhook holding these locked values: built like the webhook, at
+/// [`STAND_IN_URL`]; a background webhook's stand-in reads "accepted" (its real build reports
+/// an output that does not fit).
+fn stand_in(
+    w: &WebhookFormat,
+    name: &str,
+    parameters: &Value,
+    output: Option<&Output>,
+    locked: &[(&String, &String)],
+) -> Result<ToolSpec, Vec<String>> {
+    let output = output.filter(|_| !w.background);
+    let mut builder = common(w, name, STAND_IN_URL, parameters, output);
+    for (parameter, template) in locked {
+        builder = builder.locked((*parameter).clone(), template.as_str());
+    }
+    builder.build().map_err(|error| error.problems)
+}
+
+/// The webhook's words for a problem of the tool layer or the webhook builder.
+fn said(name: &str, problem: &str) -> String {
+    if problem.starts_with(&format!("{name}:")) {
+        format!("webhook {problem}")
+    } else {
+        format!("webhook {name}: {problem}")
+    }
+}
+
+/// `a` without one copy of each text of `b`.
+pub(super) fn minus(mut a: Vec<String>, b: &[String]) -> Vec<String> {
+    for text in b {
+        if let Some(i) = a.iter().position(|t| t == text) {
+            a.remove(i);
+        }
+    }
+    a
+}
+
+/// The webhook `tool` with its `date`, `time`, `date-time` and `phone` inputs checked when the
+/// model calls it ([`FormatChecked`]); as it is when it has none.
+fn with_checked_formats(
+    tool: ToolSpec,
+    w: &WebhookFormat,
+    locked: &[(&String, &String)],
+) -> Result<ToolSpec, Vec<String>> {
+    let Some(executor) = FormatChecked::wrap(tool.executor().clone(), &w.input) else {
+        return Ok(tool);
+    };
+    let checked = ToolSpec::new(
+        tool.name(),
+        w.description.clone(),
+        tool.parameters().clone(),
+        tool.output().clone(),
+        Arc::new(executor),
+    );
+    let checked = if locked.is_empty() {
+        checked
+    } else {
+        checked.and_then(|spec| {
+            spec.locked(
+                locked
+                    .iter()
+                    .map(|(parameter, template)| ((*parameter).clone(), template.as_str())),
+            )
+        })
+    };
+    checked.map_err(|error| error.problems)
+}
+
+/// The tool's own settings after its build: announce lines, wait, interruption, result
+/// display, its own replies.
+fn finish(
+    tool: ToolSpec,
+    w: &WebhookFormat,
+    announce: &[String],
+    own: &[ToolReply],
+) -> Result<ToolSpec, Vec<String>> {
+    let mut tool = tool
+        .announce(announce)
+        .map_err(|error| error.problems)?
+        .announce_wait(w.announce_wait)
+        .interruption(match w.interruption {
+            None | Some(InterruptionFormat::ProviderDefault) => Interruption::ProviderDefault,
+            Some(InterruptionFormat::Continue) => Interruption::Continue,
+            Some(InterruptionFormat::Cancel) => Interruption::Cancel,
+        })
+        .show_result(w.show_result.unwrap_or(true))
+        .replies(own.to_vec());
+    if let Some(instructions) = &w.result_instructions {
+        tool = tool.result_instructions(instructions.clone());
+    }
+    Ok(tool)
+}
+
+/// Builds one webhook; every problem is recorded in `found`.
+pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> Webhook {
+    let name = w.name.get_ref().clone();
+    let line = found.line(&w.name);
+    let before = found.errors.len();
+    let url = found.fill(&w.url, &format!("webhook {name}: url"), host);
+
+    let mut problems = Vec::new();
+    let parameters = fields::parameters(&w.input, &format!("webhook {name}: input"), &mut problems);
+    let output = (!w.output.is_empty()).then(|| {
+        let schema = fields::output(&w.output, &format!("webhook {name}: output"), &mut problems);
+        Output::json(fields::output_name(&name), schema)
+    });
+    for problem in problems {
+        found.error(line, problem);
+    }
+    let timeout = match w.timeout {
+        None => None,
+        Some(seconds) => match Duration::try_from_secs_f64(seconds) {
+            Ok(duration) if !duration.is_zero() => Some(duration),
+            _ => {
+                found.error(line, messages::bad_timeout(&name, seconds));
+                None
+            }
+        },
+    };
+    let auth = auth(w, &name, found);
+
+    // Each locked value and announce line alone, on stand-ins.
+    let all_parameters = with_locked_names(&parameters, w.locked.keys());
+    let base = stand_in(w, &name, &all_parameters, output.as_ref(), &[]).ok();
+    let mut clean_locked: Vec<(&String, &String)> = Vec::new();
+    let mut locked = Vec::new();
+    let mut announce = Vec::new();
+    if let Some(base) = &base {
+        for (parameter, template) in &w.locked {
+            let at = found.line(template);
+            let entry = [(parameter, template.get_ref())];
+            match stand_in(w, &name, &all_parameters, output.as_ref(), &entry) {
+                Ok(tool) => {
+                    clean_locked.push(entry[0]);
+                    locked.push((tool, at));
+                }
+                Err(problems) => {
+                    for problem in problems {
+                        found.error(at, said(&name, &problem));
+                    }
+                }
+            }
+        }
+        for text in &w.announce {
+            let at = found.line(text);
+            match base.clone().announce([text.get_ref()]) {
+                Ok(_) => announce.push((text.get_ref().clone(), at)),
+                Err(error) => {
+                    for problem in error.problems {
+                        found.error(at, said(&name, &problem));
+                    }
+                }
+            }
+        }
+    } else {
+        // The stand-in is refused (its name or schema): the real build says why, and the
+        // locked values and lines are checked with it.
+        clean_locked = w.locked.iter().map(|(k, v)| (k, v.get_ref())).collect();
+        announce = w
+            .announce
+            .iter()
+            .map(|text| (text.get_ref().clone(), found.line(text)))
+            .collect();
+    }
+    let lines: Vec<String> = announce.iter().map(|(text, _)| text.clone()).collect();
+    let mut own = Vec::new();
+    for row in &w.reply {
+        if let Some(mut reply) = to_reply(row, &format!("webhook {name}"), found) {
+            reply.tool = row.get_ref().tool.clone();
+            own.push(reply);
+        }
+    }
+
+    // The webhook itself, with its URL (when its placeholders are filled).
+    let mut tool = None;
+    if let Some(url) = url {
+        let mut builder = common(w, &name, &url, &parameters, output.as_ref());
+        if let Some(timeout) = timeout {
+            builder = builder.timeout(timeout);
+        }
+        if let Some(auth) = auth {
+            builder = builder.auth(auth);
+        }
+        for (parameter, template) in &clean_locked {
+            builder = builder.locked((*parameter).clone(), template.as_str());
+        }
+        let mut client_ok = true;
+        if let Some(addr) = allowed_address(&url, host).filter(|_| !w.allow_private_network) {
+            // The host's own service on loopback: a guard that allows exactly this address.
+            match WebhookClient::new(NetworkGuard::new().allow_address(addr)) {
+                Ok(client) => builder = builder.client(client),
+                Err(why) => {
+                    found.error(line, format!("webhook {name}: {why}"));
+                    client_ok = false;
+                }
+            }
+        }
+        if client_ok {
+            let built = builder
+                .build()
+                .map_err(|error| error.problems)
+                .and_then(|tool| with_checked_formats(tool, w, &clean_locked))
+                .and_then(|tool| finish(tool, w, &lines, &own));
+            match built {
+                Ok(built) => tool = Some(built),
+                Err(problems) => {
+                    for problem in problems {
+                        let at = w
+                            .locked
+                            .iter()
+                            .find(|(parameter, _)| {
+                                problem
+                                    == hark_webhook::messages::get_query_clash(
+                                        &name, "locked", parameter,
+                                    )
+                            })
+                            .map_or(line, |(_, template)| found.line(template));
+                        found.error(at, said(&name, &problem));
+                    }
+                }
+            }
+        }
+    }
+
+    if found.errors.len() > before {
+        // A stand-in with the clean parts, for the registry's checks.
+        let check = stand_in(w, &name, &all_parameters, output.as_ref(), &clean_locked)
+            .ok()
+            .and_then(|tool| finish(tool, w, &lines, &own).ok());
+        return Webhook {
+            tool: None,
+            check,
+            base,
+            locked,
+            announce,
+        };
+    }
+    Webhook {
+        check: tool.clone(),
+        tool,
+        base,
+        locked,
+        announce,
+    }
+}
+
+/// The webhook's credential, or `None` (with the problem recorded) when `[webhook.auth]` is
+/// wrong; an unset variable is a warning.
+fn auth(w: &WebhookFormat, name: &str, found: &mut Found<'_>) -> Option<WebhookAuth> {
+    let auth = w.auth.as_ref()?;
+    let variable = auth.env.get_ref().clone();
+    let line = found.line(&auth.env);
+    if !is_env_name(&variable) {
+        let place = format!("webhook {name}: auth env");
+        found.error(line, messages::env_name_invalid(&place, "CRM_TOKEN"));
+        return None;
+    }
+    if std::env::var(&variable).map_or(true, |v| v.is_empty()) {
+        found.warning(line, messages::auth_env_unset(name, &variable));
+    }
+    match (auth.kind, &auth.header) {
+        (AuthKind::Bearer, None) => Some(WebhookAuth::bearer(variable)),
+        (AuthKind::Bearer, Some(_)) => {
+            found.error(line, messages::bearer_with_header(name));
+            None
+        }
+        (AuthKind::ApiKey, Some(header)) => Some(WebhookAuth::api_key(variable, header.clone())),
+        (AuthKind::ApiKey, None) => {
+            found.error(line, messages::api_key_needs_header(name));
+            None
+        }
+    }
+}
