@@ -66,7 +66,7 @@ pub use message::{
     SendTextOptions, ServerMessage, parse_client_message, parse_client_message_with,
     parse_server_message,
 };
-pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, SnapshotLimits};
+pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, NodeRare, SnapshotLimits};
 pub use surrogates::replace_lone_surrogates;
 pub use ui::{JobGroupEnvelope, JobStatus, UiCancelJobGroup, UiCommand, UiEvent};
 pub use version::{VersionCheck, check_client_version};

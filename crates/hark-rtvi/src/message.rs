@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::fields::{FieldError, Obj};
 use crate::frame::encode_message_json;
 use crate::snapshot::{A11ySnapshot, SnapshotLimits};
+use crate::snapshot_decode::UiSnapshotDataSeed;
 use crate::surrogates::replace_lone_surrogates;
 use crate::ui::{JobGroupEnvelope, UiCancelJobGroup, UiCommand, UiEvent};
 use crate::version::VersionCheck;
@@ -244,31 +245,41 @@ pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
 ///
 /// Unknown fields inside `data` are ignored (snapshots keep theirs). A `ui-event` with `name`
 /// but no `event` is refused with a text saying to use `event` (case P2). `ui-snapshot` data is
-/// decoded straight from the text into the typed tree (no `serde_json::Value`).
+/// decoded straight from the text into the typed tree (no `serde_json::Value`), in the same pass
+/// that reads the envelope when `type` comes before `data`.
 pub fn parse_client_message_with(
     json: &str,
     limits: &SnapshotLimits,
 ) -> Result<Inbound, ParseError> {
     let json = replace_lone_surrogates(json);
-    let env = read_envelope(&json)?;
+    let env = read_envelope(&json, Some(limits))?;
     let (id, type_) = envelope_id_type(&env)?;
     let invalid = |e: FieldError| ParseError::Invalid {
         id: id.clone(),
         type_: type_.clone(),
         detail: e.detail,
     };
-    if type_ == "ui-snapshot" {
-        let snapshot = match env.data {
-            None => A11ySnapshot::ui_snapshot_data("null", limits),
-            Some(raw) => A11ySnapshot::ui_snapshot_data(raw.get(), limits),
+    let raw_data = match env.data {
+        // Decoded in the one pass over the message (the common case for a snapshot).
+        Some(Data::Snapshot(snapshot)) => {
+            return Ok(Inbound {
+                id,
+                message: ClientMessage::UiSnapshot(snapshot),
+            });
         }
-        .map_err(invalid)?;
+        Some(Data::Raw(raw)) => Some(raw),
+        None => None,
+    };
+    if type_ == "ui-snapshot" {
+        let snapshot =
+            A11ySnapshot::ui_snapshot_data(raw_data.map_or("null", RawValue::get), limits)
+                .map_err(invalid)?;
         return Ok(Inbound {
             id,
             message: ClientMessage::UiSnapshot(Box::new(snapshot)),
         });
     }
-    let data = data_value(env.data).map_err(invalid)?;
+    let data = data_value(raw_data).map_err(invalid)?;
     let message = match type_.as_str() {
         "client-ready" => {
             let mut o = Obj::new(data, "data", true).map_err(invalid)?;
@@ -333,14 +344,35 @@ pub fn parse_client_message_with(
 }
 
 /// The four envelope fields as raw JSON text (borrowed from the message; other keys skipped).
-/// `data` is left unparsed until the `type` says how to read it.
+/// `data` is left unparsed until the `type` says how to read it, except a `ui-snapshot`'s (see
+/// [`read_envelope`]).
 #[derive(Default)]
 struct RawEnvelope<'a> {
     label: Option<&'a RawValue>,
     type_: Option<&'a RawValue>,
     id: Option<&'a RawValue>,
-    data: Option<&'a RawValue>,
+    data: Option<Data<'a>>,
 }
+
+/// The envelope's `data`: its raw text, or the snapshot already decoded from it.
+enum Data<'a> {
+    Raw(&'a RawValue),
+    /// Only when the envelope's one `type` is exactly `"ui-snapshot"` and it came before `data`.
+    Snapshot(Box<A11ySnapshot>),
+}
+
+impl<'a> Data<'a> {
+    /// The raw text; `None` for a decoded snapshot (only `ui-snapshot` messages have one).
+    fn raw(self) -> Option<&'a RawValue> {
+        match self {
+            Data::Raw(raw) => Some(raw),
+            Data::Snapshot(_) => None,
+        }
+    }
+}
+
+/// `type` exactly as a client writes a snapshot's: the one case decoded in the envelope's pass.
+const UI_SNAPSHOT_TYPE: &str = "\"ui-snapshot\"";
 
 /// The top level of a message: an object's envelope, or the kind of the other JSON value.
 enum Top<'a> {
@@ -348,9 +380,16 @@ enum Top<'a> {
     Other(&'static str),
 }
 
-struct TopVisitor;
+/// Reads the top level. With `snapshot` limits, a `data` that follows `"type":"ui-snapshot"` is
+/// decoded on the spot, so the snapshot text is read once; when that fails (or a later `type`
+/// key could change what `data` means) it sets `retry` and stops: [`read_envelope`] then reads
+/// the message again without it, and the two-step path gives the exact error.
+struct TopVisitor<'r> {
+    snapshot: Option<&'r SnapshotLimits>,
+    retry: &'r mut bool,
+}
 
-impl<'de> Visitor<'de> for TopVisitor {
+impl<'de> Visitor<'de> for TopVisitor<'_> {
     type Value = Top<'de>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
@@ -360,9 +399,28 @@ impl<'de> Visitor<'de> for TopVisitor {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let slot = match key.as_ref() {
                 "label" => &mut env.label,
+                "type" if matches!(env.data, Some(Data::Snapshot(_))) => {
+                    *self.retry = true;
+                    return Err(de::Error::custom("a second type after a decoded snapshot"));
+                }
                 "type" => &mut env.type_,
                 "id" => &mut env.id,
-                "data" => &mut env.data,
+                "data" => {
+                    env.data = Some(match self.snapshot {
+                        Some(limits) if env.type_.map(RawValue::get) == Some(UI_SNAPSHOT_TYPE) => {
+                            let seed = UiSnapshotDataSeed { limits };
+                            match map.next_value_seed(seed) {
+                                Ok(snapshot) => Data::Snapshot(Box::new(snapshot)),
+                                Err(e) => {
+                                    *self.retry = true;
+                                    return Err(e);
+                                }
+                            }
+                        }
+                        _ => Data::Raw(map.next_value::<&'de RawValue>()?),
+                    });
+                    continue;
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                     continue;
@@ -398,11 +456,26 @@ impl<'de> Visitor<'de> for TopVisitor {
 
 /// Reads the top level: valid JSON, an object, `label == "rtvi-ai"`. Values are only checked
 /// for syntax here (serde_json skips them without recursion, so any depth passes this step).
-fn read_envelope(json: &str) -> Result<RawEnvelope<'_>, ParseError> {
+///
+/// With `snapshot` limits, a `ui-snapshot`'s `data` that comes after its `type` (the order of
+/// client-js's messages in tests/fixtures/client_examples.jsonl) is decoded in this same pass ([`Data::Snapshot`]); anything unusual about it (a
+/// refused snapshot, JSON nested near serde_json's limit, duplicate keys) reads the message
+/// again without that, so results and errors are exactly those of the two-step path.
+fn read_envelope<'a>(
+    json: &'a str,
+    snapshot: Option<&SnapshotLimits>,
+) -> Result<RawEnvelope<'a>, ParseError> {
+    let mut retry = false;
     let mut de = serde_json::Deserializer::from_str(json);
     let top = de
-        .deserialize_any(TopVisitor)
+        .deserialize_any(TopVisitor {
+            snapshot,
+            retry: &mut retry,
+        })
         .and_then(|top| de.end().map(|()| top));
+    if retry {
+        return read_envelope(json, None);
+    }
     let env = match top {
         Ok(Top::Object(env)) => env,
         Ok(Top::Other(kind)) => return Err(ParseError::NotObject(kind.to_string())),
@@ -790,7 +863,7 @@ impl ServerMessage {
 /// [`ParseError::Invalid`] (unknown `type` or fields that do not fit, with serde's detail).
 pub fn parse_server_message(json: &str) -> Result<(Option<String>, ServerMessage), ParseError> {
     let json = replace_lone_surrogates(json);
-    let env = read_envelope(&json)?;
+    let env = read_envelope(&json, None)?;
     let (id, type_) = envelope_id_type(&env)?;
     let invalid = |detail: String| ParseError::Invalid {
         id: id.clone(),
@@ -799,7 +872,7 @@ pub fn parse_server_message(json: &str) -> Result<(Option<String>, ServerMessage
     };
     let mut tagged = Map::new();
     tagged.insert("type".into(), Value::String(type_.clone()));
-    if let Some(raw) = env.data {
+    if let Some(raw) = env.data.and_then(Data::raw) {
         tagged.insert(
             "data".into(),
             small_value(raw, "data").map_err(|e| invalid(e.detail))?,

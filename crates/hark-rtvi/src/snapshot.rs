@@ -23,6 +23,11 @@
 //! 0.21 s through the earlier `serde_json::Value` path with a path string per node. With the
 //! default limit such a snapshot is refused after counting its nodes, keeping none.
 //!
+//! Held, the load generator's 200-node shop page (11,325 B of JSON) costs 33.1 KiB of live
+//! heap under jemalloc (170 B per node), against 66.2 KiB (339 B per node) before the rare
+//! fields moved into [`NodeRare`] (issue 9, memory per idle session; measured as
+//! bench/load's `session_memory` example measures its "decoded 200-node A11ySnapshot" row).
+//!
 //! ## Nesting
 //!
 //! serde_json refuses JSON text nested 128 levels deep (its recursion limit; 127 levels are
@@ -32,7 +37,9 @@
 //! on its own, so node level 61 sits at JSON level 123 (`data`, `tree`, then two per node).
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -53,8 +60,8 @@ pub const MAX_TREE_DEPTH: usize = 60;
 /// Most nodes accepted in one snapshot by default (all nodes, the root included).
 ///
 /// client-js's walker caps a snapshot at 200 nodes (`MAX_NODES`), so 5,000 leaves room for
-/// other clients while bounding what one session holds: a decoded node costs about 200 bytes
-/// plus its strings, so 5,000 nodes are about 1–2 MB. Change it per decode with
+/// other clients while bounding what one session holds: a decoded node costs about 100 bytes
+/// plus its strings (and its [`NodeRare`] if it has rare fields), so 5,000 nodes are about 1–2 MB. Change it per decode with
 /// [`SnapshotLimits`].
 pub const MAX_SNAPSHOT_NODES: usize = 5_000;
 
@@ -82,38 +89,217 @@ impl Default for SnapshotLimits {
 /// One node of the accessibility tree (rtvi-ui.md §3, `A11yNode`).
 ///
 /// JSON: `{"ref":"e2","role":"button","name":"Save","state":["focused"],"children":[…]}`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+///
+/// The fields nearly every node has (`ref`, `role`, `name`, `children`) are inline; the rare
+/// ones (`value`, `state`, `level`, `colcount`, `rowcount` and unknown keys) live in one boxed
+/// [`NodeRare`], allocated only for a node that has one of them (issue 9, memory per idle
+/// session: the struct is 104 B instead of 264 B on 64-bit targets). Read them with
+/// [`value`](Self::value), [`state`](Self::state), [`level`](Self::level),
+/// [`colcount`](Self::colcount), [`rowcount`](Self::rowcount), [`extra`](Self::extra); set them
+/// with the `with_*` builders or [`rare_mut`](Self::rare_mut).
+///
+/// Serialised as before the split, in this key order: `ref`, `role`, `name`, `value`, `state`,
+/// `level`, `colcount`, `rowcount`, `children`, then the unknown keys; `None` and empty
+/// `state`/`children` are omitted. Equality compares the rare fields' values, so a node whose
+/// [`NodeRare`] is present but empty equals the same node without one.
+#[derive(Debug, Clone, Default)]
 pub struct A11yNode {
     /// Stable element reference `e{N}`; `""` for text nodes, `"<parent>.more"` for ellipsis nodes.
-    #[serde(rename = "ref")]
     pub ref_: String,
     /// ARIA role (explicit or derived from the tag); synthetic `text`, `ellipsis`, `option`.
     pub role: String,
     /// Accessible name, whitespace-collapsed, at most 100 chars.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Child nodes in reading order; omitted when empty.
+    pub children: Vec<A11yNode>,
+    /// The rare fields; `None` (no allocation) when the node has none of them. Prefer the
+    /// accessors; [`Self::rare_mut`] creates it on first write.
+    pub rare: Option<Box<NodeRare>>,
+}
+
+/// The fields of an [`A11yNode`] that most nodes lack (rtvi-ui.md §3), boxed behind
+/// [`A11yNode::rare`]. [`Default`] is all absent / empty.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeRare {
     /// Current value of inputs, textareas and selects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// State tags: subset of `focused`, `expanded`, `selected`, `disabled`, `checked`,
-    /// `offscreen`; omitted when empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// `offscreen`; omitted from JSON when empty.
     pub state: Vec<String>,
     /// Heading level (1–6 from `h1..h6` or `aria-level`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<i64>,
     /// `aria-colcount`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub colcount: Option<i64>,
     /// `aria-rowcount`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rowcount: Option<i64>,
-    /// Child nodes in reading order; omitted when empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<A11yNode>,
-    /// Unknown fields, kept in order and written back.
-    #[serde(flatten)]
+    /// Unknown fields, kept in order and written back after the known ones.
     pub extra: Map<String, Value>,
+}
+
+/// The empty map [`A11yNode::extra`] lends for a node without unknown fields.
+static EMPTY_EXTRA: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+
+impl A11yNode {
+    /// A node with this `ref` and `role` and nothing else (`A11yNode::new("e2", "button")`).
+    pub fn new(ref_: impl Into<String>, role: impl Into<String>) -> Self {
+        A11yNode {
+            ref_: ref_.into(),
+            role: role.into(),
+            ..A11yNode::default()
+        }
+    }
+
+    /// The rare fields, if this node has a [`NodeRare`] (it may be present but empty).
+    pub fn rare(&self) -> Option<&NodeRare> {
+        self.rare.as_deref()
+    }
+
+    /// The rare fields for writing, created empty (one allocation) on first use.
+    #[inline]
+    pub fn rare_mut(&mut self) -> &mut NodeRare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    /// Current value of an input, textarea or select (`value`), if any.
+    pub fn value(&self) -> Option<&str> {
+        self.rare.as_ref()?.value.as_deref()
+    }
+
+    /// State tags (`state`: `focused`, `expanded`, `selected`, `disabled`, `checked`,
+    /// `offscreen`); empty when none.
+    pub fn state(&self) -> &[String] {
+        self.rare.as_ref().map_or(&[], |r| &r.state)
+    }
+
+    /// Whether `state` holds `tag` (e.g. `"checked"`).
+    pub fn has_state(&self, tag: &str) -> bool {
+        self.state().iter().any(|s| s == tag)
+    }
+
+    /// Heading level (`level`, 1–6), if any.
+    pub fn level(&self) -> Option<i64> {
+        self.rare.as_ref()?.level
+    }
+
+    /// `aria-colcount` (`colcount`), if any.
+    pub fn colcount(&self) -> Option<i64> {
+        self.rare.as_ref()?.colcount
+    }
+
+    /// `aria-rowcount` (`rowcount`), if any.
+    pub fn rowcount(&self) -> Option<i64> {
+        self.rare.as_ref()?.rowcount
+    }
+
+    /// Unknown fields, in the order read; empty when none.
+    pub fn extra(&self) -> &Map<String, Value> {
+        self.rare.as_ref().map_or(&EMPTY_EXTRA, |r| &r.extra)
+    }
+
+    /// This node with `name` set.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// This node with `value` set.
+    pub fn with_value(mut self, value: impl Into<String>) -> Self {
+        self.rare_mut().value = Some(value.into());
+        self
+    }
+
+    /// This node with `state` replaced by `tags` (an empty list allocates nothing).
+    pub fn with_state<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        let tags: Vec<String> = tags.into_iter().map(Into::into).collect();
+        if !tags.is_empty() || self.rare.is_some() {
+            self.rare_mut().state = tags;
+        }
+        self
+    }
+
+    /// This node with `level` set.
+    pub fn with_level(mut self, level: i64) -> Self {
+        self.rare_mut().level = Some(level);
+        self
+    }
+
+    /// This node with `colcount` set.
+    pub fn with_colcount(mut self, colcount: i64) -> Self {
+        self.rare_mut().colcount = Some(colcount);
+        self
+    }
+
+    /// This node with `rowcount` set.
+    pub fn with_rowcount(mut self, rowcount: i64) -> Self {
+        self.rare_mut().rowcount = Some(rowcount);
+        self
+    }
+
+    /// This node with the unknown field `key` set to `value` (written after the known keys).
+    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.rare_mut().extra.insert(key.into(), value);
+        self
+    }
+
+    /// This node with `children` replaced.
+    pub fn with_children(mut self, children: Vec<A11yNode>) -> Self {
+        self.children = children;
+        self
+    }
+}
+
+impl PartialEq for A11yNode {
+    fn eq(&self, other: &Self) -> bool {
+        self.ref_ == other.ref_
+            && self.role == other.role
+            && self.name == other.name
+            && self.children == other.children
+            && match (self.rare(), other.rare()) {
+                (Some(a), Some(b)) => a == b,
+                (Some(r), None) | (None, Some(r)) => *r == NodeRare::default(),
+                (None, None) => true,
+            }
+    }
+}
+
+impl Serialize for A11yNode {
+    /// The pre-split shape: known keys in declaration order, `None` / empty lists omitted, then
+    /// the unknown keys (as serde's `flatten` wrote them: a map of unknown length).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("ref", &self.ref_)?;
+        m.serialize_entry("role", &self.role)?;
+        if let Some(name) = &self.name {
+            m.serialize_entry("name", name)?;
+        }
+        let rare = self.rare();
+        if let Some(r) = rare {
+            if let Some(v) = &r.value {
+                m.serialize_entry("value", v)?;
+            }
+            if !r.state.is_empty() {
+                m.serialize_entry("state", &r.state)?;
+            }
+            if let Some(v) = r.level {
+                m.serialize_entry("level", &v)?;
+            }
+            if let Some(v) = r.colcount {
+                m.serialize_entry("colcount", &v)?;
+            }
+            if let Some(v) = r.rowcount {
+                m.serialize_entry("rowcount", &v)?;
+            }
+        }
+        if !self.children.is_empty() {
+            m.serialize_entry("children", &self.children)?;
+        }
+        if let Some(r) = rare {
+            for (k, v) in &r.extra {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// The user's current text selection (rtvi-ui.md §3, `A11ySelection`).

@@ -7,7 +7,10 @@
 //! serde's own error type carries only text, so the structured problem travels beside it in
 //! [`Ctx::problem`].
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -34,6 +37,39 @@ enum Problem {
     TooDeep,
 }
 
+/// Room for this many pending nodes on [`Ctx::stack`] from the start: the siblings of every
+/// level on the way down (a 200-node client-js page needs fewer than 64).
+const STACK_CAPACITY: usize = 64;
+
+/// A stack that grew past this many nodes (a huge hostile snapshot) is freed, not kept.
+const SPARE_STACK_MAX: usize = 1024;
+
+thread_local! {
+    /// The empty [`Ctx::stack`] of this thread's last decode, kept for the next one: a server
+    /// thread decodes snapshot after snapshot, and this saves allocating (and freeing) the
+    /// stack's 6.6 KB each time. At most [`SPARE_STACK_MAX`] nodes' room per thread.
+    static SPARE_STACK: Cell<Vec<A11yNode>> = const { Cell::new(Vec::new()) };
+}
+
+/// This thread's spare stack, or a new one.
+fn take_spare_stack() -> Vec<A11yNode> {
+    let mut stack = SPARE_STACK.take();
+    if stack.capacity() == 0 {
+        stack.reserve_exact(STACK_CAPACITY);
+    }
+    stack
+}
+
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.stack);
+        if stack.capacity() <= SPARE_STACK_MAX {
+            stack.clear();
+            SPARE_STACK.set(stack);
+        }
+    }
+}
+
 /// Decoding state shared by every level of one decode.
 pub(crate) struct Ctx {
     max_nodes: usize,
@@ -47,6 +83,11 @@ pub(crate) struct Ctx {
     unwind: Vec<Seg>,
     /// The snapshot is the `tree` of `ui-snapshot` data (its path is `<prefix>.tree`).
     in_data: bool,
+    /// Decoded nodes whose parent is still being read, in document order: each `children`
+    /// array pushes its nodes here and takes them back as one exactly sized `Vec`.
+    stack: Vec<A11yNode>,
+    /// The same for the strings of a `state` list.
+    strs: Vec<String>,
 }
 
 impl Ctx {
@@ -59,7 +100,15 @@ impl Ctx {
             problem: None,
             unwind: Vec::new(),
             in_data: false,
+            stack: take_spare_stack(),
+            strs: Vec::new(),
         }
+    }
+
+    /// The node a [`NodeSeed`] just pushed (a default one while only counting: the decode is
+    /// refused then anyway).
+    fn take_node(&mut self) -> A11yNode {
+        self.stack.pop().unwrap_or_default()
     }
 
     fn fail<E: de::Error>(&mut self, problem: Problem) -> E {
@@ -72,6 +121,9 @@ impl Ctx {
     }
 
     /// Adds `seg` to the path when `r` is an error (called by the level that asked for the value).
+    /// On success it is one branch: `seg` is a closure, called only on the error path (always
+    /// inlined: as a call it was 4 % of a decode).
+    #[inline(always)]
     fn at<T, E>(&mut self, r: Result<T, E>, seg: impl FnOnce() -> Seg) -> Result<T, E> {
         if r.is_err() {
             self.unwind.push(seg());
@@ -137,9 +189,13 @@ pub(crate) fn snapshot<'de, D: Deserializer<'de>>(
 
 /// Decodes one node (and its subtree) from any deserializer.
 pub(crate) fn node<'de, D: Deserializer<'de>>(ctx: &mut Ctx, d: D) -> Result<A11yNode, D::Error> {
-    let node = NodeSeed { ctx, depth: 1 }.deserialize(d)?;
+    NodeSeed {
+        ctx: &mut *ctx,
+        depth: 1,
+    }
+    .deserialize(d)?;
     ctx.check_count()?;
-    Ok(node)
+    Ok(ctx.take_node())
 }
 
 /// Decodes a selection from any deserializer (`null` is refused: the caller handles absence).
@@ -165,52 +221,119 @@ pub(crate) fn ui_snapshot_data<'de, D: Deserializer<'de>>(
     Ok(snap)
 }
 
-// ---- keys ------------------------------------------------------------------------------------
-
-/// A map key: one of the caller's known keys, or another key kept as text.
-enum Key {
-    Known(&'static str),
-    Other(String),
+/// `ui-snapshot` data read in the stream of the whole message (see `message::read_envelope`):
+/// [`ui_snapshot_data`] under `limits`, with any refusal reduced to serde's error — the caller
+/// then reads the message again the two-step way, which names the problem.
+pub(crate) struct UiSnapshotDataSeed<'l> {
+    /// Limits the snapshot is held to.
+    pub(crate) limits: &'l SnapshotLimits,
 }
 
-struct KeySeed(&'static [&'static str]);
+impl<'de> DeserializeSeed<'de> for UiSnapshotDataSeed<'_> {
+    type Value = A11ySnapshot;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<A11ySnapshot, D::Error> {
+        ui_snapshot_data(&mut Ctx::new(self.limits), d)
+    }
+}
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+// ---- keys ------------------------------------------------------------------------------------
+
+/// The keys one kind of object knows, matched from the borrowed key text (no allocation).
+trait Keys: Sized {
+    /// The known key spelled `s`, if it is one.
+    fn known(s: &str) -> Option<Self>;
+}
+
+/// A map key: one of the object's known keys `K`, or another key, borrowed from the JSON text
+/// when it has no escapes (owned only then, and kept only when it goes into `extra`).
+enum Key<'de, K> {
+    Known(K),
+    Other(Cow<'de, str>),
+}
+
+/// Reads a key as `Key<K>`.
+struct KeySeed<K>(PhantomData<K>);
+
+/// Reads the next key of `map` as one of `K` or another key.
+fn next_key<'de, K: Keys, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Key<'de, K>>, A::Error> {
+    map.next_key_seed(KeySeed(PhantomData))
+}
+
+impl<'de, K: Keys> DeserializeSeed<'de> for KeySeed<K> {
+    type Value = Key<'de, K>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<'de, K>, D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Key;
+impl<'de, K: Keys> Visitor<'de> for KeySeed<K> {
+    type Value = Key<'de, K>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a key")
     }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().find(|k| **k == s) {
-            Some(k) => Key::Known(k),
-            None => Key::Other(s.to_string()),
-        })
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de, K>, E> {
+        Ok(K::known(s).map_or(Key::Other(Cow::Borrowed(s)), Key::Known))
     }
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Key, E> {
-        Ok(match self.0.iter().find(|k| **k == s) {
-            Some(k) => Key::Known(k),
-            None => Key::Other(s),
-        })
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de, K>, E> {
+        Ok(K::known(s).map_or_else(|| Key::Other(Cow::Owned(s.to_owned())), Key::Known))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de, K>, E> {
+        Ok(K::known(&s).map_or(Key::Other(Cow::Owned(s)), Key::Known))
     }
 }
+
+/// Defines a key enum for one kind of object: `keys!(Name { Variant = "text", … })`.
+macro_rules! keys {
+    ($name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        #[derive(Clone, Copy)]
+        enum $name {
+            $($variant),*
+        }
+        impl Keys for $name {
+            fn known(s: &str) -> Option<Self> {
+                match s {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+keys!(DataKey { Tree = "tree" });
+keys!(SnapshotKey {
+    Root = "root",
+    CapturedAt = "captured_at",
+    Selection = "selection",
+});
+keys!(NodeKey {
+    Ref = "ref",
+    Role = "role",
+    Name = "name",
+    Value = "value",
+    State = "state",
+    Level = "level",
+    Colcount = "colcount",
+    Rowcount = "rowcount",
+    Children = "children",
+});
+keys!(SelectionKey {
+    Ref = "ref",
+    Text = "text",
+    StartOffset = "start_offset",
+    EndOffset = "end_offset",
+});
 
 /// Reads the value of an unknown key into `extra` (path segment added on error).
 fn extra<'de, A: MapAccess<'de>>(
     ctx: &mut Ctx,
     map: &mut A,
-    key: String,
+    key: Cow<'de, str>,
     extra: &mut Map<String, Value>,
 ) -> Result<(), A::Error> {
     let v = map.next_value::<Value>();
-    let v = ctx.at(v, || Seg::Key(key.clone()))?;
-    extra.insert(key, v);
+    let v = ctx.at(v, || Seg::Key(key.to_string()))?;
+    extra.insert(key.into_owned(), v);
     Ok(())
 }
 
@@ -389,18 +512,19 @@ impl<'de> Visitor<'de> for StrListV<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
         let ctx = self.ctx;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+        ctx.strs.clear();
         loop {
-            let i = out.len();
+            let i = ctx.strs.len();
             let item = seq.next_element_seed(StrV {
                 ctx: &mut *ctx,
                 expected: "a string",
                 null_ok: false,
             });
             match ctx.at(item, || Seg::Index(i))? {
-                Some(Some(s)) => out.push(s),
+                Some(Some(s)) => ctx.strs.push(s),
                 Some(None) => {}
-                None => return Ok(out),
+                // Exactly sized (one `String` for the usual single state), nothing when empty.
+                None => return Ok(ctx.strs.drain(..).collect()),
             }
         }
     }
@@ -503,9 +627,9 @@ impl<'de> Visitor<'de> for DataV<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<A11ySnapshot, A::Error> {
         let ctx = self.ctx;
         let mut tree = None;
-        while let Some(key) = map.next_key_seed(KeySeed(&["tree"]))? {
+        while let Some(key) = next_key::<DataKey, _>(&mut map)? {
             match key {
-                Key::Known(_) => {
+                Key::Known(DataKey::Tree) => {
                     let r = map.next_value_seed(SnapshotSeed { ctx: &mut *ctx });
                     tree = Some(ctx.at(r, key_seg("tree"))?);
                 }
@@ -540,8 +664,6 @@ struct SnapshotV<'c> {
     ctx: &'c mut Ctx,
 }
 
-const SNAPSHOT_KEYS: &[&str] = &["root", "captured_at", "selection"];
-
 impl<'de> Visitor<'de> for SnapshotV<'_> {
     type Value = A11ySnapshot;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -553,19 +675,20 @@ impl<'de> Visitor<'de> for SnapshotV<'_> {
         let mut captured_at = None;
         let mut selection = None;
         let mut rest = Map::new();
-        while let Some(key) = map.next_key_seed(KeySeed(SNAPSHOT_KEYS))? {
+        while let Some(key) = next_key::<SnapshotKey, _>(&mut map)? {
             match key {
-                Key::Known("root") => {
+                Key::Known(SnapshotKey::Root) => {
                     let r = map.next_value_seed(NodeSeed {
                         ctx: &mut *ctx,
                         depth: 1,
                     });
-                    root = Some(ctx.at(r, key_seg("root"))?);
+                    ctx.at(r, key_seg("root"))?;
+                    root = Some(ctx.take_node());
                 }
-                Key::Known("captured_at") => {
+                Key::Known(SnapshotKey::CapturedAt) => {
                     captured_at = Some(opt_int(ctx, &mut map, "captured_at")?);
                 }
-                Key::Known(_) => {
+                Key::Known(SnapshotKey::Selection) => {
                     let r = map.next_value_seed(SelectionV {
                         ctx: &mut *ctx,
                         null_ok: true,
@@ -600,16 +723,19 @@ impl<'de> Visitor<'de> for SnapshotV<'_> {
     refuse_other_kinds!("an object"; map);
 }
 
-// ---- nodes -----------------------------------------------------------------------------------
+// ---- nodes ---------------------------------------------------------------------------------
 
+/// Decodes one node (and its subtree) and pushes it on [`Ctx::stack`] (nothing while only
+/// counting). The value itself is `()`: a node is built once, in place, and moved only into its
+/// parent's exactly sized `children` (see [`ChildrenSeed`]).
 struct NodeSeed<'c> {
     ctx: &'c mut Ctx,
     depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
-    type Value = A11yNode;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<A11yNode, D::Error> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let ctx = self.ctx;
         // Checked before descending, so a hostile tree stops here, well inside serde_json's
         // 128-level limit (each node level is two JSON levels: the node and its children array).
@@ -632,63 +758,87 @@ struct NodeV<'c> {
     depth: usize,
 }
 
-const NODE_KEYS: &[&str] = &[
-    "ref", "role", "name", "value", "state", "level", "colcount", "rowcount", "children",
-];
-
 impl<'de> Visitor<'de> for NodeV<'_> {
-    type Value = A11yNode;
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<A11yNode, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let ctx = self.ctx;
         if ctx.counting {
             // Past the node limit: only count the nodes below, keep nothing.
-            while let Some(key) = map.next_key_seed(KeySeed(&["children"]))? {
-                match key {
-                    Key::Known(_) => {
-                        map.next_value_seed(ChildrenSeed {
-                            ctx: &mut *ctx,
-                            depth: self.depth + 1,
-                        })?;
-                    }
-                    Key::Other(_) => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
+            while let Some(key) = next_key::<NodeKey, _>(&mut map)? {
+                if let Key::Known(NodeKey::Children) = key {
+                    map.next_value_seed(ChildrenSeed {
+                        ctx: &mut *ctx,
+                        depth: self.depth + 1,
+                    })?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
                 }
             }
-            return Ok(A11yNode::default());
+            return Ok(());
         }
         let mut node = A11yNode::default();
         let (mut has_ref, mut has_role) = (false, false);
-        while let Some(key) = map.next_key_seed(KeySeed(NODE_KEYS))? {
+        while let Some(key) = next_key::<NodeKey, _>(&mut map)? {
+            let key = match key {
+                Key::Known(key) => key,
+                Key::Other(k) => {
+                    extra(ctx, &mut map, k, &mut node.rare_mut().extra)?;
+                    continue;
+                }
+            };
             match key {
-                Key::Known("ref") => {
+                NodeKey::Ref => {
                     node.ref_ = req_str(ctx, &mut map, "ref")?;
                     has_ref = true;
                 }
-                Key::Known("role") => {
+                NodeKey::Role => {
                     node.role = req_str(ctx, &mut map, "role")?;
                     has_role = true;
                 }
-                Key::Known("name") => node.name = opt_str(ctx, &mut map, "name")?,
-                Key::Known("value") => node.value = opt_str(ctx, &mut map, "value")?,
-                Key::Known("state") => {
-                    let r = map.next_value_seed(StrListV { ctx: &mut *ctx });
-                    node.state = ctx.at(r, key_seg("state"))?;
+                NodeKey::Name => node.name = opt_str(ctx, &mut map, "name")?,
+                // The rare fields: a `NodeRare` is allocated only for a present value (or to
+                // clear one a repeated key set earlier: the last key wins, as before).
+                NodeKey::Value => {
+                    let v = opt_str(ctx, &mut map, "value")?;
+                    if v.is_some() || node.rare.is_some() {
+                        node.rare_mut().value = v;
+                    }
                 }
-                Key::Known("level") => node.level = opt_int(ctx, &mut map, "level")?,
-                Key::Known("colcount") => node.colcount = opt_int(ctx, &mut map, "colcount")?,
-                Key::Known("rowcount") => node.rowcount = opt_int(ctx, &mut map, "rowcount")?,
-                Key::Known(_) => {
+                NodeKey::State => {
+                    let r = map.next_value_seed(StrListV { ctx: &mut *ctx });
+                    let v = ctx.at(r, key_seg("state"))?;
+                    if !v.is_empty() || node.rare.is_some() {
+                        node.rare_mut().state = v;
+                    }
+                }
+                NodeKey::Level => {
+                    let v = opt_int(ctx, &mut map, "level")?;
+                    if v.is_some() || node.rare.is_some() {
+                        node.rare_mut().level = v;
+                    }
+                }
+                NodeKey::Colcount => {
+                    let v = opt_int(ctx, &mut map, "colcount")?;
+                    if v.is_some() || node.rare.is_some() {
+                        node.rare_mut().colcount = v;
+                    }
+                }
+                NodeKey::Rowcount => {
+                    let v = opt_int(ctx, &mut map, "rowcount")?;
+                    if v.is_some() || node.rare.is_some() {
+                        node.rare_mut().rowcount = v;
+                    }
+                }
+                NodeKey::Children => {
                     let r = map.next_value_seed(ChildrenSeed {
                         ctx: &mut *ctx,
                         depth: self.depth + 1,
                     });
                     node.children = ctx.at(r, key_seg("children"))?;
                 }
-                Key::Other(k) => extra(ctx, &mut map, k, &mut node.extra)?,
             }
         }
         for (present, key) in [(has_ref, "ref"), (has_role, "role")] {
@@ -697,30 +847,33 @@ impl<'de> Visitor<'de> for NodeV<'_> {
                 return Err(ctx.fail(Problem::Missing));
             }
         }
-        Ok(node)
+        if !ctx.counting {
+            ctx.stack.push(node);
+        }
+        Ok(())
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<A11yNode, E> {
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
         self.other("a boolean")
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<A11yNode, E> {
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
         self.other("a number")
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<A11yNode, E> {
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
         self.other("a number")
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<A11yNode, E> {
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
         self.other("a number")
     }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<A11yNode, E> {
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
         self.other("a string")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<A11yNode, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         self.other("null")
     }
-    fn visit_none<E: de::Error>(self) -> Result<A11yNode, E> {
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
         self.other("null")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<A11yNode, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         if self.ctx.counting {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
         }
@@ -730,16 +883,17 @@ impl<'de> Visitor<'de> for NodeV<'_> {
 
 impl NodeV<'_> {
     /// A node that is not an object: refused, or skipped while only counting.
-    fn other<E: de::Error>(self, found: &'static str) -> Result<A11yNode, E> {
+    fn other<E: de::Error>(self, found: &'static str) -> Result<(), E> {
         if self.ctx.counting {
-            Ok(A11yNode::default())
+            Ok(())
         } else {
             Err(self.ctx.wrong_type("an object", found))
         }
     }
 }
 
-/// `children`: an array of nodes; `null` is empty.
+/// `children`: an array of nodes; `null` is empty. The nodes gather on [`Ctx::stack`] and
+/// leave it as one exactly sized `Vec` (one allocation per parent, no spare capacity held).
 struct ChildrenSeed<'c> {
     ctx: &'c mut Ctx,
     depth: usize,
@@ -765,17 +919,16 @@ impl<'de> Visitor<'de> for ChildrenSeed<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<A11yNode>, A::Error> {
         let ctx = self.ctx;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        let start = ctx.stack.len();
         let mut i = 0;
         loop {
             let r = seq.next_element_seed(NodeSeed {
                 ctx: &mut *ctx,
                 depth: self.depth,
             });
-            match ctx.at(r, || Seg::Index(i))? {
-                None => return Ok(out),
-                Some(node) if !ctx.counting => out.push(node),
-                Some(_) => {}
+            if ctx.at(r, || Seg::Index(i))?.is_none() {
+                // `drain(..).collect()` allocates exactly `len` (and nothing for no children).
+                return Ok(ctx.stack.drain(start..).collect());
             }
             i += 1;
         }
@@ -828,8 +981,6 @@ impl<'de> DeserializeSeed<'de> for SelectionV<'_> {
     }
 }
 
-const SELECTION_KEYS: &[&str] = &["ref", "text", "start_offset", "end_offset"];
-
 impl<'de> Visitor<'de> for SelectionV<'_> {
     type Value = Option<A11ySelection>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -849,20 +1000,22 @@ impl<'de> Visitor<'de> for SelectionV<'_> {
         let ctx = self.ctx;
         let mut sel = A11ySelection::default();
         let (mut has_ref, mut has_text) = (false, false);
-        while let Some(key) = map.next_key_seed(KeySeed(SELECTION_KEYS))? {
+        while let Some(key) = next_key::<SelectionKey, _>(&mut map)? {
             match key {
-                Key::Known("ref") => {
+                Key::Known(SelectionKey::Ref) => {
                     sel.ref_ = req_str(ctx, &mut map, "ref")?;
                     has_ref = true;
                 }
-                Key::Known("text") => {
+                Key::Known(SelectionKey::Text) => {
                     sel.text = req_str(ctx, &mut map, "text")?;
                     has_text = true;
                 }
-                Key::Known("start_offset") => {
+                Key::Known(SelectionKey::StartOffset) => {
                     sel.start_offset = opt_int(ctx, &mut map, "start_offset")?;
                 }
-                Key::Known(_) => sel.end_offset = opt_int(ctx, &mut map, "end_offset")?,
+                Key::Known(SelectionKey::EndOffset) => {
+                    sel.end_offset = opt_int(ctx, &mut map, "end_offset")?;
+                }
                 Key::Other(k) => extra(ctx, &mut map, k, &mut sel.extra)?,
             }
         }

@@ -139,7 +139,11 @@ fn f3_integers_beyond_i64_say_out_of_range_not_wrong_type() {
         r#"{"root":{"ref":"e1","role":"g","level":9223372036854775807,"colcount":-9223372036854775808,"rowcount":-9.223372036854776e18},"captured_at":1}"#,
     ));
     assert_eq!(
-        (snap.root.level, snap.root.colcount, snap.root.rowcount),
+        (
+            snap.root.level(),
+            snap.root.colcount(),
+            snap.root.rowcount()
+        ),
         (Some(i64::MAX), Some(i64::MIN), Some(i64::MIN))
     );
     let (_, detail) = invalid_detail(&snapshot_msg(

@@ -16,9 +16,9 @@ fn the_checkout_example_round_trips() {
     assert_eq!(serde_json::to_value(&snap).unwrap(), value(text));
     assert_eq!(snap.root.count(), 11);
     let main = &snap.root.children[0];
-    assert_eq!(main.children[0].level, Some(1));
-    assert_eq!(main.children[2].value.as_deref(), Some("ana@example.com"));
-    assert_eq!(main.children[6].state, ["disabled", "offscreen"]);
+    assert_eq!(main.children[0].level(), Some(1));
+    assert_eq!(main.children[2].value(), Some("ana@example.com"));
+    assert_eq!(main.children[6].state(), ["disabled", "offscreen"]);
     assert_eq!(main.children[5].ref_, "");
     let sel = snap.selection.as_ref().unwrap();
     assert_eq!(
@@ -35,8 +35,8 @@ fn unknown_fields_are_kept_at_every_level() {
         "selection":{"ref":"e2","text":"x","start_offset":0,"end_offset":1,"direction":"forward"}}"#;
     let snap = A11ySnapshot::from_json(text).unwrap();
     assert_eq!(snap.extra["url"], "https://example.com/");
-    assert_eq!(snap.root.extra["aria_busy"], true);
-    assert_eq!(snap.root.children[0].extra["data"], json!({"k": null}));
+    assert_eq!(snap.root.extra()["aria_busy"], true);
+    assert_eq!(snap.root.children[0].extra()["data"], json!({"k": null}));
     assert_eq!(
         snap.selection.as_ref().unwrap().extra["direction"],
         "forward"
@@ -59,8 +59,8 @@ fn tolerant_like_pydantic() {
     .unwrap();
     let root = &snap.root;
     assert_eq!(root.name, None);
-    assert!(root.state.is_empty() && root.children.is_empty());
-    assert_eq!((root.level, root.colcount), (Some(2), Some(3)));
+    assert!(root.state().is_empty() && root.children.is_empty());
+    assert_eq!((root.level(), root.colcount()), (Some(2), Some(3)));
     assert_eq!(snap.captured_at, 17);
     assert_eq!(snap.selection, None);
     // Written back with the empty/None fields omitted (exclude_none).
@@ -234,8 +234,69 @@ fn u8_a_filled_textbox_value_reaches_the_server() {
     let ClientMessage::UiSnapshot(tree) = snap.message else {
         panic!()
     };
+    assert_eq!(tree.root.children[0].value(), Some("ana@example.com"));
+}
+
+#[test]
+fn rare_fields_are_written_in_the_pre_split_key_order() {
+    // value, state, level, colcount, rowcount sit before children, unknown keys after them,
+    // exactly as the flat struct (with `#[serde(flatten)] extra`) wrote them.
+    let text = r#"{"ref":"e1","role":"grid","name":"G","value":"v","state":["focused","expanded"],"level":2,"colcount":8,"rowcount":3,"children":[{"ref":"","role":"text","name":"x","zz":1}],"aria_busy":true,"bbox":[1,2]}"#;
+    let node: A11yNode = serde_json::from_str(text).unwrap();
+    assert_eq!(serde_json::to_string(&node).unwrap(), text);
+    let built = A11yNode::new("e1", "grid")
+        .with_name("G")
+        .with_value("v")
+        .with_state(["focused", "expanded"])
+        .with_level(2)
+        .with_colcount(8)
+        .with_rowcount(3)
+        .with_children(vec![
+            A11yNode::new("", "text")
+                .with_name("x")
+                .with_extra("zz", json!(1)),
+        ])
+        .with_extra("aria_busy", json!(true))
+        .with_extra("bbox", json!([1, 2]));
+    assert_eq!(built, node);
+    assert_eq!(serde_json::to_string(&built).unwrap(), text);
     assert_eq!(
-        tree.root.children[0].value.as_deref(),
-        Some("ana@example.com")
+        (built.value(), built.state(), built.level()),
+        (
+            Some("v"),
+            &["focused".to_string(), "expanded".to_string()][..],
+            Some(2)
+        )
     );
+    assert_eq!((built.colcount(), built.rowcount()), (Some(8), Some(3)));
+    assert!(built.has_state("expanded") && !built.has_state("checked"));
+}
+
+#[test]
+fn a_node_without_rare_fields_allocates_no_rare_part() {
+    // Absent, null and empty rare fields leave `rare` unset (no allocation, issue 9).
+    let node: A11yNode = serde_json::from_str(
+        r#"{"ref":"e1","role":"button","name":"Save","value":null,"state":[],"level":null,
+            "children":[{"ref":"e2","role":"link","state":null}]}"#,
+    )
+    .unwrap();
+    assert!(node.rare.is_none() && node.children[0].rare.is_none());
+    assert_eq!(
+        (node.value(), node.state(), node.level()),
+        (None, &[][..], None)
+    );
+    assert!(node.extra().is_empty());
+    // A repeated key still wins last, also when it clears an earlier value.
+    let node: A11yNode =
+        serde_json::from_str(r#"{"ref":"e1","role":"textbox","value":"a","value":null}"#).unwrap();
+    assert_eq!(node.value(), None);
+    assert_eq!(
+        serde_json::to_string(&node).unwrap(),
+        r#"{"ref":"e1","role":"textbox"}"#
+    );
+    // An empty rare part equals none at all.
+    let mut empty = A11yNode::new("e1", "textbox");
+    empty.rare_mut();
+    assert_eq!(empty, node);
+    assert!(std::mem::size_of::<A11yNode>() <= 104);
 }
