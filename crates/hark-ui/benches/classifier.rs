@@ -13,13 +13,27 @@
 //! - `warm`: the same question again on the same screen (names cached).
 //!
 //! Run: `scripts/fetch-model.sh` once, then `cargo bench -p hark-ui --bench classifier`.
-//! Without the model files it says so and measures nothing. Prints p50 / max over
+//! Without the model files it says so and skips those cases. Prints p50 / max over
 //! [`ROUNDS`] rounds.
+//!
+//! Issue 9's per-session costs come first (they need no model, except `prepare`):
+//!
+//! - `question/new-refs`: a click turn ("click Add Oat milk to cart", 59 options) asked with
+//!   `Classifier::ask` on the rendered `<ui_state>` of the 200-node page whose refs all
+//!   changed since the last question (what a live session sends), lexical classifier. The
+//!   rendering is the caller's and is not timed.
+//! - `question/parse+choose`: the same question answered from a fresh parse of the text
+//!   (`ScreenTree::parse` + `LocalClassifier::choose`), what every such question cost before
+//!   the classifier cached screens by skeleton (issue 9).
+//! - `question/same-text`: the same question on a text the classifier has just seen.
+//! - `prepare/same-page`, `prepare/two-pages`: `Classifier::prepare` on a snapshot whose
+//!   names are all cached and whose refs are new (one page again and again; two pages in
+//!   turn, as two sessions sharing the classifier), with the model.
 
 use std::time::{Duration, Instant};
 
 use hark_ui::classifier::local::{Embedder, LocalClassifier};
-use hark_ui::classifier::{Classifier, Question};
+use hark_ui::classifier::{Answer, Classifier, Question};
 use hark_ui::{A11yNode, A11ySnapshot, messages, render_ui_state};
 use serde_json::json;
 
@@ -85,6 +99,131 @@ async fn ask(c: &LocalClassifier, snapshot: &A11ySnapshot) -> Duration {
     start.elapsed()
 }
 
+/// The bench page with every ref renamed for `round` (a live session's next snapshot: same
+/// page, new refs).
+fn renumbered(base: &A11ySnapshot, round: usize) -> A11ySnapshot {
+    fn walk(n: &mut A11yNode, round: usize, k: &mut usize) {
+        if !n.ref_.is_empty() {
+            n.ref_ = format!("s{round}e{k}");
+            *k += 1;
+        }
+        for c in &mut n.children {
+            walk(c, round, k);
+        }
+    }
+    let mut s = base.clone();
+    walk(&mut s.root, round, &mut 0);
+    s
+}
+
+/// Per-call time in µs: p50 and mean of `times`.
+fn report_us(case: &str, mut times: Vec<Duration>) {
+    times.sort();
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let mean = times.iter().map(|d| us(*d)).sum::<f64>() / times.len().max(1) as f64;
+    println!(
+        "{case:<20} p50 {:8.2} µs   mean {:8.2} µs   p99 {:8.2} µs   ({} calls)",
+        us(times[times.len() / 2]),
+        mean,
+        us(times[times.len() * 99 / 100]),
+        times.len()
+    );
+}
+
+/// The click-turn question's cost per call on new refs, and `prepare`'s per snapshot.
+async fn per_session() {
+    const CALLS: usize = 2000;
+    let base = A11ySnapshot::from_json(SNAPSHOT_200).expect("the bench snapshot");
+    let c = LocalClassifier::lexical();
+    let (mut fresh, mut same, mut before) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..CALLS {
+        let snapshot = renumbered(&base, round);
+        let (state, questions) = click_question(&snapshot, "click Add Oat milk to cart");
+        // What a question on a new text cost before issue 9's skeleton cache: a parse of
+        // the text, then the choice.
+        let text = state["screen"].as_str().expect("a screen");
+        let Question::Choice(q) = &questions[0].1 else {
+            unreachable!("a choice")
+        };
+        let start = Instant::now();
+        let tree = hark_ui::classifier::local::ScreenTree::parse(text);
+        let old = c.choose("click Add Oat milk to cart", &tree, &q.options);
+        before.push(start.elapsed());
+        let start = Instant::now();
+        let a = c.ask(&state, &questions).await.expect("an answer");
+        fresh.push(start.elapsed());
+        let Answer::Choice(answer) = &a[0].1 else {
+            unreachable!("a choice")
+        };
+        assert_eq!(
+            old.map(|o| o.confidence),
+            Some(answer.confidence),
+            "the same answer"
+        );
+        let start = Instant::now();
+        let b = c.ask(&state, &questions).await.expect("an answer");
+        same.push(start.elapsed());
+        assert_eq!(a, b, "the same answer from the cache");
+    }
+    report_us("question/parse+choose", before);
+    report_us("question/new-refs", fresh);
+    report_us("question/same-text", same);
+
+    let Some(model) = Embedder::shared() else {
+        println!("prepare: embedding model absent (run scripts/fetch-model.sh); skipped");
+        return;
+    };
+    let c = LocalClassifier::with_embedder(Some(model.clone()));
+    let other = screen(usize::MAX);
+    let pages = [base, other];
+    for page in &pages {
+        c.prepare(page);
+        assert!(c.wait_prepared(Duration::from_secs(120)), "prepare ends");
+    }
+    // Each snapshot is made just before its call (as the server decodes it just before):
+    // its tree is in the CPU's cache, as in a session.
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for r in 0..CALLS {
+        let s = renumbered(&pages[0], r);
+        let start = Instant::now();
+        c.prepare(&s);
+        one.push(start.elapsed());
+    }
+    for r in 0..CALLS {
+        for page in &pages {
+            let s = renumbered(page, r);
+            let start = Instant::now();
+            c.prepare(&s);
+            two.push(start.elapsed());
+        }
+    }
+    report_us("prepare/same-page", one);
+    report_us("prepare/two-pages", two);
+}
+
+/// The state and `which_element` question `UiWorker::find_element` asks about `snapshot`.
+fn click_question(
+    snapshot: &A11ySnapshot,
+    utterance: &str,
+) -> (serde_json::Value, [(String, Question); 1]) {
+    let options: Vec<(String, Option<String>)> = hark_ui::screen::named_elements(&snapshot.root)
+        .iter()
+        .map(|n| {
+            let name = n.name.as_deref().unwrap_or("");
+            (
+                n.ref_.clone(),
+                Some(messages::element_option(&n.role, name)),
+            )
+        })
+        .collect();
+    let state = json!({"utterance": utterance, "screen": render_ui_state(snapshot)});
+    let questions = [(
+        "element".to_string(),
+        Question::choice(messages::find_instructions(), options),
+    )];
+    (state, questions)
+}
+
 fn report(case: &str, mut times: Vec<Duration>) {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -97,6 +236,10 @@ fn report(case: &str, mut times: Vec<Duration>) {
 }
 
 async fn run() {
+    per_session().await;
+    if std::env::var_os("HARK_BENCH_PER_SESSION_ONLY").is_some() {
+        return;
+    }
     let Some(model) = Embedder::shared() else {
         println!("classifier bench: embedding model absent (run scripts/fetch-model.sh); skipped");
         return;

@@ -12,6 +12,8 @@
 //! - the `prompt_guide` is appended to the system instruction, which is kept apart from the
 //!   history and so survives every reset ([`compose_system_instruction`]).
 
+use std::sync::{Arc, LazyLock, Mutex};
+
 use crate::messages;
 
 /// Who wrote a context message (the OpenAI-style roles the UI worker uses).
@@ -59,9 +61,15 @@ pub struct UiContextOptions {
     /// Keep the history across `respond` jobs; `false` (default) clears it at each job.
     pub keep_history: bool,
     /// Guide appended to the system instruction; default [`messages::ui_state_prompt_guide`];
-    /// `None` or `""` disables it.
-    pub prompt_guide: Option<String>,
+    /// `None` or `""` disables it. Shared (`Arc<str>`): every session's options and context hold
+    /// the same text, not a copy (issue 9: memory per idle session); set it with
+    /// `Some("…".into())`.
+    pub prompt_guide: Option<Arc<str>>,
 }
+
+/// The default prompt guide, allocated once per process and shared by every default options.
+static DEFAULT_GUIDE: LazyLock<Arc<str>> =
+    LazyLock::new(|| Arc::from(messages::ui_state_prompt_guide()));
 
 impl Default for UiContextOptions {
     fn default() -> Self {
@@ -69,7 +77,7 @@ impl Default for UiContextOptions {
             inject_events: true,
             auto_inject_ui_state: true,
             keep_history: false,
-            prompt_guide: Some(messages::ui_state_prompt_guide().to_string()),
+            prompt_guide: Some(DEFAULT_GUIDE.clone()),
         }
     }
 }
@@ -88,6 +96,57 @@ pub fn compose_system_instruction(
         (Some(b), None) => Some(b.to_string()),
         (None, Some(g)) => Some(g.to_string()),
         (None, None) => None,
+    }
+}
+
+/// How many composed system instructions [`shared_system_instruction`] keeps (one per server
+/// factory or agent in practice; the oldest goes first).
+const SHARED_SYSTEMS: usize = 8;
+
+/// Composed system instructions already built, shared by every context that asks for the same
+/// text (issue 9: each session used to hold its own ~2.5 KiB copy).
+static SYSTEMS: Mutex<Vec<Arc<str>>> = Mutex::new(Vec::new());
+
+/// True when `text` is what [`compose_system_instruction`] makes of the non-empty parts.
+fn is_composition(text: &str, base: Option<&str>, guide: Option<&str>) -> bool {
+    match (base, guide) {
+        (Some(b), Some(g)) => {
+            text.len() == b.len() + 2 + g.len()
+                && text.starts_with(b)
+                && text[b.len()..].starts_with("\n\n")
+                && text.ends_with(g)
+        }
+        (Some(only), None) | (None, Some(only)) => text == only,
+        (None, None) => false,
+    }
+}
+
+/// [`compose_system_instruction`] as a shared text: with no base, the guide itself (no copy);
+/// otherwise a composition built once per process and handed out to every context with the
+/// same base and guide (the last [`SHARED_SYSTEMS`] distinct ones are kept). The text is
+/// byte-identical to [`compose_system_instruction`]'s.
+pub fn shared_system_instruction(
+    base: Option<&str>,
+    prompt_guide: Option<&Arc<str>>,
+) -> Option<Arc<str>> {
+    let base = base.filter(|s| !s.is_empty());
+    let guide = prompt_guide.filter(|s| !s.is_empty());
+    match (base, guide) {
+        (None, None) => None,
+        (None, Some(g)) => Some(g.clone()),
+        (Some(b), g) => {
+            let g = g.map(|g| &**g);
+            let mut systems = SYSTEMS.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(found) = systems.iter().find(|t| is_composition(t, Some(b), g)) {
+                return Some(found.clone());
+            }
+            let text: Arc<str> = Arc::from(compose_system_instruction(Some(b), g)?);
+            if systems.len() >= SHARED_SYSTEMS {
+                systems.remove(0);
+            }
+            systems.push(text.clone());
+            Some(text)
+        }
     }
 }
 
@@ -121,15 +180,16 @@ pub fn ui_event_message(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiContext {
     options: UiContextOptions,
-    system: Option<String>,
+    system: Option<Arc<str>>,
     messages: Vec<ContextMessage>,
 }
 
 impl UiContext {
     /// A context whose system instruction is `base_instruction` with the options' prompt guide
-    /// appended.
+    /// appended. The text is shared with every context of the same base and guide
+    /// ([`shared_system_instruction`]), not copied.
     pub fn new(options: UiContextOptions, base_instruction: Option<&str>) -> Self {
-        let system = compose_system_instruction(base_instruction, options.prompt_guide.as_deref());
+        let system = shared_system_instruction(base_instruction, options.prompt_guide.as_ref());
         UiContext {
             options,
             system,
@@ -161,7 +221,7 @@ impl UiContext {
     pub fn request_messages(&self) -> Vec<ContextMessage> {
         let mut out = Vec::with_capacity(self.messages.len() + 1);
         if let Some(s) = &self.system {
-            out.push(ContextMessage::new(Role::System, s.clone()));
+            out.push(ContextMessage::new(Role::System, &**s));
         }
         out.extend(self.messages.iter().cloned());
         out
@@ -310,6 +370,52 @@ mod tests {
     }
 
     #[test]
+    fn the_guide_and_the_composed_instruction_are_shared_not_copied() {
+        let a = UiContextOptions::default();
+        let b = UiContextOptions::default();
+        let (Some(ga), Some(gb)) = (&a.prompt_guide, &b.prompt_guide) else {
+            panic!("the default options have a guide");
+        };
+        assert!(Arc::ptr_eq(ga, gb));
+        assert_eq!(&**ga, messages::ui_state_prompt_guide());
+
+        let plain = UiContext::new(a.clone(), None);
+        assert!(Arc::ptr_eq(plain.system.as_ref().unwrap(), ga));
+
+        let base = "Answer in the caller's language (shared test).";
+        let one = UiContext::new(a, Some(base));
+        let two = UiContext::new(b, Some(base));
+        let (s1, s2) = (one.system.as_ref().unwrap(), two.system.as_ref().unwrap());
+        assert!(Arc::ptr_eq(s1, s2));
+        let composed =
+            compose_system_instruction(Some(base), Some(messages::ui_state_prompt_guide()));
+        assert_eq!(Some(&**s1), composed.as_deref());
+        let other = UiContext::new(
+            UiContextOptions::default(),
+            Some("Another base (shared test)."),
+        );
+        assert_eq!(
+            other.system_instruction(),
+            Some(
+                format!(
+                    "Another base (shared test).\n\n{}",
+                    messages::ui_state_prompt_guide()
+                )
+                .as_str()
+            )
+        );
+    }
+
+    #[test]
+    fn is_composition_matches_only_the_exact_text() {
+        assert!(is_composition("B\n\nG", Some("B"), Some("G")));
+        assert!(!is_composition("B\n G", Some("B"), Some("G")));
+        assert!(!is_composition("BX\n\nG", Some("B"), Some("G")));
+        assert!(is_composition("B", Some("B"), None));
+        assert!(!is_composition("B\n\nG", Some("B"), None));
+    }
+
+    #[test]
     fn prompt_guide_can_be_replaced_or_disabled() {
         let custom = UiContextOptions {
             prompt_guide: Some("GUIDE".into()),
@@ -329,7 +435,7 @@ mod tests {
         );
         assert_eq!(UiContext::new(none, None).system_instruction(), None);
         let empty = UiContextOptions {
-            prompt_guide: Some(String::new()),
+            prompt_guide: Some("".into()),
             ..Default::default()
         };
         assert_eq!(

@@ -28,10 +28,15 @@
 //!
 //! After the group closes, the unfinished workers' tasks are aborted and anything they still send
 //! is dropped (U10). `at` is epoch milliseconds from the injected [`EpochClock`].
+//!
+//! At most [`JobGroups::max_open`] groups run at once (default [`DEFAULT_MAX_OPEN_GROUPS`], 64;
+//! issue 9, point 4: a session cannot open job groups without bound). One more is refused
+//! before anything is dispatched or sent, with a [`JobGroupError`] of
+//! [`messages::too_many_job_groups`]; once a group ends, groups are taken again.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -85,6 +90,11 @@ impl EpochClock for SteppingClock {
         i64::try_from(self.next.fetch_add(1, Ordering::SeqCst)).unwrap_or(i64::MAX)
     }
 }
+
+/// The default most job groups one [`JobGroups`] runs at once: 64 (issue 9, point 4). An app
+/// fans one request out to a handful of workers and runs a few groups at a time; a session
+/// with 64 groups still open is runaway or hostile.
+pub const DEFAULT_MAX_OPEN_GROUPS: usize = 64;
 
 /// How to dispatch a group (pipecat `JobGroupParams`).
 #[derive(Debug, Clone, PartialEq)]
@@ -234,6 +244,8 @@ pub struct JobGroups {
     running: Mutex<HashMap<String, Running>>,
     /// Set by [`JobGroups::close`] (under the `running` lock).
     closed: std::sync::atomic::AtomicBool,
+    /// Most groups running at once ([`JobGroups::set_max_open`]); at least 1.
+    max_open: AtomicUsize,
 }
 
 impl fmt::Debug for JobGroups {
@@ -242,6 +254,7 @@ impl fmt::Debug for JobGroups {
             .field("source", &self.source)
             .field("clock", &self.clock)
             .field("running", &self.running)
+            .field("max_open", &self.max_open())
             .finish_non_exhaustive()
     }
 }
@@ -265,7 +278,27 @@ impl JobGroups {
             }),
             running: Mutex::new(HashMap::new()),
             closed: std::sync::atomic::AtomicBool::new(false),
+            max_open: AtomicUsize::new(DEFAULT_MAX_OPEN_GROUPS),
         }
+    }
+
+    /// With at most `max` groups running at once (builder style; see
+    /// [`JobGroups::set_max_open`]).
+    pub fn with_max_open(self, max: usize) -> Self {
+        self.set_max_open(max);
+        self
+    }
+
+    /// Sets the most groups running at once (0 reads as 1; issue 9, point 4). A
+    /// [`run`](Self::run) beyond it is refused with [`messages::too_many_job_groups`] before
+    /// anything is sent; groups already running are not affected.
+    pub fn set_max_open(&self, max: usize) {
+        self.max_open.store(max.max(1), Ordering::Relaxed);
+    }
+
+    /// The most groups running at once (default [`DEFAULT_MAX_OPEN_GROUPS`]).
+    pub fn max_open(&self) -> usize {
+        self.max_open.load(Ordering::Relaxed)
     }
 
     /// With another clock for `at`.
@@ -336,8 +369,10 @@ impl JobGroups {
     /// group closes; see the module docs for what the client sees.
     ///
     /// Errors (before anything is sent): no workers, a worker named twice, a worker not on the
-    /// bus; every problem listed in one [`JobGroupError`]. Dropping the future tears the group
-    /// down without further envelopes (the workers' tasks are aborted).
+    /// bus; every problem listed in one [`JobGroupError`]. Also (alone, once those pass)
+    /// [`messages::too_many_job_groups`] when [`max_open`](Self::max_open) groups are running
+    /// already. Dropping the future tears the group down without further envelopes (the
+    /// workers' tasks are aborted).
     pub async fn run(
         &self,
         workers: &[&str],
@@ -377,6 +412,13 @@ impl JobGroups {
                             },
                         })
                         .collect(),
+                });
+            }
+            let limit = self.max_open();
+            if running.len() >= limit {
+                tracing::info!(source = %self.source, limit, job = %params.name, "job group refused: too many running");
+                return Err(JobGroupError {
+                    problems: vec![messages::too_many_job_groups(limit)],
                 });
             }
             running.insert(

@@ -99,7 +99,9 @@ pub use job::JobResponse;
 pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
 pub use render::{render_ui_event, render_ui_state, render_ui_state_value};
 pub use respond::{RespondHandle, Responder, WorkerContext};
-pub use screen::{ElementMatch, FoundElement, ListedElement, ScreenAction, ScreenError};
+pub use screen::{
+    ElementMatch, FoundElement, ListedElement, ScreenAction, ScreenError, ScreenErrorKind,
+};
 pub use screen_tool::{
     BusScreenJobs, DEFAULT_SCREEN_TIMEOUT, ScreenJobHandler, ScreenJobs, screen_tools,
 };

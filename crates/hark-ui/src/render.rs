@@ -37,13 +37,13 @@ pub fn render_ui_state(snapshot: &A11ySnapshot) -> String {
         if let Some(name) = node.name.as_deref().filter(|s| !s.is_empty()) {
             push_quoted(&mut out, " \"", name);
         }
-        if let Some(value) = node.value.as_deref().filter(|s| !s.is_empty()) {
+        if let Some(value) = node.value().filter(|s| !s.is_empty()) {
             push_quoted(&mut out, " = \"", value);
         }
-        push_int_tag(&mut out, "level", node.level);
-        push_int_tag(&mut out, "cols", node.colcount);
-        push_int_tag(&mut out, "rows", node.rowcount);
-        for tag in node.state.iter().filter(|s| !s.is_empty()) {
+        push_int_tag(&mut out, "level", node.level());
+        push_int_tag(&mut out, "cols", node.colcount());
+        push_int_tag(&mut out, "rows", node.rowcount());
+        for tag in node.state().iter().filter(|s| !s.is_empty()) {
             out.push_str(" [");
             out.push_str(tag);
             out.push(']');

@@ -63,8 +63,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::classifier::{
-    Answer, Classifier, ClassifierError, Question, YesNoQuestion, YesNoResult, choice_answer,
-    yes_no_answer,
+    Answer, Classifier, ClassifierError, ErrorKind, Question, YesNoQuestion, YesNoResult,
+    choice_answer, yes_no_answer,
 };
 use crate::job::JobResponse;
 use crate::worker::{CommandError, Screen, UiWorker};
@@ -229,6 +229,129 @@ pub enum ScreenError {
     ScreenChanged(String),
 }
 
+impl ScreenError {
+    /// What kind of failure this is (issue 7 follow-up): the classifier's [`ErrorKind`] for
+    /// [`ScreenError::Classifier`], else one name per variant (and per [`CommandError`]
+    /// variant for [`ScreenError::Command`]). Its [`ScreenErrorKind::as_str`] goes beside the
+    /// text in the `screen` job's answer ([`ScreenError::response`]), so a requester decides by
+    /// kind and never by matching the text.
+    pub fn kind(&self) -> ScreenErrorKind {
+        match self {
+            ScreenError::Classifier(e) => ScreenErrorKind::Classifier(e.kind()),
+            ScreenError::UnknownAction(_) => ScreenErrorKind::UnknownAction,
+            ScreenError::TargetMissing(_) => ScreenErrorKind::TargetMissing,
+            ScreenError::ScreenChanged(_) => ScreenErrorKind::ScreenChanged,
+            ScreenError::Command(e) => match e {
+                CommandError::NoSnapshot { .. } => ScreenErrorKind::NoSnapshot,
+                CommandError::StaleRef { .. } => ScreenErrorKind::StaleRef,
+                CommandError::EmptyRef { .. } => ScreenErrorKind::EmptyRef,
+                CommandError::RefNotAString { .. } => ScreenErrorKind::RefNotAString,
+                CommandError::BadOffsets { .. } => ScreenErrorKind::BadOffsets,
+                CommandError::HalfOffsets => ScreenErrorKind::HalfOffsets,
+                CommandError::Closed { .. } => ScreenErrorKind::SessionEnded,
+            },
+        }
+    }
+
+    /// The `screen` job's answer for this failure: status `error`, response `{"error": text,
+    /// "kind": name}` (rtvi-ui.md §5.3; the key is [`crate::offline::KIND_KEY`], the name
+    /// [`ScreenErrorKind::as_str`] of [`ScreenError::kind`]). `text` is the `Display` text,
+    /// the one the `screen` tool gives the voice model (the tool passes only the text on).
+    pub fn response(&self) -> JobResponse {
+        JobResponse {
+            status: hark_rtvi::JobStatus::Error,
+            response: Some(json!({
+                "error": self.to_string(),
+                crate::offline::KIND_KEY: self.kind().as_str(),
+            })),
+        }
+    }
+}
+
+/// The kind of a [`ScreenError`] ([`ScreenError::kind`]), named on the wire by
+/// [`ScreenErrorKind::as_str`]: stable `snake_case` names, carried as `{"error": text,
+/// "kind": name}` in a failed `screen` job's answer (issue 7 follow-up). The offline screen
+/// mode words a failure by it ([`crate::offline::Failure::from_screen_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScreenErrorKind {
+    /// The classifier (and its fallback) failed: its [`ErrorKind`], named as
+    /// [`ErrorKind::as_str`] (`no_classifier`, `not_understood`, `too_many_options`,
+    /// `timeout`, `unreachable`, `bad_answer`, `other`).
+    Classifier(ErrorKind),
+    /// `unknown_action`: an action name the `screen` job does not know.
+    UnknownAction,
+    /// `target_missing`: the action needs a target and got none.
+    TargetMissing,
+    /// `no_snapshot`: the command found no snapshot of the screen yet
+    /// ([`CommandError::NoSnapshot`]; [`crate::offline::NO_SNAPSHOT_KIND`]).
+    NoSnapshot,
+    /// `stale_ref`: the command's ref is not in the latest snapshot ([`CommandError::StaleRef`]).
+    StaleRef,
+    /// `empty_ref`: the command's ref is empty ([`CommandError::EmptyRef`]).
+    EmptyRef,
+    /// `ref_not_a_string`: the command's ref is not a string ([`CommandError::RefNotAString`]).
+    RefNotAString,
+    /// `bad_offsets`: `select_text` offsets that are not a range ([`CommandError::BadOffsets`]).
+    BadOffsets,
+    /// `half_offsets`: `select_text` with one offset of two ([`CommandError::HalfOffsets`]).
+    HalfOffsets,
+    /// `session_ended`: the client session has ended, no command can reach it
+    /// ([`CommandError::Closed`]).
+    SessionEnded,
+    /// `screen_changed`: the screen changed under every try of the action
+    /// ([`ScreenError::ScreenChanged`], issue 9).
+    ScreenChanged,
+}
+
+impl ScreenErrorKind {
+    /// Every kind that is not a classifier's, in declaration order (the classifier's are
+    /// [`ErrorKind::ALL`]).
+    pub const OWN: [ScreenErrorKind; 10] = [
+        ScreenErrorKind::UnknownAction,
+        ScreenErrorKind::TargetMissing,
+        ScreenErrorKind::NoSnapshot,
+        ScreenErrorKind::StaleRef,
+        ScreenErrorKind::EmptyRef,
+        ScreenErrorKind::RefNotAString,
+        ScreenErrorKind::BadOffsets,
+        ScreenErrorKind::HalfOffsets,
+        ScreenErrorKind::SessionEnded,
+        ScreenErrorKind::ScreenChanged,
+    ];
+
+    /// The kind's wire name (see each variant); a classifier's kind is its
+    /// [`ErrorKind::as_str`]. No two kinds share a name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScreenErrorKind::Classifier(kind) => kind.as_str(),
+            ScreenErrorKind::UnknownAction => "unknown_action",
+            ScreenErrorKind::TargetMissing => "target_missing",
+            ScreenErrorKind::NoSnapshot => "no_snapshot",
+            ScreenErrorKind::StaleRef => "stale_ref",
+            ScreenErrorKind::EmptyRef => "empty_ref",
+            ScreenErrorKind::RefNotAString => "ref_not_a_string",
+            ScreenErrorKind::BadOffsets => "bad_offsets",
+            ScreenErrorKind::HalfOffsets => "half_offsets",
+            ScreenErrorKind::SessionEnded => "session_ended",
+            ScreenErrorKind::ScreenChanged => "screen_changed",
+        }
+    }
+
+    /// The kind named `name` ([`ScreenErrorKind::as_str`]); `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<ScreenErrorKind> {
+        ScreenErrorKind::OWN
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .or_else(|| ErrorKind::from_name(name).map(ScreenErrorKind::Classifier))
+    }
+}
+
+impl std::fmt::Display for ScreenErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl UiWorker {
     /// Gives the worker the classifier that answers its screen questions (builder style).
     /// Replaces the default [`crate::classifier::LocalClassifier`]; after
@@ -261,7 +384,10 @@ impl UiWorker {
         questions: &[(String, Question)],
     ) -> Result<Vec<(String, Answer)>, ClassifierError> {
         let Some(primary) = &self.classifiers.primary else {
-            return Err(ClassifierError::new(messages::no_classifier()));
+            return Err(ClassifierError::of_kind(
+                ErrorKind::NoClassifier,
+                messages::no_classifier(),
+            ));
         };
         match primary.ask(state, questions).await {
             Ok(answers) => Ok(answers),
@@ -273,11 +399,12 @@ impl UiWorker {
                     worker = self.name(),
                     "classifier failed; asking the fallback"
                 );
+                // The kind is the fallback's: the last try says what finally went wrong.
                 fallback.ask(state, questions).await.map_err(|second| {
-                    ClassifierError::new(messages::both_classifiers_failed(
-                        &first.message,
-                        &second.message,
-                    ))
+                    ClassifierError::of_kind(
+                        second.kind,
+                        messages::both_classifiers_failed(&first.message, &second.message),
+                    )
                 })
             }
         }
@@ -320,7 +447,8 @@ impl UiWorker {
         let answers = self.ask(&state, &questions).await?;
         let choice = choice_answer(&answers, FIND)?;
         let Some(node) = elements.iter().find(|n| n.ref_ == choice.choice) else {
-            return Err(ClassifierError::new(
+            return Err(ClassifierError::of_kind(
+                ErrorKind::BadAnswer,
                 messages::classifier_choice_not_an_option(FIND, &choice.choice),
             ));
         };
@@ -528,8 +656,8 @@ impl UiWorker {
             .map(|n| ListedElement {
                 role: n.role.clone(),
                 name: name_of(n).to_string(),
-                state: n.state.clone(),
-                value: n.value.clone(),
+                state: n.state().to_vec(),
+                value: n.value().map(str::to_string),
             })
             .collect()
     }
@@ -548,11 +676,12 @@ impl UiWorker {
     /// | `click` `scroll_to` `highlight` `select_text` `fill` | `{"done": bool, "label": name or null}`, acting only at confidence ≥ 0.5 |
     ///
     /// No answer carries a ref. An unknown action, a missing target (beyond pipecat), a
-    /// classifier failure or a refused command answer `{"error": text}` with status `error`.
+    /// classifier failure or a refused command answer `{"error": text, "kind": name}` with
+    /// status `error` ([`ScreenError::response`]; `name` is [`ScreenErrorKind::as_str`]).
     pub async fn screen(&self, payload: &Value) -> JobResponse {
         match self.screen_answer(payload).await {
             Ok(answer) => JobResponse::completed(answer),
-            Err(e) => JobResponse::error(e.to_string()),
+            Err(e) => e.response(),
         }
     }
 

@@ -12,8 +12,8 @@
 //! job with a [`ScreenJobHandler`], e.g. routed under `screen` beside `respond`).
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -76,6 +76,15 @@ pub fn screen_tools(
 /// # Errors
 /// As [`screen_tools`].
 pub fn screen_tool(worker: Arc<dyn ScreenJobs>, timeout: Duration) -> Result<ToolSpec, BuildError> {
+    Ok(SCREEN_TEMPLATE
+        .clone()?
+        .with_executor(Arc::new(ScreenExecutor { worker, timeout })))
+}
+
+/// The `screen` tool as the model sees it, built once per process: its schemas, validator and
+/// description are shared by every session's spec, which adds only its own executor (issue 9:
+/// rebuilding them cost ~14 KiB per session).
+static SCREEN_TEMPLATE: LazyLock<Result<ToolSpec, BuildError>> = LazyLock::new(|| {
     let spec = ToolSpec::new(
         SCREEN_TOOL,
         messages::screen_tool_description(),
@@ -84,9 +93,27 @@ pub fn screen_tool(worker: Arc<dyn ScreenJobs>, timeout: Duration) -> Result<Too
             "ScreenAnswer",
             json!({"type": "object", "additionalProperties": true}),
         ),
-        Arc::new(ScreenExecutor { worker, timeout }),
+        Arc::new(NoWorker),
     )?;
     Ok(spec.interruption(Interruption::Continue))
+});
+
+/// The template's executor: never run, since [`screen_tool`] replaces it with the session's.
+#[derive(Debug)]
+struct NoWorker;
+
+impl ToolExecutor for NoWorker {
+    fn run<'a>(
+        &'a self,
+        _arguments: Arguments,
+        _context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(async {
+            Err(ToolError::internal(
+                "the screen tool template has no worker",
+            ))
+        })
+    }
 }
 
 /// The `screen` tool's parameters schema (rtvi-ui.md §5.3, as pipecat generates it).
@@ -240,5 +267,39 @@ impl ScreenJobs for BusScreenJobs {
                 },
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Named(&'static str);
+
+    impl ScreenJobs for Named {
+        fn worker_name(&self) -> &str {
+            self.0
+        }
+
+        fn screen_job(&self, _payload: Value) -> BoxFuture<'_, Result<JobResponse, String>> {
+            Box::pin(async { Err("not in this test".to_owned()) })
+        }
+    }
+
+    #[test]
+    fn each_session_shares_the_built_schemas_and_gets_its_own_executor() {
+        let timeout = DEFAULT_SCREEN_TIMEOUT;
+        let a = screen_tool(Arc::new(Named("a")), timeout).unwrap();
+        let b = screen_tool(Arc::new(Named("b")), timeout).unwrap();
+        assert_eq!(a.name(), SCREEN_TOOL);
+        assert_eq!(a.description(), messages::screen_tool_description());
+        assert_eq!(a.parameters(), &screen_parameters());
+        assert_eq!(a.interruption_rule(), Interruption::Continue);
+        assert!(std::ptr::eq(a.parameters(), b.parameters()));
+        assert!(std::ptr::eq(a.model_parameters(), b.model_parameters()));
+        assert!(!Arc::ptr_eq(a.executor(), b.executor()));
+        assert!(format!("{:?}", a.executor()).contains("\"a\""));
+        assert!(format!("{:?}", b.executor()).contains("\"b\""));
     }
 }

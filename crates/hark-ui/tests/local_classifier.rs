@@ -1130,3 +1130,133 @@ async fn a_position_past_the_end_is_none() {
     )
     .await;
 }
+
+// ---- Issue 9: the screen cache by skeleton gives the answers of a fresh parse.
+
+/// Every ref of `snapshot` with `prefix` in front (a session's next snapshot of the page).
+fn renumbered(snapshot: &A11ySnapshot, prefix: &str) -> A11ySnapshot {
+    fn walk(n: &mut hark_ui::A11yNode, prefix: &str) {
+        if !n.ref_.is_empty() {
+            n.ref_ = format!("{prefix}{}", n.ref_);
+        }
+        n.children.iter_mut().for_each(|c| walk(c, prefix));
+    }
+    let mut s = snapshot.clone();
+    walk(&mut s.root, prefix);
+    s
+}
+
+/// What the local classifier answers about `text` from a tree parsed afresh (no cache): the
+/// answers before issue 9's screen cache.
+fn fresh_answer(
+    c: &LocalClassifier,
+    description: &str,
+    text: &str,
+    options: &[(String, Option<String>)],
+) -> Answer {
+    let tree = ScreenTree::parse(text);
+    let chosen = c.choose(description, &tree, options).unwrap();
+    Answer::Choice(hark_ui::classifier::ChoiceResult {
+        choice: options[chosen.best].0.clone(),
+        probabilities: options
+            .iter()
+            .zip(&chosen.probabilities)
+            .map(|((o, _), p)| (o.clone(), *p))
+            .collect(),
+        confidence: chosen.confidence,
+    })
+}
+
+/// One classifier asked about every grounding-benchmark page (1,168 rows, all splits), each
+/// page three times with its refs renumbered in between (the second and third find the
+/// first's tree by its skeleton), answers exactly what a fresh parse of each text gives:
+/// choice, every probability and the confidence, bit for bit; and `screen` gives the
+/// fresh parse's tree, refs included. Lexical, so it runs without the model.
+#[tokio::test]
+async fn cached_screens_answer_as_a_fresh_parse() {
+    let shared = LocalClassifier::lexical();
+    let reference = LocalClassifier::lexical();
+    let rows = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/grounding/rows.jsonl"
+    ))
+    .unwrap();
+    let mut hits = 0;
+    for line in rows.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let base = A11ySnapshot::from_json(&row["snapshot"].to_string()).unwrap();
+        let description = row["description"].as_str().unwrap();
+        for prefix in ["", "s1", "s2"] {
+            let snapshot = renumbered(&base, prefix);
+            let text = hark_ui::render_ui_state(&snapshot);
+            let options: Vec<(String, Option<String>)> =
+                hark_ui::screen::named_elements(&snapshot.root)
+                    .iter()
+                    .map(|n| {
+                        let name = n.name.as_deref().unwrap_or("");
+                        (
+                            n.ref_.clone(),
+                            Some(messages::element_option(&n.role, name)),
+                        )
+                    })
+                    .collect();
+            if options.is_empty() {
+                continue;
+            }
+            let state = json!({"utterance": description, "screen": text});
+            let q = [(
+                "element".to_string(),
+                Question::choice(messages::find_instructions(), options.clone()),
+            )];
+            let answers = shared.ask(&state, &q).await.unwrap();
+            assert_eq!(
+                answers[0].1,
+                fresh_answer(&reference, description, &text, &options),
+                "{description} ({prefix})"
+            );
+            let tree = shared.screen(&text);
+            let parsed = ScreenTree::parse(&text);
+            assert_eq!(format!("{:?}", tree.nodes), format!("{:?}", parsed.nodes));
+            assert_eq!(tree.by_ref, parsed.by_ref);
+            hits += usize::from(!prefix.is_empty());
+        }
+    }
+    assert!(hits > 1000, "{hits} renumbered screens asked");
+}
+
+/// `select_elements`' per-element questions on a renumbered screen (its tree from the cache)
+/// answer as on the screen parsed the first time.
+#[tokio::test]
+async fn select_questions_on_a_renumbered_screen() {
+    let c = LocalClassifier::lexical();
+    let first = todos(false);
+    let mut probabilities = Vec::new();
+    for snapshot in [first.clone(), renumbered(&first, "n")] {
+        let elements = hark_ui::screen::named_elements(&snapshot.root);
+        let questions: Vec<(String, Question)> = elements
+            .iter()
+            .map(|n| {
+                (
+                    n.ref_.clone(),
+                    Question::yes_no(messages::select_element_question(
+                        "checked boxes",
+                        &n.role,
+                        n.name.as_deref().unwrap_or(""),
+                    )),
+                )
+            })
+            .collect();
+        let state = json!({"criteria": "checked boxes",
+                           "screen": hark_ui::render_ui_state(&snapshot)});
+        let answers = c.ask(&state, &questions).await.unwrap();
+        assert_eq!(answers.len(), elements.len());
+        for ((name, _), n) in answers.iter().zip(&elements) {
+            assert_eq!(name, &n.ref_);
+        }
+        probabilities.push(answers.into_iter().map(|(_, a)| a).collect::<Vec<_>>());
+    }
+    assert_eq!(probabilities[0], probabilities[1]);
+    let yes = |a: &Answer| matches!(a, Answer::YesNo(r) if r.is_yes());
+    assert!(probabilities[0].iter().any(yes), "the checked box matches");
+    assert!(!probabilities[0].iter().all(yes), "the others do not");
+}

@@ -440,7 +440,12 @@ async fn unknown_or_missing_actions_and_targets_answer_errors() {
     ] {
         let r = w.screen(&payload).await;
         assert_eq!(r.status, JobStatus::Error, "{payload}");
-        assert_eq!(r.response, Some(json!({"error": text})), "{payload}");
+        // The kind beside the text is pinned in tests/screen_kinds.rs.
+        assert_eq!(
+            r.response.as_ref().unwrap()["error"],
+            json!(text),
+            "{payload}"
+        );
     }
     assert_eq!(
         messages::unknown_screen_action("dance"),
@@ -463,7 +468,10 @@ async fn a_classifier_failure_answers_an_error_and_the_fallback_is_asked() {
     for action in ["find", "check", "select", "click"] {
         let r = w.screen(&json!({"action": action, "target": "x"})).await;
         assert_eq!(r.status, JobStatus::Error);
-        assert_eq!(r.response, Some(json!({"error": "model unreachable"})));
+        assert_eq!(
+            r.response,
+            Some(json!({"error": "model unreachable", "kind": "other"}))
+        );
     }
 
     let (tx, _rx2) = unbounded_channel();
@@ -484,7 +492,7 @@ async fn a_classifier_failure_answers_an_error_and_the_fallback_is_asked() {
     assert_eq!(
         r.response,
         Some(
-            json!({"error": "the classifier failed (model unreachable) and so did its fallback (model unreachable)."})
+            json!({"error": "the classifier failed (model unreachable) and so did its fallback (model unreachable).", "kind": "other"})
         )
     );
 }
@@ -497,7 +505,7 @@ async fn without_a_classifier_questions_fail_clearly_and_plain_reads_work() {
     assert_eq!(r.status, JobStatus::Error);
     assert_eq!(
         r.response,
-        Some(json!({"error": messages::no_classifier()}))
+        Some(json!({"error": messages::no_classifier(), "kind": "no_classifier"}))
     );
     assert!(messages::no_classifier().contains("UiWorker::with_classifier"));
     let r = w.screen(&json!({"action": "list"})).await;

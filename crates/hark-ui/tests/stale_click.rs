@@ -172,7 +172,10 @@ async fn a_screen_that_keeps_changing_answers_ask_again_and_sends_nothing() {
 
     assert_eq!(done.status, JobStatus::Error);
     let text = "The screen changed before the click; ask the screen again.";
-    assert_eq!(done.response, Some(json!({ "error": text })));
+    assert_eq!(
+        done.response,
+        Some(json!({ "error": text, "kind": "screen_changed" }))
+    );
     assert_eq!(messages::screen_changed("click"), text);
     assert_eq!(classifier.chosen.lock().unwrap().len(), STALE_RETRIES + 1);
     assert!(commands(&mut rx).is_empty(), "no command for a stale ref");

@@ -4,7 +4,7 @@
 //! Spec: `ui-worker.md` (the `screen` job and its actions, "Screen questions"); rtvi-ui.md
 //! §5.3 (the job's answers). One turn ([`OfflineScreen::turn`]):
 //!
-//! 1. [`parse`] reads the text: the verb picks the action, the rest is the target
+//! 1. [`parse()`] reads the text: the verb picks the action, the rest is the target
 //!    description (and, for fill, the value, kept as written);
 //! 2. the intent runs as `screen` jobs through [`ScreenJobs`] — the same path the voice LLM's
 //!    `screen` tool takes, so the worker's classifier (the local one in `hark serve --demo`)
@@ -27,8 +27,11 @@
 //!    [`Failure`] kind; the developer's error text goes to the log and [`ScreenCall::answer`].
 //!    The kind is never read from the error text when it is known otherwise: a timeout or an
 //!    unreachable worker is seen here, and a failed job's answer carries it as
-//!    `{"error": text, "kind": name}` ([`ErrorKind::as_str`], or [`NO_SNAPSHOT_KIND`]). Only a
-//!    worker that sends no `kind` falls back to [`Failure::of`] on the text.
+//!    `{"error": text, "kind": name}` ([`crate::ScreenError::response`]: a
+//!    [`ScreenErrorKind::as_str`], which is the classifier's [`ErrorKind::as_str`] for a
+//!    classifier failure; [`Failure::from_screen_kind`] words it). Every failure
+//!    [`crate::UiWorker::screen`] answers carries one. Only a worker that sends no `kind` (or
+//!    one this version does not know) falls back to [`Failure::of`] on the text.
 //!
 //! The mode says so: [`mode_message`] is the `server-message` a server sends once the client
 //! is ready (the demo page shows its `text` in a notice line), and [`messages::offline_mode_notice`]
@@ -69,6 +72,7 @@ use serde_json::{Value, json};
 use crate::classifier::ErrorKind;
 use crate::job::JobResponse;
 use crate::messages;
+use crate::screen::ScreenErrorKind;
 use crate::screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs};
 
 pub use parse::{Intent, parse};
@@ -104,10 +108,12 @@ pub fn mode_message() -> Value {
 }
 
 /// The key of a failed job's answer that names its kind of failure: `{"error": text, "kind":
-/// name}`, the name an [`ErrorKind::as_str`] or [`NO_SNAPSHOT_KIND`] (issue 7 follow-up).
+/// name}`, the name a [`ScreenErrorKind::as_str`] (a classifier failure's is its
+/// [`ErrorKind::as_str`]; issue 7 follow-up).
 pub const KIND_KEY: &str = "kind";
 
-/// The `kind` of a failed job whose command found no snapshot of the screen yet.
+/// The `kind` of a failed job whose command found no snapshot of the screen yet
+/// ([`ScreenErrorKind::NoSnapshot`]).
 pub const NO_SNAPSHOT_KIND: &str = "no_snapshot";
 
 /// What kind of failure a failed `screen` job was, for the shopper's sentence
@@ -141,13 +147,31 @@ impl Failure {
         }
     }
 
-    /// The kind named by a failed job's [`KIND_KEY`]: an [`ErrorKind`] name or
-    /// [`NO_SNAPSHOT_KIND`]; `None` for a name it does not know.
-    pub fn from_name(name: &str) -> Option<Failure> {
-        if name == NO_SNAPSHOT_KIND {
-            return Some(Failure::NoScreen);
+    /// The shopper-facing kind of a failed `screen` job's [`ScreenErrorKind`]: a classifier
+    /// failure as [`Failure::from_kind`]; no snapshot yet is [`Failure::NoScreen`]; an ended
+    /// session is [`Failure::Unreachable`]; every other kind (an unknown action, a missing
+    /// target, a refused ref, a screen that kept changing) is [`Failure::Other`].
+    pub fn from_screen_kind(kind: ScreenErrorKind) -> Failure {
+        match kind {
+            ScreenErrorKind::Classifier(kind) => Failure::from_kind(kind),
+            ScreenErrorKind::NoSnapshot => Failure::NoScreen,
+            ScreenErrorKind::SessionEnded => Failure::Unreachable,
+            ScreenErrorKind::UnknownAction
+            | ScreenErrorKind::TargetMissing
+            | ScreenErrorKind::StaleRef
+            | ScreenErrorKind::EmptyRef
+            | ScreenErrorKind::RefNotAString
+            | ScreenErrorKind::BadOffsets
+            | ScreenErrorKind::HalfOffsets
+            | ScreenErrorKind::ScreenChanged => Failure::Other,
         }
-        ErrorKind::from_name(name).map(Failure::from_kind)
+    }
+
+    /// The kind named by a failed job's [`KIND_KEY`]: a [`ScreenErrorKind`] name (an
+    /// [`ErrorKind`] name, [`NO_SNAPSHOT_KIND`], …), worded by [`Failure::from_screen_kind`];
+    /// `None` for a name it does not know.
+    pub fn from_name(name: &str) -> Option<Failure> {
+        ScreenErrorKind::from_name(name).map(Failure::from_screen_kind)
     }
 
     /// The kind of a failed job's answer (`{"error", "kind"?}`): its [`KIND_KEY`] when it

@@ -407,10 +407,18 @@ pub struct Scored {
     pub semantic: bool,
 }
 
+/// The best [`similarity`] of `q` with any of `toks` (0 when none); stops at an exact match,
+/// the most there is.
 fn best_sim(q: &str, toks: &Tokens) -> f64 {
-    toks.iter()
-        .map(|t| similarity(q, &t.word))
-        .fold(0.0, f64::max)
+    let mut best = 0.0;
+    for t in toks {
+        let s = similarity(q, &t.word);
+        if s >= 1.0 {
+            return s;
+        }
+        best = f64::max(best, s);
+    }
+    best
 }
 
 /// The semantic feature of a choice: how to get, per candidate, the cosine of its name's
@@ -639,11 +647,15 @@ pub fn score(
     // French press" → the "Add to cart" in the French press's list item) scores as its item
     // plus a bonus, when the description also names the control ("the kettle's add to cart
     // button", "put … in my basket") or has a verb of taking a product.
-    let at: std::collections::HashMap<usize, usize> = candidates
-        .iter()
-        .enumerate()
-        .filter_map(|(k, c)| c.index.map(|i| (i, k)))
-        .collect();
+    // Node index → candidate (the last candidate of a node, as a map collected in order).
+    let mut at: Vec<Option<usize>> = vec![None; tree.nodes.len()];
+    for (k, c) in candidates.iter().enumerate() {
+        if let Some(i) = c.index
+            && let Some(slot) = at.get_mut(i)
+        {
+            *slot = Some(k);
+        }
+    }
     let base = scores.clone();
     // Whose features a candidate's calibration reads: its own, or its owner's when it scored
     // as its owner.
@@ -664,13 +676,13 @@ pub fn score(
                 if OWNER_ROLES.contains(&tree.nodes[a].role.as_str()) {
                     // The item itself when named, and the named things in it (a product's
                     // link or heading beside its button).
-                    owners.extend(at.get(&a));
+                    owners.extend(at[a]);
                     let depth = tree.nodes[a].depth;
                     let taking = query.purchase && acquiring;
                     owners.extend(
                         (a + 1..tree.nodes.len())
                             .take_while(|&d| tree.nodes[d].depth > depth)
-                            .filter_map(|d| at.get(&d).copied())
+                            .filter_map(|d| at[d])
                             .filter(|&k| taking && k != j && !acquiring_name(candidates[k].node)),
                     );
                     break;

@@ -14,8 +14,9 @@
 //! - **Choice** (`which_element`, `act`): which option a description means. The description is
 //!   the state's `"utterance"` (as the worker asks) or else the question's text instructions.
 //!   Options are refs; each is looked up in the screen (the state's `"screen"`, the rendered
-//!   `<ui_state>` text, parsed back into a tree by [`tree::ScreenTree::parse`] and cached per
-//!   screen text) and, when absent there, read from its description `role "name"`. The
+//!   `<ui_state>` text, parsed back into a tree by [`tree::ScreenTree::parse`] and cached by
+//!   its skeleton, see below) and, when absent there, read from its description `role
+//!   "name"`. The
 //!   chosen option's probability is calibrated ([`calibration`]): "none" is a confidence
 //!   below 0.5, never a forced pick. The other options share the rest in proportion to
 //!   `exp(score)`.
@@ -32,10 +33,16 @@
 //! names its cache lacks on tokio's blocking pool (issue 7 follow-up; a question that needs
 //! names still being embedded waits for them, at most [`PREPARE_WAIT`]).
 //!
-//! The worker hands the screen as text (pipecat's interface); parsing a 255-element screen
-//! takes tens of microseconds and happens once per screen text (a small cache of the last
-//! [`CACHE_SCREENS`] screens). [`LocalClassifier::choose`] takes a typed
-//! [`ScreenTree`] directly, for callers (the grounding benchmark) that hold one.
+//! The worker hands the screen as text (pipecat's interface). A live session's snapshots keep
+//! their page and renumber every ref, so no text is seen twice; parsing one (a 200-node page,
+//! about 9 KB) costs hundreds of microseconds, most of it the names' words. So a question
+//! reads its text's [`tree::skeleton`] (the text without its ref values) and its refs in one
+//! pass, and takes the tree of that skeleton from a cache of the last [`CACHE_SCREENS`]
+//! (shared by every session the classifier serves), parsing only a skeleton it has not seen;
+//! refs are looked up in the text's own ref index (issue 9). The answers are those of a fresh
+//! parse, bit for bit (`tests/local_classifier.rs`, `cached_screens_answer_as_a_fresh_parse`).
+//! [`LocalClassifier::choose`] takes a typed [`ScreenTree`] directly, for callers (the
+//! grounding benchmark) that hold one.
 //!
 //! ## Example
 //!
@@ -67,11 +74,13 @@ pub mod text;
 pub mod tree;
 pub mod yes_no;
 
+use std::hash::Hasher;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use hark_rtvi::A11ySnapshot;
+use hark_rtvi::{A11yNode, A11ySnapshot};
+use rustc_hash::{FxHashMap, FxHasher};
 use serde_json::Value;
 
 use crate::classifier::{
@@ -85,8 +94,16 @@ pub use choice::{Query, Scored};
 pub use embed::Embedder;
 pub use tree::ScreenTree;
 
-/// How many parsed screens the classifier keeps (most recent first).
-pub const CACHE_SCREENS: usize = 4;
+/// How many parsed screens the classifier keeps (most recent first), each under its
+/// [`tree::skeleton`]: one classifier serves every session of a server (issue 9), and a
+/// session's next snapshot of the same page, refs renumbered, finds its page here.
+pub const CACHE_SCREENS: usize = 16;
+
+/// How many `(role, name)` lists of snapshots whose names were all cached
+/// [`Classifier::prepare`] remembers (by a 64-bit hash), so a snapshot of a page it has seen
+/// lately costs a walk of the tree and no allocation (issue 9: one classifier, many sessions
+/// on different pages).
+pub const PREPARED_PAGES: usize = 64;
 
 /// Score points per unit of cosine between a description and an element name (chosen on the
 /// benchmark's train and dev splits).
@@ -102,12 +119,71 @@ pub const PREPARE_WAIT: Duration = Duration::from_secs(10);
 /// time). Thread-safe: the caches sit behind mutexes held only to look up or insert.
 #[derive(Debug)]
 pub struct LocalClassifier {
-    cache: Mutex<Vec<(String, Arc<ScreenTree>)>>,
+    /// Parsed screens by skeleton, most recent first (at most [`CACHE_SCREENS`]).
+    cache: Mutex<Vec<CachedScreen>>,
     embedder: Option<Arc<Embedder>>,
     semantic_weight: f64,
     prefetch: Arc<Prefetch>,
-    /// The `(role, name)` list of the snapshot [`Classifier::prepare`] last looked at.
-    last_prepared: Mutex<Vec<(String, String)>>,
+    /// What [`Classifier::prepare`] has seen lately.
+    prepared: Mutex<Prepared>,
+}
+
+/// A parsed screen under its [`tree::skeleton`]; the tree's refs are those of the text that
+/// was parsed.
+#[derive(Debug)]
+struct CachedScreen {
+    skeleton: String,
+    tree: Arc<ScreenTree>,
+}
+
+/// A screen text read for a question: the tree of its skeleton (refs possibly another
+/// text's) and its own refs.
+struct View<'t> {
+    tree: Arc<ScreenTree>,
+    /// One ref per node, from the text.
+    refs: Vec<&'t str>,
+    /// Ref → node index (the first node with it), as [`ScreenTree::by_ref`] for the text.
+    index: FxHashMap<&'t str, usize>,
+}
+
+impl View<'_> {
+    fn find(&self, ref_: &str) -> Option<usize> {
+        self.index.get(ref_).copied()
+    }
+}
+
+/// What [`Classifier::prepare`] remembers: hashes of `(role, name)` lists.
+#[derive(Debug, Default)]
+struct Prepared {
+    /// The list of the snapshot last handed to the background job (its names may still be
+    /// embedding).
+    last: Option<u64>,
+    /// Lists whose names were all cached when seen, with [`Embedder::computed`] then (a
+    /// list is trusted while fewer than [`embed::CACHE_TEXTS`] texts were embedded since:
+    /// older names may have left the cache). A ring of [`PREPARED_PAGES`].
+    cached: Vec<(u64, u64)>,
+    /// Where the next entry of `cached` goes once it is full.
+    next: usize,
+}
+
+impl Prepared {
+    fn knows(&self, hash: u64, computed: u64) -> bool {
+        self.last == Some(hash)
+            || self.cached.iter().any(|&(h, at)| {
+                h == hash && computed.saturating_sub(at) < embed::CACHE_TEXTS as u64
+            })
+    }
+
+    fn remember_cached(&mut self, hash: u64, computed: u64) {
+        if let Some(e) = self.cached.iter_mut().find(|(h, _)| *h == hash) {
+            e.1 = computed;
+        } else if self.cached.len() < PREPARED_PAGES {
+            self.cached.push((hash, computed));
+        } else {
+            self.cached[self.next] = (hash, computed);
+            self.next = (self.next + 1) % PREPARED_PAGES;
+        }
+    }
 }
 
 /// The background embedding of element names ([`Classifier::prepare`]): at most one job runs;
@@ -255,7 +331,7 @@ impl LocalClassifier {
             embedder,
             semantic_weight: SEMANTIC_WEIGHT,
             prefetch: Arc::default(),
-            last_prepared: Mutex::new(Vec::new()),
+            prepared: Mutex::default(),
         }
     }
 
@@ -307,21 +383,71 @@ impl LocalClassifier {
         }
     }
 
-    /// The parsed tree of a `<ui_state>` text, from the cache when this text was seen lately.
+    /// The parsed tree of a `<ui_state>` text (what [`ScreenTree::parse`] gives), from the
+    /// cache when a text of the same [`tree::skeleton`] was seen lately (then a copy with
+    /// this text's refs when they differ).
     pub fn screen(&self, text: &str) -> Arc<ScreenTree> {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(pos) = cache.iter().position(|(t, _)| t == text) {
-            let entry = cache.remove(pos);
-            let tree = entry.1.clone();
-            cache.insert(0, entry);
-            return tree;
+        let view = self.view(text);
+        let same_refs = view.tree.nodes.len() == view.refs.len()
+            && view
+                .tree
+                .nodes
+                .iter()
+                .zip(&view.refs)
+                .all(|(n, r)| n.ref_ == *r);
+        if same_refs {
+            view.tree
+        } else {
+            Arc::new(view.tree.with_refs(&view.refs))
         }
-        drop(cache);
-        let tree = Arc::new(ScreenTree::parse(text));
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache.insert(0, (text.to_string(), tree.clone()));
-        cache.truncate(CACHE_SCREENS);
-        tree
+    }
+
+    /// Reads a `<ui_state>` text for a question: its skeleton and refs (one pass over the
+    /// text), and the tree of that skeleton from the cache, or parsed now and cached (issue
+    /// 9: a session's snapshots renumber their refs, so the text itself is never seen twice).
+    fn view<'t>(&self, text: &'t str) -> View<'t> {
+        let mut skeleton = String::with_capacity(text.len() + text.len() / 4 + 64);
+        let mut refs = Vec::new();
+        tree::skeleton(text, &mut skeleton, &mut refs);
+        let cached = {
+            let mut cache = lock(&self.cache);
+            cache
+                .iter()
+                .position(|c| c.skeleton == skeleton)
+                .map(|pos| {
+                    let entry = cache.remove(pos);
+                    let tree = entry.tree.clone();
+                    cache.insert(0, entry);
+                    tree
+                })
+        };
+        let tree = match cached {
+            Some(tree) => tree,
+            None => {
+                let tree = Arc::new(ScreenTree::parse(text));
+                let mut cache = lock(&self.cache);
+                // Another question may have parsed the same skeleton meanwhile.
+                if !cache.iter().any(|c| c.skeleton == skeleton) {
+                    cache.insert(
+                        0,
+                        CachedScreen {
+                            skeleton,
+                            tree: tree.clone(),
+                        },
+                    );
+                    cache.truncate(CACHE_SCREENS);
+                }
+                tree
+            }
+        };
+        let mut index = FxHashMap::with_capacity_and_hasher(refs.len(), Default::default());
+        // One ref per node of a tree of this skeleton; the bound is a guard.
+        for (i, r) in refs.iter().enumerate() {
+            if !r.is_empty() && i < tree.nodes.len() {
+                index.entry(*r).or_insert(i);
+            }
+        }
+        View { tree, refs, index }
     }
 
     /// Which of `options` (`(ref, description 'role "name"')`) `description` means on `tree`.
@@ -332,31 +458,44 @@ impl LocalClassifier {
         tree: &ScreenTree,
         options: &[(String, Option<String>)],
     ) -> Option<Chosen> {
+        self.choose_in(description, tree, |r| tree.by_ref.get(r).copied(), options)
+    }
+
+    /// [`LocalClassifier::choose`] with the refs looked up by `find` (ref → node index of
+    /// `tree`) rather than in `tree`'s own.
+    fn choose_in(
+        &self,
+        description: &str,
+        tree: &ScreenTree,
+        find: impl Fn(&str) -> Option<usize>,
+        options: &[(String, Option<String>)],
+    ) -> Option<Chosen> {
         if options.is_empty() {
             return None;
         }
-        let fallback: Vec<Option<tree::Node>> = options
+        let at: Vec<Option<usize>> = options.iter().map(|(r, _)| find(r)).collect();
+        // Options not on the screen, read from their descriptions (an empty node, which
+        // allocates nothing, for the others).
+        let fallback: Vec<tree::Node> = options
             .iter()
-            .map(|(r, desc)| {
-                if tree.by_ref.contains_key(r) {
-                    None
-                } else {
-                    Some(option_node(r, desc.as_deref()))
-                }
+            .zip(&at)
+            .map(|((r, desc), i)| match i {
+                Some(_) => tree::Node::default(),
+                None => option_node(r, desc.as_deref()),
             })
             .collect();
-        let candidates: Vec<choice::Candidate<'_>> = options
+        let candidates: Vec<choice::Candidate<'_>> = at
             .iter()
             .zip(&fallback)
-            .map(|((r, _), fb)| match fb {
-                Some(node) => choice::Candidate { node, index: None },
-                None => {
-                    let i = tree.by_ref[r];
-                    choice::Candidate {
-                        node: &tree.nodes[i],
-                        index: Some(i),
-                    }
-                }
+            .map(|(i, fb)| match i {
+                Some(i) => choice::Candidate {
+                    node: &tree.nodes[*i],
+                    index: Some(*i),
+                },
+                None => choice::Candidate {
+                    node: fb,
+                    index: None,
+                },
             })
             .collect();
         let query = Query::parse(description);
@@ -401,10 +540,14 @@ impl LocalClassifier {
         })
     }
 
-    fn tree_of(&self, state: &Value) -> Arc<ScreenTree> {
+    fn view_of<'t>(&self, state: &'t Value) -> View<'t> {
         match state.get("screen") {
-            Some(Value::String(text)) => self.screen(text),
-            _ => Arc::new(ScreenTree::default()),
+            Some(Value::String(text)) => self.view(text),
+            _ => View {
+                tree: Arc::new(ScreenTree::default()),
+                refs: Vec::new(),
+                index: FxHashMap::default(),
+            },
         }
     }
 
@@ -413,7 +556,7 @@ impl LocalClassifier {
         name: &str,
         q: &ChoiceQuestion,
         state: &Value,
-        tree: &ScreenTree,
+        view: &View<'_>,
     ) -> Result<Answer, ClassifierError> {
         if q.options.is_empty() {
             return Err(ClassifierError::of_kind(
@@ -439,7 +582,8 @@ impl LocalClassifier {
                 ));
             }
         };
-        let Some(chosen) = self.choose(description, tree, &q.options) else {
+        let Some(chosen) = self.choose_in(description, &view.tree, |r| view.find(r), &q.options)
+        else {
             return Err(ClassifierError::of_kind(
                 ErrorKind::NotUnderstood,
                 messages::local_no_options(name),
@@ -515,7 +659,8 @@ impl LocalClassifier {
         state: &Value,
         questions: &[(String, Question)],
     ) -> Result<Vec<(String, Answer)>, ClassifierError> {
-        let tree = self.tree_of(state);
+        let view = self.view_of(state);
+        let tree = &*view.tree;
         let mut answers: Vec<Option<Answer>> = vec![None; questions.len()];
 
         // select_elements' per-element questions: grouped by criteria, scored together.
@@ -537,36 +682,37 @@ impl LocalClassifier {
             }
         }
         for (criteria, items) in &groups {
-            let fallback: Vec<Option<tree::Node>> = items
+            let at: Vec<Option<usize>> = items
                 .iter()
-                .map(|(i, role, el_name)| {
-                    let r = &questions[*i].0;
-                    if tree.by_ref.contains_key(r) {
-                        None
-                    } else {
-                        Some(option_node(
-                            r,
-                            Some(&messages::element_option(role, el_name)),
-                        ))
-                    }
+                .map(|(i, _, _)| view.find(&questions[*i].0))
+                .collect();
+            let fallback: Vec<tree::Node> = items
+                .iter()
+                .zip(&at)
+                .map(|((i, role, el_name), found)| match found {
+                    Some(_) => tree::Node::default(),
+                    None => option_node(
+                        &questions[*i].0,
+                        Some(&messages::element_option(role, el_name)),
+                    ),
                 })
                 .collect();
-            let candidates: Vec<choice::Candidate<'_>> = items
+            let candidates: Vec<choice::Candidate<'_>> = at
                 .iter()
                 .zip(&fallback)
-                .map(|((i, _, _), fb)| match fb {
-                    Some(node) => choice::Candidate { node, index: None },
-                    None => {
-                        let at = tree.by_ref[&questions[*i].0];
-                        choice::Candidate {
-                            node: &tree.nodes[at],
-                            index: Some(at),
-                        }
-                    }
+                .map(|(found, fb)| match found {
+                    Some(at) => choice::Candidate {
+                        node: &tree.nodes[*at],
+                        index: Some(*at),
+                    },
+                    None => choice::Candidate {
+                        node: fb,
+                        index: None,
+                    },
                 })
                 .collect();
-            let probabilities = yes_no::select_probabilities(criteria, &tree, &candidates)
-                .map_err(|_| {
+            let probabilities =
+                yes_no::select_probabilities(criteria, tree, &candidates).map_err(|_| {
                     ClassifierError::of_kind(
                         ErrorKind::NotUnderstood,
                         messages::local_cannot_read(&questions[items[0].0].0, criteria),
@@ -582,9 +728,9 @@ impl LocalClassifier {
                 continue;
             }
             answers[i] = Some(match q {
-                Question::Choice(c) => self.answer_choice(name, c, state, &tree)?,
+                Question::Choice(c) => self.answer_choice(name, c, state, &view)?,
                 Question::YesNo(y) => Answer::YesNo(YesNoResult {
-                    probability: Self::answer_yes_no(name, y, state, &tree)?,
+                    probability: Self::answer_yes_no(name, y, state, tree)?,
                 }),
                 Question::Score(_) => {
                     return Err(ClassifierError::of_kind(
@@ -621,10 +767,14 @@ impl Classifier for LocalClassifier {
     /// options `UiWorker::find_element` will offer) that the model's cache does not hold, so
     /// the first question on a new screen finds them cached (issue 7 follow-up). Called by
     /// `UiWorker::on_snapshot` on the session task for every snapshot, so only the cheap part
-    /// runs here: the `(role, name)` list of [`named_elements`] (at most
-    /// [`MAX_ELEMENT_OPTIONS`]), compared with the previous snapshot's (equal: nothing to do),
-    /// and a look-up of the names in the model's cache. Nothing is rendered or parsed: a
-    /// question parses its screen text on demand ([`LocalClassifier::screen`], cached).
+    /// runs here: a 64-bit hash of the `(role, name)` list of the named elements (those of
+    /// [`named_elements`], at most [`MAX_ELEMENT_OPTIONS`]), taken by walking the tree
+    /// without allocating (issue 9). When it is the list last handed to the background job, or
+    /// one of the last [`PREPARED_PAGES`] lists whose names were all cached (the classifier
+    /// serves every session, on different pages), there is nothing to do and nothing is
+    /// allocated. Otherwise the list is built and its names looked up in the model's cache.
+    /// Nothing is rendered or parsed: a question reads its screen text on demand
+    /// ([`LocalClassifier::screen`], cached by skeleton).
     /// Returns at once: the embedding runs on tokio's blocking pool (or a thread outside a
     /// runtime); a newer snapshot supersedes an older one's pending names; names seen before
     /// are never embedded again (the cache is keyed by text, [`embed::CACHE_TEXTS`] per
@@ -635,26 +785,30 @@ impl Classifier for LocalClassifier {
         let Some(embedder) = &self.embedder else {
             return;
         };
+        let computed = embedder.computed();
+        // The common case: a page seen lately (refs renumbered), all its names cached.
+        // Hashing its (role, name) list walks the tree and allocates nothing.
+        let quick = names_hash(&snapshot.root);
+        if let Some(hash) = quick
+            && lock(&self.prepared).knows(hash, computed)
+        {
+            return;
+        }
         let named = named_elements(&snapshot.root);
         fn name_of(n: &hark_rtvi::A11yNode) -> &str {
             n.name.as_deref().unwrap_or("")
         }
-        {
-            let mut last = lock(&self.last_prepared);
-            let same = last.len() == named.len()
-                && last
-                    .iter()
-                    .zip(&named)
-                    .all(|((role, name), n)| *role == n.role && name == name_of(n));
-            if same {
-                // The same names as the previous snapshot (a re-render, renumbered refs):
-                // already cached or pending.
-                return;
+        // More named elements than the options a question offers, or a tree too deep to
+        // walk: the hash of the list itself.
+        let hash = quick.unwrap_or_else(|| {
+            let mut h = FxHasher::default();
+            for n in &named {
+                hash_name(&mut h, n);
             }
-            *last = named
-                .iter()
-                .map(|n| (n.role.clone(), name_of(n).to_string()))
-                .collect();
+            h.finish()
+        });
+        if quick.is_none() && lock(&self.prepared).knows(hash, computed) {
+            return;
         }
         let names: Vec<&str> = named.iter().map(|n| name_of(n)).collect();
         let missing: Vec<String> = embedder
@@ -662,12 +816,16 @@ impl Classifier for LocalClassifier {
             .into_iter()
             .map(str::to_string)
             .collect();
-        let mut st = lock(&self.prefetch.state);
         if missing.is_empty() {
             // Nothing new: an older snapshot's pending names are stale now.
-            st.pending = None;
+            lock(&self.prefetch.state).pending = None;
+            let mut prepared = lock(&self.prepared);
+            prepared.last = Some(hash);
+            prepared.remember_cached(hash, computed);
             return;
         }
+        lock(&self.prepared).last = Some(hash);
+        let mut st = lock(&self.prefetch.state);
         st.pending = Some(missing);
         if !st.running {
             st.running = true;
@@ -678,8 +836,49 @@ impl Classifier for LocalClassifier {
                 st.pending = None;
                 drop(st);
                 // Not started: the same names again should try again.
-                lock(&self.last_prepared).clear();
+                lock(&self.prepared).last = None;
             }
         }
     }
+}
+
+/// Deepest tree [`names_hash`] walks (recursively); deeper trees take the slow path.
+const HASH_DEPTH: usize = 200;
+
+/// Feeds one named element's `(role, name)` to `h` (lengths first, so the list reads back
+/// one way only).
+fn hash_name(h: &mut FxHasher, n: &A11yNode) {
+    let name = n.name.as_deref().unwrap_or("");
+    h.write_usize(n.role.len());
+    h.write(n.role.as_bytes());
+    h.write_usize(name.len());
+    h.write(name.as_bytes());
+}
+
+/// A 64-bit hash of the `(role, name)` list of the named elements under `root` (ref and
+/// name non-empty, as [`named_elements`]), in document order, without allocating; `None`
+/// when there are more than [`MAX_ELEMENT_OPTIONS`] (then [`named_elements`] keeps only
+/// the first of them breadth-first, so the set differs) or the tree is deeper than
+/// [`HASH_DEPTH`]. Two snapshots with the same hash have the same names to embed (a 64-bit
+/// collision aside, which would only leave some names for their question to embed).
+fn names_hash(root: &A11yNode) -> Option<u64> {
+    fn walk(n: &A11yNode, depth: usize, h: &mut FxHasher, count: &mut usize) -> bool {
+        if depth > HASH_DEPTH {
+            return false;
+        }
+        if !n.ref_.is_empty() && n.name.as_deref().is_some_and(|s| !s.is_empty()) {
+            *count += 1;
+            if *count > MAX_ELEMENT_OPTIONS {
+                return false;
+            }
+            hash_name(h, n);
+        }
+        n.children.iter().all(|c| walk(c, depth + 1, h, count))
+    }
+    let mut h = FxHasher::default();
+    let mut count = 0;
+    walk(root, 0, &mut h, &mut count).then(|| {
+        h.write_usize(count);
+        h.finish()
+    })
 }

@@ -184,6 +184,14 @@ pub fn tokenize(text: &str) -> Tokens {
 /// How well query word `q` matches element word `e`: 1 for the same canonical word, 0.7 when
 /// one is a prefix of the other and both have at least 4 letters, else 0.
 pub fn similarity(q: &str, e: &str) -> f64 {
+    // Words with different first bytes are neither equal nor prefixes of one another: most
+    // pairs end here, without comparing the rest (issue 9: a question over 255 options
+    // compares thousands of pairs).
+    if let (Some(a), Some(b)) = (q.as_bytes().first(), e.as_bytes().first())
+        && a != b
+    {
+        return 0.0;
+    }
     if q == e {
         1.0
     } else if q.len() >= 4 && e.len() >= 4 && (q.starts_with(e) || e.starts_with(q)) {

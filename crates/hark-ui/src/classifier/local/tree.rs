@@ -143,11 +143,11 @@ impl ScreenTree {
                 parent,
                 role: n.role.clone(),
                 name: n.name.clone().unwrap_or_default(),
-                value: n.value.clone().unwrap_or_default(),
-                state: n.state.iter().fold(0, |acc, t| acc | state::bit(t)),
-                level: n.level,
-                cols: n.colcount,
-                rows: n.rowcount,
+                value: n.value().unwrap_or_default().to_string(),
+                state: n.state().iter().fold(0, |acc, t| acc | state::bit(t)),
+                level: n.level(),
+                cols: n.colcount(),
+                rows: n.rowcount(),
                 ref_: n.ref_.clone(),
                 ..Node::default()
             });
@@ -238,6 +238,23 @@ impl ScreenTree {
         Self { nodes, by_ref }
     }
 
+    /// This tree with its node refs replaced by `refs` (one per node, in order, as
+    /// [`skeleton`] reads them from a text of the same skeleton) and [`ScreenTree::by_ref`]
+    /// rebuilt: what [`ScreenTree::parse`] gives for that text. `refs` shorter than the nodes
+    /// leaves the remaining refs as they were.
+    pub fn with_refs(&self, refs: &[&str]) -> ScreenTree {
+        let mut nodes = self.nodes.clone();
+        let mut by_ref = HashMap::with_capacity(nodes.len());
+        for (i, (n, r)) in nodes.iter_mut().zip(refs).enumerate() {
+            n.ref_.clear();
+            n.ref_.push_str(r);
+            if !r.is_empty() {
+                by_ref.entry(n.ref_.clone()).or_insert(i);
+            }
+        }
+        ScreenTree { nodes, by_ref }
+    }
+
     /// Children of every node, in order.
     pub fn children(&self) -> Vec<Vec<usize>> {
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.nodes.len()];
@@ -304,6 +321,88 @@ fn column_header(nodes: &[Node], children: &[Vec<usize>], cell: usize) -> Option
         }
     }
     None
+}
+
+/// Marks in a [`skeleton`]: a line ends with `"\n\n"`; a non-empty ref value left out is
+/// `"\n\u{1}"`, an empty one `"\n\u{2}"`. A line never holds `'\n'`, so a skeleton reads
+/// back one way only.
+const LINE_END: &str = "\n\n";
+const REF_HOLE: &str = "\n\u{1}";
+const EMPTY_REF_HOLE: &str = "\n\u{2}";
+
+/// Writes to `out` the skeleton of a `<ui_state>` text: every line [`ScreenTree::parse`]
+/// reads, with the values of the node lines' `[ref=…]` tags left out, and pushes to `refs`
+/// each node's ref (one per node line, in order, `""` when it has none), borrowed from
+/// `text`. Issue 9: a live session's snapshots keep their page and renumber every ref, so
+/// its questions' texts differ only there.
+///
+/// Two texts with the same skeleton parse to the same tree except for the nodes' refs
+/// (and so [`ScreenTree::by_ref`]): the parse reads a line's structure from the same bytes,
+/// and a ref value (text without `[` or `]`, else the tag is not peeled and stays in the
+/// skeleton) takes part in no decision; whether it is empty is in the skeleton. Nothing is
+/// allocated beyond `out` and `refs` growing.
+pub fn skeleton<'t>(text: &'t str, out: &mut String, refs: &mut Vec<&'t str>) {
+    let mut in_selection = false;
+    // Value ranges of one line's ref tags (within the line), right to left.
+    let mut holes: Vec<(usize, usize)> = Vec::new();
+    for line in text.lines() {
+        if in_selection {
+            if line == "</selection>" {
+                in_selection = false;
+            }
+            out.push_str(line);
+            out.push_str(LINE_END);
+            continue;
+        }
+        if line.starts_with("<selection ") {
+            in_selection = true;
+            out.push_str(line);
+            out.push_str(LINE_END);
+            continue;
+        }
+        let trimmed = line.trim_start_matches(' ');
+        let Some(body) = trimmed.strip_prefix("- ") else {
+            out.push_str(line);
+            out.push_str(LINE_END);
+            continue;
+        };
+        let start = line.len() - body.len();
+        // As `parse_line` peels its tags; the last ref tag of the line is the node's.
+        let mut rest = body.strip_suffix(':').unwrap_or(body);
+        holes.clear();
+        while rest.ends_with(']') {
+            let Some(open) = rfind_tag_open(rest) else {
+                break;
+            };
+            let tag = &rest[open + 2..rest.len() - 1];
+            if tag.bytes().any(|b| b == b'[' || b == b']') {
+                break;
+            }
+            if tag.starts_with("ref=") {
+                holes.push((start + open + 6, start + rest.len() - 1));
+            }
+            rest = &rest[..open];
+        }
+        refs.push(holes.first().map_or("", |&(a, b)| &line[a..b]));
+        let mut at = 0;
+        for &(a, b) in holes.iter().rev() {
+            out.push_str(&line[at..a]);
+            out.push_str(if a == b { EMPTY_REF_HOLE } else { REF_HOLE });
+            at = b;
+        }
+        out.push_str(&line[at..]);
+        out.push_str(LINE_END);
+    }
+}
+
+/// `text.rfind(" [")`, scanning bytes back from the end (a tag is near the end of its
+/// line).
+fn rfind_tag_open(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    (1..b.len())
+        .rev()
+        .find(|&i| b[i] == b'[' && b[i - 1] == b' ')
+        .map(|i| i - 1)
 }
 
 /// One node line without its indent and `- `.
@@ -374,6 +473,112 @@ mod tests {
 - not a node
 </selection>
 </ui_state>";
+
+    /// `parse(text)` and the tree of another text with the same skeleton, given `text`'s
+    /// refs, are the same tree.
+    fn same_tree(a: &ScreenTree, b: &ScreenTree) {
+        assert_eq!(format!("{:?}", a.nodes), format!("{:?}", b.nodes));
+        assert_eq!(a.by_ref, b.by_ref);
+    }
+
+    fn read(text: &str) -> (String, Vec<&str>) {
+        let (mut out, mut refs) = (String::new(), Vec::new());
+        skeleton(text, &mut out, &mut refs);
+        (out, refs)
+    }
+
+    #[test]
+    fn texts_differing_only_in_ref_values_share_a_skeleton_and_a_tree() {
+        let renumbered = SPEC_RENDERED
+            .replace("ref=e1]", "ref=x100]")
+            .replace("ref=e5]", "ref=x5b]")
+            .replace("ref=e9]", "ref=e1]")
+            .replace("ref=e10]", "ref=y10]");
+        let (a, refs_a) = read(SPEC_RENDERED);
+        let (b, refs_b) = read(&renumbered);
+        assert_eq!(a, b);
+        assert_eq!(refs_a.len(), 11);
+        assert_eq!(refs_a[0], "e1");
+        assert_eq!(refs_b[0], "x100");
+        assert_eq!(refs_a[8], "", "the text node has no ref");
+        // The <selection> block's line is not a node.
+        assert!(a.contains("- not a node\n\n"));
+        let tree_a = ScreenTree::parse(SPEC_RENDERED);
+        same_tree(&ScreenTree::parse(&renumbered), &tree_a.with_refs(&refs_b));
+        same_tree(&tree_a, &tree_a.with_refs(&refs_a));
+    }
+
+    #[test]
+    fn a_skeleton_keeps_what_changes_the_tree() {
+        let base = "<ui_state>\n- main [ref=e1]:\n  - button \"Pay\" [ref=e2]\n</ui_state>";
+        let (skeleton_of_base, _) = read(base);
+        for other in [
+            // An empty ref is not a ref.
+            "<ui_state>\n- main [ref=e1]:\n  - button \"Pay\" [ref=]\n</ui_state>",
+            // A ref with a bracket is not peeled: it is part of the name's line.
+            "<ui_state>\n- main [ref=e1]:\n  - button \"Pay\" [ref=e[2]\n</ui_state>",
+            "<ui_state>\n- main [ref=e1]:\n  - button \"Pay!\" [ref=e2]\n</ui_state>",
+            "<ui_state>\n- main [ref=e1]:\n    - button \"Pay\" [ref=e2]\n</ui_state>",
+            "<ui_state>\n- main [ref=e1]:\n  - button \"Pay\" [ref=e2] [focused]\n</ui_state>",
+        ] {
+            assert_ne!(read(other).0, skeleton_of_base, "{other}");
+        }
+        for t in ["a [b] [c]", "[x]", " [", "a [", "no tag", "", "x  [[y]"] {
+            assert_eq!(rfind_tag_open(t), t.rfind(" ["), "{t:?}");
+        }
+        // Two ref tags: the last is the node's, as the parse reads it.
+        let two = "<ui_state>\n- button \"Pay\" [ref=a] [ref=b]\n</ui_state>";
+        let (_, refs) = read(two);
+        assert_eq!(refs, ["b"]);
+        assert_eq!(ScreenTree::parse(two).nodes[0].ref_, "b");
+        let (s2, _) = read("<ui_state>\n- button \"Pay\" [ref=c] [ref=d]\n</ui_state>");
+        assert_eq!(read(two).0, s2);
+    }
+
+    /// Texts built from tricky lines (names with brackets, `ref=` inside names, several ref
+    /// tags, `\r\n`, a selection block) and tricky ref values: whenever two texts share a
+    /// skeleton, the second parses to the first's tree with the second's refs.
+    #[test]
+    fn a_shared_skeleton_always_means_the_same_tree() {
+        const LINES: [&str; 9] = [
+            "- button \"Pay [now]\" [disabled] [ref={R}]",
+            "  - link \"x [ref=e9]\" [ref={R}]:",
+            "  - textbox \"Email\" = \"a [b]\" [focused] [ref={R}] [ref={R}]",
+            "    - cell \"[ref={R}]\"",
+            "- heading \"Title\" [level=2] [ref={R}]\r",
+            "<selection ref=\"{R}\">\n- option \"In the block\" [ref={R}]\n</selection>",
+            "  - text \"plain\"",
+            "- row [ref={R}]:",
+            "    - gridcell \"a\" [ref={R}] [selected]",
+        ];
+        const REFS: [&str; 8] = ["e1", "x9", "", "a b", "a]b", "[", "ref=e2", "e1:"];
+        let texts: Vec<String> = REFS
+            .iter()
+            .flat_map(|a| REFS.iter().map(move |b| (a, b)))
+            .map(|(a, b)| {
+                let body: Vec<String> = LINES
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| l.replace("{R}", if i % 2 == 0 { a } else { b }))
+                    .collect();
+                format!("<ui_state>\n{}\n</ui_state>", body.join("\n"))
+            })
+            .collect();
+        let mut shared = 0;
+        for a in &texts {
+            let (skeleton_a, _) = read(a);
+            let tree_a = ScreenTree::parse(a);
+            for b in &texts {
+                let (skeleton_b, refs_b) = read(b);
+                if skeleton_a == skeleton_b {
+                    shared += 1;
+                    same_tree(&ScreenTree::parse(b), &tree_a.with_refs(&refs_b));
+                }
+            }
+        }
+        // Every text shares its own; the plain refs share one another's.
+        assert!(shared > texts.len() * 2, "{shared} pairs");
+    }
 
     #[test]
     fn parses_the_spec_rendering() {
