@@ -10,14 +10,13 @@
 //! ([`hark_tools::Generation::interrupt`]), the turn records what it said and what its tool
 //! calls read, and only then does the new turn start, so the history is always valid.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use hark_llm::{Message, Provider, ToolDefinition};
-use hark_tools::{BuildError, CallHooks, CallState, Dialect, LiveCall, ToolRegistry, Wrapped};
+use hark_tools::{BuildError, CallHooks, CallState, Dialect, LiveCall, ToolRegistry};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -138,8 +137,9 @@ impl AgentSettings {
     }
 }
 
-/// The log line of a call whose background webhooks still run when the shutdown drain limit
-/// ran out ([`BackgroundDrain::drain`]); its fields name the session, the tool(s) and the count.
+/// The log line of a call's background webhooks still running when the shutdown drain limit
+/// ran out ([`BackgroundDrain::drain`]): one warn line per call and tool, its fields `session`,
+/// `tool` (the tool's name) and `unfinished` (that tool's count), never argument values.
 pub const BACKGROUND_ABANDONED: &str =
     "background webhook abandoned: still running when the shutdown drain limit ran out";
 
@@ -152,29 +152,24 @@ pub const BACKGROUND_ABANDONED: &str =
 /// when the call ends).
 ///
 /// Give a clone to [`AgentSettings::with_background_drain`]: each [`VoiceAgent`] made with
-/// those settings registers its call's [`CallHooks`] here and counts, per tool name, the
-/// background calls it accepted (a call whose result is hark-webhook's
-/// [`accepted`](hark_webhook::messages::accepted) answer). A call whose agent is gone and
+/// those settings registers its call's [`CallHooks`] here; the hooks count the running
+/// background work per tool name (hark-webhook spawns it with
+/// [`CallHooks::spawn_background_for`] and the tool's name). A call whose agent is gone and
 /// whose background work has finished is pruned (amortised, as the list grows), so the list
 /// stays within about twice the live calls.
 /// At shutdown (after the sessions closed, so no new work comes), [`drain`](Self::drain)
-/// waits up to a limit for the running work, and logs each call whose work is still running
-/// then, once, with its tool name(s) and count — never argument values. Cheap to clone.
+/// waits up to a limit for the running work, and logs what still runs then: one line per call
+/// and tool, with the tool's name and its count — never argument values. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct BackgroundDrain {
     calls: Arc<Mutex<Vec<TrackedCall>>>,
 }
-
-/// Background calls accepted per tool name, shared by a call's hook and its drain entry.
-type Tally = Arc<Mutex<BTreeMap<String, usize>>>;
 
 /// One call's background work as [`BackgroundDrain`] tracks it.
 struct TrackedCall {
     /// The call's session id (for logs).
     label: String,
     hooks: CallHooks,
-    /// Background calls accepted, per tool name.
-    accepted: Tally,
     /// The call's agent; dead once the agent and its turns are gone.
     call: Weak<Shared>,
 }
@@ -201,7 +196,7 @@ pub struct ShutdownDrain {
     pub running_at_start: usize,
     /// Background tasks still running when the limit ran out (0: everything finished).
     pub unfinished: usize,
-    /// The calls with unfinished work: one entry per call, each logged once.
+    /// The calls with unfinished work: one entry per call, logged once per tool.
     pub abandoned: Vec<AbandonedWork>,
     /// How long the drain took (at most about the limit).
     pub took: Duration,
@@ -214,8 +209,9 @@ pub struct AbandonedWork {
     pub call: String,
     /// Background tasks of the call still running.
     pub unfinished: usize,
-    /// The tools whose background calls this call accepted, with how many each (the
-    /// unfinished tasks are among these).
+    /// The unfinished tasks per tool name, sorted by name (the counts sum to `unfinished`;
+    /// work spawned with no tool name is under
+    /// [`UNNAMED_BACKGROUND`](hark_tools::call::UNNAMED_BACKGROUND)).
     pub tools: Vec<(String, usize)>,
 }
 
@@ -251,52 +247,46 @@ impl BackgroundDrain {
     }
 
     /// Drains every call's hooks at once ([`CallHooks::drain`]): waits up to `limit` for the
-    /// running work of all of them. Each call whose work still runs then is logged once
-    /// (warn, with its session id, tool name(s) and count; never argument values) and named
-    /// in the report; that work is abandoned (it ends when the runtime does).
+    /// running work of all of them. What still runs then is logged once per call and tool
+    /// ([`BACKGROUND_ABANDONED`] at warn, with the session id, the tool's name and its count;
+    /// never argument values), and each such call is named in the report; that work is
+    /// abandoned (it ends when the runtime does).
     pub async fn drain(&self, limit: Duration) -> ShutdownDrain {
         let start = Instant::now();
-        let calls: Vec<(String, CallHooks, Tally)> = {
+        let calls: Vec<(String, CallHooks)> = {
             let mut calls = lock(&self.calls);
             calls.retain(|c| !c.is_done());
             calls
                 .iter()
-                .map(|c| (c.label.clone(), c.hooks.clone(), c.accepted.clone()))
+                .map(|c| (c.label.clone(), c.hooks.clone()))
                 .collect()
         };
-        let running_at_start = calls.iter().map(|(_, h, _)| h.background_len()).sum();
+        let running_at_start = calls.iter().map(|(_, h)| h.background_len()).sum();
         let deadline = tokio::time::Instant::now() + limit;
-        let reports = futures::future::join_all(calls.iter().map(|(_, hooks, _)| {
+        let reports = futures::future::join_all(calls.iter().map(|(_, hooks)| {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             hooks.drain(left)
         }))
         .await;
         let mut abandoned = Vec::new();
-        for ((label, _, accepted), report) in calls.iter().zip(reports) {
+        for ((label, _), report) in calls.iter().zip(reports) {
             if report.unfinished == 0 {
                 continue;
             }
-            let tools: Vec<(String, usize)> = lock(accepted)
-                .iter()
-                .map(|(t, n)| (t.clone(), *n))
-                .collect();
-            let names = tools
-                .iter()
-                .map(|(t, _)| t.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            tracing::warn!(
-                session = %label,
-                tool = %names,
-                unfinished = report.unfinished,
-                limit_ms = limit.as_millis() as u64,
-                "{}",
-                BACKGROUND_ABANDONED
-            );
+            for (tool, unfinished) in &report.by_tool {
+                tracing::warn!(
+                    session = %label,
+                    tool = %tool,
+                    unfinished,
+                    limit_ms = limit.as_millis() as u64,
+                    "{}",
+                    BACKGROUND_ABANDONED
+                );
+            }
             abandoned.push(AbandonedWork {
                 call: label.clone(),
                 unfinished: report.unfinished,
-                tools,
+                tools: report.by_tool,
             });
         }
         let unfinished = abandoned.iter().map(|a| a.unfinished).sum();
@@ -505,9 +495,10 @@ impl Shared {
         tracing::info!("the call ends (ends_conversation)");
         self.output().end().await;
         let report = self.live.hooks.drain(self.settings.drain_limit).await;
-        if report.unfinished > 0 {
+        for (tool, unfinished) in &report.by_tool {
             tracing::warn!(
-                unfinished = report.unfinished,
+                tool = %tool,
+                unfinished,
                 "background work still running when the call's drain limit ran out"
             );
         }
@@ -552,15 +543,7 @@ impl VoiceAgent {
 
     /// A call over a [`LiveCall`] built by the caller (its own clock or hooks) whose speech is
     /// `speech` (the live call must speak through the same [`OutputSpeech`]).
-    pub fn with_live(
-        settings: AgentSettings,
-        mut live: LiveCall,
-        speech: Arc<OutputSpeech>,
-    ) -> Self {
-        let accepted: Tally = Arc::default();
-        if settings.background.is_some() {
-            live.hooks = count_background(live.hooks.clone(), accepted.clone());
-        }
+    pub fn with_live(settings: AgentSettings, live: LiveCall, speech: Arc<OutputSpeech>) -> Self {
         let agent = VoiceAgent {
             shared: Arc::new(Shared {
                 settings,
@@ -580,7 +563,6 @@ impl VoiceAgent {
             drain.track(TrackedCall {
                 label: agent.shared.live.state.call().session_id,
                 hooks: agent.shared.live.hooks.clone(),
-                accepted,
                 call: Arc::downgrade(&agent.shared),
             });
         }
@@ -633,21 +615,6 @@ impl VoiceAgent {
     pub fn is_ended(&self) -> bool {
         self.shared.is_ended()
     }
-}
-
-/// `hooks` with a `wrap_tool` hook (it keeps every outcome as it is) that counts, per tool name, the calls whose result is hark-webhook's `accepted` answer: the
-/// background webhooks this call started.
-fn count_background(hooks: CallHooks, accepted: Tally) -> CallHooks {
-    hooks.wrap_tool(move |call, next| {
-        let accepted = accepted.clone();
-        Box::pin(async move {
-            let outcome = next.await;
-            if outcome.succeeded() && outcome.result == hark_webhook::messages::accepted() {
-                *lock(&accepted).entry(call.tool.clone()).or_insert(0) += 1;
-            }
-            Wrapped::Keep(outcome)
-        })
-    })
 }
 
 impl Drop for VoiceAgent {
@@ -704,26 +671,45 @@ mod tests {
         let a = agent(&drain, "s1");
         let b = agent(&drain, "s2");
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-        // s1: one task that finishes during the drain; s2: one that never does.
-        a.live().hooks.spawn_background(async move {
-            let _ = done_rx.await;
+        // s1: one task that finishes during the drain; s2: four that never do (two of one
+        // tool, one of another, one spawned with no tool name) and one that ends at once.
+        a.live()
+            .hooks
+            .spawn_background_for("notify_crm", async move {
+                let _ = done_rx.await;
+            });
+        let hooks = &b.live().hooks;
+        hooks.spawn_background_for("notify_crm", std::future::pending());
+        hooks.spawn_background_for("notify_crm", std::future::pending());
+        hooks.spawn_background_for("log_call", std::future::pending());
+        hooks.spawn_background(std::future::pending());
+        let (quick_tx, quick_rx) = tokio::sync::oneshot::channel::<()>();
+        hooks.spawn_background_for("quick", async move {
+            let _ = quick_tx.send(());
         });
-        b.live().hooks.spawn_background(std::future::pending());
-        assert_eq!((drain.calls(), drain.running()), (2, 2));
+        quick_rx.await.unwrap();
+        while hooks.background_len() > 4 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!((drain.calls(), drain.running()), (2, 5));
         drop(a);
         let draining = tokio::spawn({
             let drain = drain.clone();
-            async move { drain.drain(Duration::from_millis(200)).await }
+            async move { drain.drain(Duration::from_secs(5)).await }
         });
         done_tx.send(()).unwrap();
         let report = draining.await.unwrap();
-        assert_eq!(report.unfinished, 1);
+        assert_eq!(report.unfinished, 4);
         assert_eq!(
             report.abandoned,
             [AbandonedWork {
                 call: "s2".into(),
-                unfinished: 1,
-                tools: Vec::new()
+                unfinished: 4,
+                tools: vec![
+                    (hark_tools::call::UNNAMED_BACKGROUND.to_owned(), 1),
+                    ("log_call".to_owned(), 1),
+                    ("notify_crm".to_owned(), 2),
+                ]
             }]
         );
         // s1's agent is gone and its work finished: it is no longer tracked.

@@ -12,8 +12,8 @@
 //! answer as it is, and no model turn follows (the reply saves it).
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -54,6 +54,15 @@ pub fn ask_screen_tool(
         timeout,
         next: AtomicU64::new(1),
     };
+    Ok(ASK_SCREEN_TEMPLATE
+        .clone()?
+        .with_executor(Arc::new(executor)))
+}
+
+/// The `ask_screen` tool as the model sees it, built once per process: its schemas, validator,
+/// description and reply row are shared by every session's spec, which adds only its own
+/// executor (issue 9: rebuilding them cost ~14 KiB per session).
+static ASK_SCREEN_TEMPLATE: LazyLock<Result<ToolSpec, BuildError>> = LazyLock::new(|| {
     let spec = ToolSpec::new(
         ASK_SCREEN_TOOL,
         messages::ask_screen_description(),
@@ -73,11 +82,30 @@ pub fn ask_screen_tool(
                 "additionalProperties": true
             }),
         ),
-        Arc::new(executor),
+        Arc::new(NoWorker),
     )?;
     Ok(spec
         .interruption(Interruption::Continue)
         .replies([ToolReply::say(["{{result.answer}}"]).when("speak", [true])]))
+});
+
+/// The template's executor: never run, since [`ask_screen_tool`] replaces it with the
+/// session's.
+#[derive(Debug)]
+struct NoWorker;
+
+impl ToolExecutor for NoWorker {
+    fn run<'a>(
+        &'a self,
+        _arguments: Arguments,
+        _context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(async {
+            Err(ToolError::internal(
+                "the ask_screen tool template has no worker",
+            ))
+        })
+    }
 }
 
 struct AskScreen {
@@ -138,5 +166,25 @@ impl ToolExecutor for AskScreen {
                 },
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_session_shares_the_built_schemas_and_gets_its_own_executor() {
+        let timeout = Duration::from_secs(30);
+        let a = ask_screen_tool(Arc::new(Bus::new()), "voice", "ui-a", timeout).unwrap();
+        let b = ask_screen_tool(Arc::new(Bus::new()), "voice", "ui-b", timeout).unwrap();
+        assert_eq!(a.name(), ASK_SCREEN_TOOL);
+        assert_eq!(a.description(), messages::ask_screen_description());
+        assert_eq!(a.interruption_rule(), Interruption::Continue);
+        assert!(std::ptr::eq(a.parameters(), b.parameters()));
+        assert!(std::ptr::eq(a.model_parameters(), b.model_parameters()));
+        assert!(!Arc::ptr_eq(a.executor(), b.executor()));
+        assert!(format!("{:?}", a.executor()).contains("\"ui-a\""));
+        assert!(format!("{:?}", b.executor()).contains("\"ui-b\""));
     }
 }

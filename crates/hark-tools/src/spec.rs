@@ -71,11 +71,12 @@ pub(crate) struct ArgumentRules {
 /// One tool: its name, description, parameters schema (as written and as the model reads it),
 /// output, result options, and the executor that runs it.
 ///
-/// Cloning is cheap (the schemas, validator and executor are shared).
+/// Cloning is cheap (the description, schemas, validator and executor are shared), so a spec
+/// built once can serve every session: `template.clone().with_executor(per_session)` (issue 9).
 #[derive(Clone)]
 pub struct ToolSpec {
     name: String,
-    description: String,
+    description: Arc<str>,
     parameters: Arc<Value>,
     model_parameters: Arc<Value>,
     validator: Arc<Validator>,
@@ -272,7 +273,7 @@ impl ToolSpec {
         };
         Ok(Self {
             name,
-            description: description.into(),
+            description: Arc::from(description.into()),
             parameters: Arc::new(parameters),
             model_parameters: Arc::new(model_parameters),
             validator: Arc::new(validator),
@@ -409,7 +410,17 @@ impl ToolSpec {
 
     /// Changes the description the model reads.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = description.into();
+        self.description = Arc::from(description.into());
+        self
+    }
+
+    /// The same tool run by `executor`: everything the model sees (name, description, schemas,
+    /// output, result options, locked values, announce lines, replies, precheck) is kept and
+    /// shared with `self`'s clones. A spec built once (a static or a factory's template) serves
+    /// each session with that session's executor for ~1 KiB instead of rebuilding its schemas
+    /// and validator (issue 9: memory per idle session).
+    pub fn with_executor(mut self, executor: Arc<dyn ToolExecutor>) -> Self {
+        self.executor = executor;
         self
     }
 
@@ -675,7 +686,7 @@ impl ToolSpec {
             Some(instructions) => {
                 messages::description_with_instructions(&self.description, instructions)
             }
-            None => self.description.clone(),
+            None => self.description.to_string(),
         }
     }
 
@@ -797,4 +808,99 @@ pub fn decode<I: DeserializeOwned>(arguments: Arguments) -> Result<I, ToolError>
             format!("{field} (type)"),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::registry::ToolRegistry;
+
+    /// Records the arguments of each call it runs.
+    #[derive(Debug)]
+    struct Record(Arc<Mutex<Vec<Value>>>);
+
+    impl ToolExecutor for Record {
+        fn run<'a>(
+            &'a self,
+            arguments: Arguments,
+            _context: &'a ToolContext,
+        ) -> BoxFuture<'a, Result<Value, ToolError>> {
+            self.0.lock().unwrap().push(Value::Object(arguments));
+            Box::pin(async { Ok(json!({"done": true})) })
+        }
+    }
+
+    fn template(seen: Arc<Mutex<Vec<Value>>>) -> ToolSpec {
+        ToolSpec::new(
+            "note",
+            "Write a note.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "description": "The note."},
+                    "who": {"type": "string"}
+                },
+                "required": ["text", "who"]
+            }),
+            Output::json(
+                "Done",
+                json!({"type": "object", "additionalProperties": true}),
+            ),
+            Arc::new(Record(seen)),
+        )
+        .unwrap()
+        .interruption(Interruption::Continue)
+        .result_instructions("Say it is written.")
+        .lock("who", "{{call.session_id}}")
+        .unwrap()
+    }
+
+    #[test]
+    fn with_executor_keeps_what_the_model_sees_and_shares_the_schemas() {
+        let first = Arc::new(Mutex::new(Vec::new()));
+        let built = template(first.clone());
+        let second = Arc::new(Mutex::new(Vec::new()));
+        let reused = built
+            .clone()
+            .with_executor(Arc::new(Record(second.clone())));
+        assert_eq!(reused.name(), built.name());
+        assert_eq!(reused.description(), built.description());
+        assert_eq!(
+            reused.description(),
+            "Write a note.\n\nUse the result like this: Say it is written."
+        );
+        assert_eq!(reused.model_parameters(), built.model_parameters());
+        assert_eq!(reused.interruption_rule(), Interruption::Continue);
+        assert_eq!(reused.locked.len(), 1);
+        assert!(Arc::ptr_eq(&reused.description, &built.description));
+        assert!(Arc::ptr_eq(&reused.parameters, &built.parameters));
+        assert!(Arc::ptr_eq(
+            &reused.model_parameters,
+            &built.model_parameters
+        ));
+        assert!(Arc::ptr_eq(&reused.validator, &built.validator));
+        assert!(!Arc::ptr_eq(reused.executor(), built.executor()));
+    }
+
+    #[test]
+    fn with_executor_runs_the_new_executor_only() {
+        let first = Arc::new(Mutex::new(Vec::new()));
+        let second = Arc::new(Mutex::new(Vec::new()));
+        let reused = template(first.clone()).with_executor(Arc::new(Record(second.clone())));
+        let registry = ToolRegistry::new(vec![reused]).unwrap();
+        let mut context = ToolContext::default();
+        context.call.session_id = "s-1".into();
+        let outcome =
+            futures::executor::block_on(registry.call("note", r#"{"text": "milk"}"#, &context));
+        assert_eq!(outcome.result, json!({"done": true}));
+        assert!(first.lock().unwrap().is_empty());
+        assert_eq!(
+            *second.lock().unwrap(),
+            vec![json!({"text": "milk", "who": "s-1"})]
+        );
+    }
 }

@@ -326,7 +326,8 @@ impl ToolExecutor for WebhookExecutor {
             }
             inner.precheck_credentials()?;
             let owned = Arc::clone(&self.inner);
-            context.hooks.spawn_background(async move {
+            // Counted under the tool's name, so a shutdown drain that gives up on it names it.
+            context.hooks.spawn_background_for(&inner.name, async move {
                 match owned.perform(prepared).await {
                     Ok(_) => tracing::debug!(tool = %owned.name, "background webhook answered"),
                     Err(error) => {
