@@ -79,9 +79,13 @@ pub struct ServeArgs {
           value_parser = parse_positive_duration)]
     pub client_ready_timeout: Duration,
     /// Interval of WebSocket keep-alive pings (0: no pings). Browsers answer them by themselves.
+    /// A client that stops reading is closed with 1011 once one write moves no byte for this
+    /// interval plus --pong-timeout; with 0 (no pings), for 30s plus --pong-timeout.
     #[arg(long, env = "HARK_PING_INTERVAL", default_value = "30s", value_parser = parse_duration)]
     pub ping_interval: Duration,
     /// Longest wait for the pong to a keep-alive ping; then the socket is closed with 1011.
+    /// Also part of the wait for a client that stops reading, pings or not (see
+    /// --ping-interval).
     #[arg(long, env = "HARK_PONG_TIMEOUT", default_value = "20s",
           value_parser = parse_positive_duration)]
     pub pong_timeout: Duration,
@@ -135,6 +139,11 @@ pub struct ServeArgs {
     #[arg(long, env = "HARK_MAX_UI_EVENTS", default_value_t = config::DEFAULT_MAX_UI_EVENTS_IN_FLIGHT,
           value_parser = parse_count)]
     pub max_ui_events: usize,
+    /// Most job groups running at once per session; one more is refused with an error for the
+    /// app that started it, and the running groups go on.
+    #[arg(long, env = "HARK_MAX_JOB_GROUPS", default_value_t = config::DEFAULT_MAX_JOB_GROUPS,
+          value_parser = parse_count)]
+    pub max_job_groups: usize,
     /// Most open WebSocket sessions; beyond it /ws answers 503 with Retry-After, and open
     /// sessions are not affected.
     #[arg(long, env = "HARK_MAX_CONNECTIONS", default_value_t = config::DEFAULT_MAX_CONNECTIONS,
@@ -169,7 +178,8 @@ fn parse_depth_limit(text: &str) -> Result<usize, String> {
     }
 }
 
-/// A count of at least 1 (`--max-pending-jobs`, `--max-ui-events`, `--max-connections`).
+/// A count of at least 1 (`--max-pending-jobs`, `--max-ui-events`, `--max-job-groups`,
+/// `--max-connections`).
 fn parse_count(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_owned()),
@@ -251,6 +261,7 @@ impl ServeArgs {
             flood_close_after: self.flood_close_after,
             max_pending_jobs: self.max_pending_jobs,
             max_ui_events_in_flight: self.max_ui_events,
+            max_job_groups: self.max_job_groups,
             max_connections: self.max_connections,
             ..ServerConfig::default()
         }
@@ -351,6 +362,7 @@ mod tests {
         "--flood-close-after",
         "--max-pending-jobs",
         "--max-ui-events",
+        "--max-job-groups",
         "--max-connections",
         "--drain-timeout",
         "--agent",
@@ -374,6 +386,7 @@ mod tests {
         "HARK_FLOOD_CLOSE_AFTER",
         "HARK_MAX_PENDING_JOBS",
         "HARK_MAX_UI_EVENTS",
+        "HARK_MAX_JOB_GROUPS",
         "HARK_MAX_CONNECTIONS",
         "HARK_DRAIN_TIMEOUT",
         "HARK_AGENT",
@@ -522,6 +535,7 @@ mod tests {
             "--flood-close-after=2s",
             "--max-pending-jobs=3",
             "--max-ui-events=4",
+            "--max-job-groups=5",
             "--max-connections=256",
             "--drain-timeout=1500ms",
         ])
@@ -548,6 +562,7 @@ mod tests {
             ),
             (3, 4, 256)
         );
+        assert_eq!(config.max_job_groups, 5);
         let defaults = parse_from(["hark", "serve"]).unwrap();
         let Command::Serve(args) = defaults.command else {
             panic!("serve")
@@ -580,6 +595,7 @@ mod tests {
                 c.flood_close_after,
                 c.max_pending_jobs,
                 c.max_ui_events_in_flight,
+                c.max_job_groups,
                 c.max_connections
             ),
             (
@@ -590,6 +606,7 @@ mod tests {
                 d.flood_close_after,
                 d.max_pending_jobs,
                 d.max_ui_events_in_flight,
+                d.max_job_groups,
                 d.max_connections
             )
         );
@@ -612,6 +629,7 @@ mod tests {
             ("--message-burst=0", "--message-burst"),
             ("--max-connections=0", "--max-connections"),
             ("--max-pending-jobs=many", "--max-pending-jobs"),
+            ("--max-job-groups=0", "--max-job-groups"),
         ] {
             let err = parse_from(["hark", "serve", bad]).unwrap_err().to_string();
             assert!(err.contains(flag), "{err}");

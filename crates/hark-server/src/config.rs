@@ -69,6 +69,11 @@ pub const DEFAULT_MAX_PENDING_JOBS: usize = 8;
 /// with an `error` until one finishes.
 pub const DEFAULT_MAX_UI_EVENTS_IN_FLIGHT: usize = 32;
 
+/// Default most job groups running at once per UI session: 64
+/// ([`hark_ui::job_group::DEFAULT_MAX_OPEN_GROUPS`]). An app runs a few at a time; more are
+/// refused with [`hark_ui::messages::too_many_job_groups`] until one ends.
+pub const DEFAULT_MAX_JOB_GROUPS: usize = hark_ui::job_group::DEFAULT_MAX_OPEN_GROUPS;
+
 /// Default most open WebSocket sessions per server: 4,096. Beyond it `/ws` answers 503.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 
@@ -104,7 +109,8 @@ pub struct ServerConfig {
     /// Longest wait, from the WebSocket upgrade, for the client's `client-ready`; then the
     /// socket is closed with 1008 and [`messages::client_ready_timeout`](crate::messages::client_ready_timeout).
     pub client_ready_timeout: Duration,
-    /// Interval of WebSocket keep-alive pings (zero: no pings, no pong deadline).
+    /// Interval of WebSocket keep-alive pings (zero: no pings, no pong deadline; a client that
+    /// stops reading is still closed, see [`pong_timeout`](Self::pong_timeout)).
     pub ping_interval: Duration,
     /// Longest wait for a pong after a keep-alive ping is due (a peer stuck mid-frame or gone
     /// cannot answer); then the socket is closed with 1011 and
@@ -112,9 +118,13 @@ pub struct ServerConfig {
     ///
     /// Also bounds a client that stopped reading (issue 9, point 4): when a write to it moves
     /// not a single byte for `ping_interval + pong_timeout`, the session ends the same way
-    /// ([`CloseCause::PongTimeout`](crate::CloseCause::PongTimeout)). A client that reads
-    /// slowly moves bytes and is not closed for it. Zero turns this stalled-write close off;
-    /// with a zero `ping_interval` too, no keep-alive deadline applies at all.
+    /// ([`CloseCause::PongTimeout`](crate::CloseCause::PongTimeout)). With pings off (a zero
+    /// `ping_interval`) this still applies, with [`DEFAULT_PING_INTERVAL`] (30 s) in place of
+    /// the interval, so turning pings off never shortens that window below the default's
+    /// (see [`SessionLimits::stalled_write_window`](crate::session::SessionLimits::stalled_write_window)).
+    /// A client that reads slowly moves bytes and is not closed for it. Zero turns this
+    /// stalled-write close off; with a zero `ping_interval` too, no keep-alive deadline applies
+    /// at all.
     pub pong_timeout: Duration,
     /// An `error` or `error-response` whose text equals one sent to the same session less than
     /// this long ago is not sent again (counted in
@@ -160,6 +170,12 @@ pub struct ServerConfig {
     /// an `error` ([`messages::too_many_ui_events`](crate::messages::too_many_ui_events)) and not
     /// recorded. At least 1. Default [`DEFAULT_MAX_UI_EVENTS_IN_FLIGHT`] (32).
     pub max_ui_events_in_flight: usize,
+    /// Most job groups running at once per UI session
+    /// ([`hark_ui::job_group::JobGroups::max_open`]); one more is refused before anything is
+    /// sent, with [`hark_ui::messages::too_many_job_groups`] for the app that started it. At
+    /// least 1. Default [`DEFAULT_MAX_JOB_GROUPS`] (64). A
+    /// [`UiSessionConfig::max_job_groups`](crate::UiSessionConfig::max_job_groups) wins over it.
+    pub max_job_groups: usize,
     /// Most open WebSocket sessions; a `/ws` upgrade beyond it gets HTTP 503 with
     /// `Retry-After` and [`messages::server_full`](crate::messages::server_full) (counted,
     /// logged once per burst); open sessions are not affected. Connections that never finish
@@ -193,6 +209,7 @@ impl Default for ServerConfig {
             flood_close_after: DEFAULT_FLOOD_CLOSE_AFTER,
             max_pending_jobs: DEFAULT_MAX_PENDING_JOBS,
             max_ui_events_in_flight: DEFAULT_MAX_UI_EVENTS_IN_FLIGHT,
+            max_job_groups: DEFAULT_MAX_JOB_GROUPS,
             max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
@@ -254,6 +271,7 @@ mod tests {
         assert_eq!(c.flood_close_after, Duration::from_secs(5));
         assert_eq!(c.max_pending_jobs, 8);
         assert_eq!(c.max_ui_events_in_flight, 32);
+        assert_eq!(c.max_job_groups, 64);
         assert_eq!(c.max_connections, 4096);
     }
 

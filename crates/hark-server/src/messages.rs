@@ -43,6 +43,15 @@ pub fn pong_timeout(limit: Duration) -> String {
     )
 }
 
+/// The close reason (code 1011) when one write moved no byte to the client for `after` (the
+/// stalled-write window, `--ping-interval` + `--pong-timeout`): the client stopped reading.
+pub fn client_not_reading(after: Duration) -> String {
+    format!(
+        "No byte reached the client for {}: it does not read what the server sends",
+        duration(after)
+    )
+}
+
 /// The close reason (code 1000) after the client's `disconnect-bot`.
 pub fn client_disconnected() -> String {
     "Client asked to disconnect".to_owned()
@@ -252,10 +261,15 @@ mod tests {
             pong_timeout(Duration::from_secs(20)),
             "No pong within 20 s of a keep-alive ping: connection presumed dead"
         );
+        assert_eq!(
+            client_not_reading(Duration::from_secs(31)),
+            "No byte reached the client for 31 s: it does not read what the server sends"
+        );
         assert_eq!(client_disconnected(), "Client asked to disconnect");
         for reason in [
             client_ready_timeout(Duration::MAX),
             pong_timeout(Duration::MAX),
+            client_not_reading(Duration::MAX),
             client_disconnected(),
             call_ended(),
         ] {

@@ -31,7 +31,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use crate::config::{FLOOD_FACTOR, ServerConfig};
+use crate::config::{DEFAULT_PING_INTERVAL, FLOOD_FACTOR, ServerConfig};
 use crate::messages;
 use crate::registry::{CloseCause, Counters, SessionEventKind, SessionId, Sessions};
 use crate::socket::{
@@ -157,12 +157,17 @@ impl SessionHandler for NoAgentHandler {
 }
 
 /// A server message with the `id` it answers (`None` for unsolicited messages).
+///
+/// The message is boxed (issue 9, per-session memory): a tokio mpsc allocates its first block
+/// of 32 slots when the channel is made, so each session's outbound queue holds 32 ×
+/// `size_of::<Outgoing>()` bytes from the start: 32 B a slot boxed, against 288 B with the
+/// message inline (≈ 9 KiB less per session, for one allocation per message sent).
 #[derive(Debug)]
 pub struct Outgoing {
     /// The client request id this answers (`bot-ready`, `server-response`, `error-response`).
     pub id: Option<String>,
     /// The message.
-    pub message: ServerMessage,
+    pub message: Box<ServerMessage>,
 }
 
 /// The session is closed (or never existed); the message was not sent.
@@ -195,6 +200,8 @@ pub struct HandlerLimits {
     pub max_pending_jobs: usize,
     /// Most app UI-event handlers running at once.
     pub max_ui_events_in_flight: usize,
+    /// Most job groups running at once ([`crate::ServerConfig::max_job_groups`]).
+    pub max_job_groups: usize,
 }
 
 impl Default for HandlerLimits {
@@ -202,6 +209,7 @@ impl Default for HandlerLimits {
         Self {
             max_pending_jobs: crate::config::DEFAULT_MAX_PENDING_JOBS,
             max_ui_events_in_flight: crate::config::DEFAULT_MAX_UI_EVENTS_IN_FLIGHT,
+            max_job_groups: crate::config::DEFAULT_MAX_JOB_GROUPS,
         }
     }
 }
@@ -258,7 +266,33 @@ impl Outbox {
     /// # Errors
     /// [`SendError`] when the session has closed.
     pub async fn send(&self, message: ServerMessage) -> Result<(), SendError> {
+        self.send_boxed(Box::new(message)).await
+    }
+
+    /// [`Outbox::send`] of a message already boxed (the UI worker's queue carries them boxed).
+    pub(crate) async fn send_boxed(&self, message: Box<ServerMessage>) -> Result<(), SendError> {
         self.push(Outgoing { id: None, message }).await
+    }
+
+    /// Queues an unsolicited boxed message only if there is room now (never waits): the UI
+    /// worker's sink, which must not block. Gives the message back when the queue is full or
+    /// the session has closed.
+    pub(crate) fn try_send_boxed(
+        &self,
+        message: Box<ServerMessage>,
+    ) -> Result<(), mpsc::error::TrySendError<Box<ServerMessage>>> {
+        self.tx
+            .try_send(Outgoing { id: None, message })
+            .map_err(|e| match e {
+                mpsc::error::TrySendError::Full(out) => {
+                    mpsc::error::TrySendError::Full(out.message)
+                }
+                mpsc::error::TrySendError::Closed(out) => {
+                    mpsc::error::TrySendError::Closed(out.message)
+                }
+            })?;
+        Counters::note_depth(&self.counters.outbound_high_water, self.len());
+        Ok(())
     }
 
     /// Queues an answer to the client request `id`, waiting while the queue is full.
@@ -272,7 +306,7 @@ impl Outbox {
     ) -> Result<(), SendError> {
         self.push(Outgoing {
             id: Some(id.into()),
-            message,
+            message: Box::new(message),
         })
         .await
     }
@@ -287,7 +321,11 @@ impl Outbox {
         id: Option<String>,
         message: ServerMessage,
     ) -> Result<(), SendError> {
-        self.push(Outgoing { id, message }).await
+        self.push(Outgoing {
+            id,
+            message: Box::new(message),
+        })
+        .await
     }
 
     async fn push(&self, out: Outgoing) -> Result<(), SendError> {
@@ -384,8 +422,30 @@ impl SessionLimits {
             handler: HandlerLimits {
                 max_pending_jobs: config.max_pending_jobs.max(1),
                 max_ui_events_in_flight: config.max_ui_events_in_flight.max(1),
+                max_job_groups: config.max_job_groups.max(1),
             },
         }
+    }
+}
+
+impl SessionLimits {
+    /// How long one write to the client may move not a single byte before the session ends
+    /// with 1011 ([`CloseCause::PongTimeout`] with this as `after`): the client stopped
+    /// reading (issue 9, point 4). `ping_interval + pong_timeout`, the time the keep-alive
+    /// gives a peer; with pings off (a zero `ping_interval`), [`DEFAULT_PING_INTERVAL`] (30 s)
+    /// stands in for the interval, so turning pings off keeps a client that never reads
+    /// bounded without shortening the window below the default's. `None` when `pong_timeout`
+    /// is zero (no stalled-write close). Saturates instead of overflowing.
+    pub fn stalled_write_window(&self) -> Option<Duration> {
+        if self.pong_timeout.is_zero() {
+            return None;
+        }
+        let interval = if self.ping_interval.is_zero() {
+            DEFAULT_PING_INTERVAL
+        } else {
+            self.ping_interval
+        };
+        Some(interval.saturating_add(self.pong_timeout))
     }
 }
 
@@ -412,7 +472,8 @@ pub struct ConnectionSetup {
     /// client's input (an oversize frame, a message flood) and sends its close frame, what the
     /// client still sends is read and discarded, so the client reads the close frame instead of
     /// a connection reset. Its byte count also tells a client that reads slowly from one that
-    /// stopped reading (a write then moves no byte for `ping_interval + pong_timeout`: 1011).
+    /// stopped reading (a write then moves no byte for
+    /// [`SessionLimits::stalled_write_window`]: 1011).
     /// `None` (channel-driven tests): not drained, and one write may wait that long in all.
     pub raw: Option<RawConn>,
 }
@@ -424,10 +485,14 @@ impl fmt::Debug for dyn SessionHandler {
 }
 
 /// What the reader hands the session: a decoded message, or a refusal to send back.
+///
+/// Both boxed (issue 9, per-session memory): the inbound queue's first 32-slot block is
+/// allocated when the session starts, 16 B a slot boxed against 128 B for an inline
+/// [`Inbound`].
 #[derive(Debug)]
 pub(crate) enum ReaderItem {
-    Message(Inbound),
-    Refused(wire::Refusal),
+    Message(Box<Inbound>),
+    Refused(Box<wire::Refusal>),
 }
 
 /// Runs one session over a socket until the client leaves or sends `disconnect-bot`, the
@@ -451,7 +516,7 @@ where
     let counters = Arc::new(Counters::default());
     let (in_tx, in_rx) = mpsc::channel::<ReaderItem>(limits.inbound_queue);
     let (out_tx, out_rx) = mpsc::channel::<Outgoing>(limits.outbound_queue);
-    let (close_tx, close_rx) = mpsc::channel::<CloseInfo>(1);
+    let (close_tx, close_rx) = mpsc::channel::<Box<CloseInfo>>(1);
     let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
     let ended = CancellationToken::new();
     let outbox = Outbox {
@@ -462,8 +527,8 @@ where
         ended: ended.clone(),
         policy: limits.handler,
     };
-    // Cancelled by the writer when one write to the client waited longer than the pong
-    // timeout: the client does not read, the session ends.
+    // Cancelled by the writer when one write to the client moved no byte for the stalled-write
+    // window: the client does not read, the session ends.
     let stalled = CancellationToken::new();
     sessions.register(
         id,
@@ -530,7 +595,7 @@ where
 /// writer.
 struct ReaderLinks {
     in_tx: mpsc::Sender<ReaderItem>,
-    close_tx: mpsc::Sender<CloseInfo>,
+    close_tx: mpsc::Sender<Box<CloseInfo>>,
     ping_tx: mpsc::Sender<()>,
     /// The TCP connection, to drain after a refusal that closes the socket.
     raw: Option<RawConn>,
@@ -728,7 +793,7 @@ where
         ticker
     });
     let close = |code: u16, reason: String| {
-        let _ = close_tx.try_send(CloseInfo { code, reason });
+        let _ = close_tx.try_send(Box::new(CloseInfo { code, reason }));
     };
     // After a refusal that closes the socket: the close frame is on its way (the writer sends
     // it); read and discard what the client still sends so it gets to read that frame.
@@ -743,9 +808,9 @@ where
             }
         }
     };
-    // The writer waited `ping_interval + pong_timeout` on one write (see `write_loop`).
+    // One write moved no byte for the stalled-write window (see `write_loop`).
     let stalled_cause = || CloseCause::PongTimeout {
-        after: limits.ping_interval + limits.pong_timeout,
+        after: limits.stalled_write_window().unwrap_or_default(),
     };
     let stop = 'read: loop {
         let next = tokio::select! {
@@ -799,12 +864,12 @@ where
                     if !tell {
                         continue;
                     }
-                    over_rate = Some(ReaderItem::Refused(wire::Refusal::error(
+                    over_rate = Some(ReaderItem::Refused(Box::new(wire::Refusal::error(
                         messages::message_rate_exceeded(
                             limits.max_messages_per_sec,
                             limits.message_burst,
                         ),
-                    )));
+                    ))));
                 }
                 Verdict::Flood => {
                     counters
@@ -838,14 +903,14 @@ where
                         if matches!(inbound.message, ClientMessage::ClientReady(_)) {
                             ready_deadline = None;
                         }
-                        ReaderItem::Message(inbound)
+                        ReaderItem::Message(Box::new(inbound))
                     }
                     Ok(None) => continue,
-                    Err(refusal) => ReaderItem::Refused(refusal),
+                    Err(refusal) => ReaderItem::Refused(Box::new(refusal)),
                 },
-                Ok(WsMessage::Text(_)) => {
-                    ReaderItem::Refused(wire::Refusal::error(messages::text_frame_refused()))
-                }
+                Ok(WsMessage::Text(_)) => ReaderItem::Refused(Box::new(wire::Refusal::error(
+                    messages::text_frame_refused(),
+                ))),
                 Ok(WsMessage::Pong(_)) => {
                     pong_deadline = None;
                     continue;
@@ -941,12 +1006,12 @@ async fn session_loop(
                         error: refusal.text.clone(),
                     },
                 );
-                if send_refusal(&outbox, refusal).await.is_err() {
+                if send_refusal(&outbox, *refusal).await.is_err() {
                     return;
                 }
                 continue;
             }
-            ReaderItem::Message(inbound) => match accept(id, sessions, &outbox, inbound).await {
+            ReaderItem::Message(inbound) => match accept(id, sessions, &outbox, *inbound).await {
                 Ok(Some(input)) => input,
                 Ok(None) => continue,
                 Err(SendError { .. }) => return,
@@ -1066,16 +1131,17 @@ async fn accept(
 /// reader.
 struct WriterLinks {
     out_rx: mpsc::Receiver<Outgoing>,
-    close_rx: mpsc::Receiver<CloseInfo>,
+    close_rx: mpsc::Receiver<Box<CloseInfo>>,
     ping_rx: mpsc::Receiver<()>,
     /// Cancelled when the bot ended the call ([`Outbox::end_session`]).
     ended: CancellationToken,
-    /// Cancelled here when one write made no progress for `ping_interval + pong_timeout` (the
-    /// client does not read); the reader then ends the session.
+    /// Cancelled here when one write made no progress for
+    /// [`SessionLimits::stalled_write_window`] (the client does not read); the reader then ends
+    /// the session.
     stalled: CancellationToken,
     /// The connection's byte count ([`RawConn::bytes_written`]): a write that is slow but
-    /// moves bytes is waited for. Without it (sessions over channels), a write is allowed
-    /// `ping_interval + pong_timeout` in all.
+    /// moves bytes is waited for. Without it (sessions over channels), a write is allowed the
+    /// stalled-write window in all.
     progress: Option<RawConn>,
 }
 
@@ -1177,16 +1243,16 @@ async fn write_loop<W>(
         progress,
     } = links;
     // A client that does not read: one write during which not a single byte went out for as
-    // long as the keep-alive gives a peer (a ping interval, then the pong timeout) ends the
-    // session (issue 9, point 4). A client that reads slowly moves bytes and is waited for.
-    let write_timeout =
-        (!limits.pong_timeout.is_zero()).then_some(limits.ping_interval + limits.pong_timeout);
+    // long as the keep-alive gives a peer (a ping interval, then the pong timeout; with pings
+    // off, the default interval stands in) ends the session (issue 9, point 4). A client that
+    // reads slowly moves bytes and is waited for.
+    let write_timeout = limits.stalled_write_window();
     let written = || progress.as_ref().map(RawConn::bytes_written);
     let mut damper = ErrorDamper::new(limits.error_repeat_window);
     let close = loop {
         let frame = tokio::select! {
             biased;
-            Some(close) = close_rx.recv() => break Some(close),
+            Some(close) = close_rx.recv() => break Some(*close),
             () = shutdown.cancelled() => break Some(going_away()),
             Some(()) = ping_rx.recv() => WsMessage::Ping(Bytes::new()),
             // Answers already queued still go out after the session ends.
@@ -1205,26 +1271,21 @@ async fn write_loop<W>(
         let is_data = matches!(frame, WsMessage::Binary(_));
         let send = sink.send(frame);
         tokio::pin!(send);
-        let mut mark = written();
-        let mut deadline = write_timeout.map(|t| Instant::now() + t);
+        let mut watch = StallWatch::new(write_timeout, written(), Instant::now());
         let sent = loop {
             tokio::select! {
                 biased;
-                Some(close) = close_rx.recv() => break Err(Some(close)),
+                Some(close) = close_rx.recv() => break Err(Some(*close)),
                 () = shutdown.cancelled() => break Err(Some(going_away())),
                 sent = &mut send => break Ok(sent),
-                () = until(deadline) => {
-                    let now = written();
-                    if now != mark {
-                        // Bytes went out since the last look: the client reads, slowly.
-                        mark = now;
-                        deadline = write_timeout.map(|t| Instant::now() + t);
+                () = until(watch.next_look()) => {
+                    // Bytes that went out since the last look: the client reads, slowly.
+                    let Some(after) = watch.look(written(), Instant::now()) else {
                         continue;
-                    }
-                    let after = write_timeout.unwrap_or_default();
+                    };
                     warn!(?after, "the client does not read: no byte went out for too long; closing with 1011");
                     stalled.cancel();
-                    break Err(Some(CloseInfo { code: CLOSE_UNEXPECTED, reason: messages::pong_timeout(after) }));
+                    break Err(Some(CloseInfo { code: CLOSE_UNEXPECTED, reason: messages::client_not_reading(after) }));
                 }
             }
         };
@@ -1266,6 +1327,65 @@ async fn write_loop<W>(
         let _ = sink.close().await;
     })
     .await;
+}
+
+/// How often, per stalled-write window, a waiting write looks at the connection's byte count.
+const STALL_LOOKS_PER_WINDOW: u32 = 8;
+
+/// Tells a write that moves no byte for the stalled-write window
+/// ([`SessionLimits::stalled_write_window`]) from one that moves bytes slowly: it looks at the
+/// connection's byte count every eighth of the window (at least every millisecond), so a stalled
+/// write is caught between one window and one window and an eighth after its last byte went
+/// out, not up to two windows later. No window: it never looks.
+#[derive(Debug)]
+struct StallWatch {
+    window: Option<Duration>,
+    /// The byte count at the last look (`None`: no byte count, a session over channels).
+    mark: Option<u64>,
+    /// When bytes were last seen moving (or the write began).
+    last_progress: Instant,
+    /// When to look next; `None`: never.
+    next: Option<Instant>,
+}
+
+impl StallWatch {
+    fn new(window: Option<Duration>, written: Option<u64>, now: Instant) -> Self {
+        let mut watch = Self {
+            window,
+            mark: written,
+            last_progress: now,
+            next: None,
+        };
+        watch.next = watch.schedule(now);
+        watch
+    }
+
+    fn schedule(&self, now: Instant) -> Option<Instant> {
+        let window = self.window?;
+        let end = self.last_progress.checked_add(window)?;
+        let step = (window / STALL_LOOKS_PER_WINDOW).max(Duration::from_millis(1));
+        Some(now.checked_add(step).map_or(end, |look| look.min(end)))
+    }
+
+    /// When the next look is due.
+    fn next_look(&self) -> Option<Instant> {
+        self.next
+    }
+
+    /// A look at `written` bytes at `now`: `Some(window)` when no byte moved for the whole
+    /// window (the write is stalled), else `None` and the next look is scheduled.
+    fn look(&mut self, written: Option<u64>, now: Instant) -> Option<Duration> {
+        let window = self.window?;
+        if written != self.mark {
+            self.mark = written;
+            self.last_progress = now;
+        }
+        if now.saturating_duration_since(self.last_progress) >= window {
+            return Some(window);
+        }
+        self.next = self.schedule(now);
+        None
+    }
 }
 
 fn going_away() -> CloseInfo {
@@ -1463,17 +1583,86 @@ mod tests {
         assert_eq!(conn.await.unwrap(), CloseCause::Shutdown);
     }
 
+    /// Issue 9 follow-up: the stalled-write window is `ping_interval + pong_timeout`; with
+    /// pings off the default interval (30 s) stands in, so turning pings off neither removes
+    /// the bound on a client that never reads nor makes it shorter than the default's; a zero
+    /// pong timeout turns it off; huge values saturate.
+    #[test]
+    fn the_stalled_write_window_keeps_the_default_interval_with_pings_off() {
+        let s = Duration::from_secs;
+        let window = |ping, pong| {
+            SessionLimits {
+                ping_interval: ping,
+                pong_timeout: pong,
+                ..SessionLimits::default()
+            }
+            .stalled_write_window()
+        };
+        assert_eq!(DEFAULT_PING_INTERVAL, s(30), "the help texts say 30s");
+        assert_eq!(window(s(30), s(20)), Some(s(50)));
+        assert_eq!(window(s(2), s(3)), Some(s(5)));
+        assert_eq!(window(Duration::ZERO, s(20)), Some(s(50)));
+        assert_eq!(window(Duration::ZERO, s(3)), Some(s(33)));
+        assert!(
+            window(Duration::ZERO, s(3)) > Some(s(3)),
+            "not the pong timeout alone"
+        );
+        assert_eq!(window(s(30), Duration::ZERO), None);
+        assert_eq!(window(Duration::ZERO, Duration::ZERO), None);
+        assert_eq!(window(Duration::MAX, s(1)), Some(Duration::MAX));
+    }
+
+    /// The stalled-write watch looks every eighth of the window; bytes seen moving restart the
+    /// window from that look; with no byte moving it reports the stall at one window from the
+    /// last progress, not later; no window: it never looks.
+    #[test]
+    fn the_stall_watch_closes_one_window_after_the_last_byte() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let window = Some(ms(800));
+        let mut w = StallWatch::new(window, Some(0), t0);
+        assert_eq!(w.next_look(), Some(t0 + ms(100)));
+        assert_eq!(w.look(Some(0), t0 + ms(100)), None);
+        assert_eq!(w.next_look(), Some(t0 + ms(200)));
+        // Bytes moved by the look at 300 ms: the window now runs from 300 ms.
+        assert_eq!(w.look(Some(10), t0 + ms(300)), None);
+        for at in [400, 500, 600, 700, 800, 900, 1000] {
+            assert_eq!(w.next_look(), Some(t0 + ms(at)));
+            assert_eq!(w.look(Some(10), t0 + ms(at)), None, "{at} ms");
+        }
+        assert_eq!(w.next_look(), Some(t0 + ms(1100)));
+        assert_eq!(w.look(Some(10), t0 + ms(1100)), Some(ms(800)));
+        // A late look (a busy runtime) is judged by the time, not the count of looks.
+        let mut w = StallWatch::new(window, Some(0), t0);
+        assert_eq!(w.look(Some(0), t0 + ms(5000)), Some(ms(800)));
+        // Without a byte count (channels) the write gets one window in all.
+        let mut w = StallWatch::new(window, None, t0);
+        assert_eq!(w.look(None, t0 + ms(799)), None);
+        assert_eq!(w.next_look(), Some(t0 + ms(800)));
+        assert_eq!(w.look(None, t0 + ms(800)), Some(ms(800)));
+        // No window (a zero pong timeout): never looks, never closes.
+        let mut w = StallWatch::new(None, Some(0), t0);
+        assert_eq!(w.next_look(), None);
+        assert_eq!(w.look(Some(0), t0 + ms(100_000)), None);
+        // A window too large to add: no deadline.
+        assert_eq!(
+            StallWatch::new(Some(Duration::MAX), Some(0), t0).next_look(),
+            None
+        );
+    }
+
     /// Issue 9, point 4: a write that waits while bytes still go out (a client that reads
     /// slowly) is waited for, however long; once not a byte goes out for `ping_interval +
     /// pong_timeout`, the writer gives up (`stalled`) and closes with 1011.
     #[tokio::test]
     async fn a_slow_write_that_moves_bytes_is_waited_for_and_a_stuck_one_is_not() {
-        // The window: no pings, 5 s of no progress. Bytes move every 50 ms while the write
+        // The window: 2 s + 3 s = 5 s of no progress (the writer sends no pings itself: the
+        // reader asks for them, and there is none here). Bytes move every 50 ms while the write
         // waits for 11 s (past two windows), so the close cannot come from a late timer.
         let window = Duration::from_secs(5);
         let limits = SessionLimits {
-            ping_interval: Duration::ZERO,
-            pong_timeout: window,
+            ping_interval: Duration::from_secs(2),
+            pong_timeout: Duration::from_secs(3),
             // Only a failure guard: the close frame waits until this socket takes it.
             close_grace: Duration::from_secs(120),
             ..SessionLimits::default()
@@ -1488,7 +1677,7 @@ mod tests {
         // A socket whose every write waits until its receiver reads.
         let (sink, mut socket_rx) = fmpsc::channel::<WsMessage>(0);
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(8);
-        let (_close_tx, close_rx) = mpsc::channel::<CloseInfo>(1);
+        let (_close_tx, close_rx) = mpsc::channel::<Box<CloseInfo>>(1);
         let (_ping_tx, ping_rx) = mpsc::channel::<()>(1);
         let stalled = CancellationToken::new();
         let links = WriterLinks {
@@ -1516,7 +1705,7 @@ mod tests {
         );
         let answer = || Outgoing {
             id: None,
-            message: ServerMessage::BotLlmStarted,
+            message: Box::new(ServerMessage::BotLlmStarted),
         };
         let test = async {
             // The first write waits for 11 s while bytes move.
@@ -1546,7 +1735,7 @@ mod tests {
                 socket_rx.next().await,
                 Some(WsMessage::Close(Some(CloseInfo {
                     code: CLOSE_UNEXPECTED,
-                    reason: messages::pong_timeout(window),
+                    reason: messages::client_not_reading(window),
                 })))
             );
         };
@@ -1586,7 +1775,7 @@ mod tests {
         let out = rx.recv().await.unwrap();
         assert_eq!(out.id.as_deref(), Some("r2"));
         assert_eq!(
-            out.message,
+            *out.message,
             ServerMessage::ErrorResponse {
                 error: messages::unhandled_client_message("other")
             }

@@ -33,8 +33,10 @@
 //! text) and one log line ([`hark_ui::messages::offline_mode_notice`]).
 //!
 //! The worker's [`CommandSink`] is the session's [`Outbox`]: a command is queued at once (the
-//! sink must not block) and a task of the handler moves it into the session's bounded outbound
-//! queue in order, so commands and envelopes reach the client in the order they were sent.
+//! sink must not block), straight into the session's bounded outbound queue when it has room,
+//! else behind the ones already waiting in a backlog that a task of the handler moves into the
+//! queue in order, so commands and envelopes reach the client in the order they were sent and
+//! none is dropped while the session runs.
 //! Once the session ends, sending fails with [`hark_ui::SinkClosed`] (a command then reads
 //! [`hark_ui::CommandError::Closed`]).
 //!
@@ -43,6 +45,13 @@
 //! [`crate::ServerConfig::max_pending_jobs`] through [`Outbox::handler_limits`]); a job over it
 //! is answered at once with status `error` and [`messages::too_many_jobs`], which the model
 //! reads as the tool's error.
+//!
+//! Issue 9, point 4, job groups: at most [`UiSessionConfig::max_job_groups`] of a session's
+//! [`JobGroups`] run at once (default [`crate::config::DEFAULT_MAX_JOB_GROUPS`], 64, far above
+//! what an app runs); one more is refused before anything is sent, with a
+//! [`hark_ui::job_group::JobGroupError`] of [`hark_ui::messages::too_many_job_groups`] for the
+//! app that asked. The session and its running groups go on, and other sessions have their own
+//! count.
 //!
 //! [`UiHandlerFactory::session`] gives a running session's [`UiSession`] (tests and apps reach
 //! its worker, bus and job groups through it); a session leaves the map when it ends.
@@ -81,7 +90,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -135,6 +144,7 @@ pub struct UiSessionConfig {
     peers: Vec<(String, Arc<dyn JobHandler>)>,
     offline: bool,
     agent: Option<VoiceAgentConfig>,
+    max_job_groups: Option<usize>,
 }
 
 impl fmt::Debug for UiSessionConfig {
@@ -156,6 +166,7 @@ impl fmt::Debug for UiSessionConfig {
             )
             .field("offline", &self.offline)
             .field("agent", &self.agent)
+            .field("max_job_groups", &self.max_job_groups)
             .finish()
     }
 }
@@ -182,7 +193,17 @@ impl UiSessionConfig {
             peers: Vec::new(),
             offline: false,
             agent: None,
+            max_job_groups: None,
         }
+    }
+
+    /// At most `max` job groups of a session run at once (0 reads as 1; issue 9, point 4);
+    /// one more is refused with [`hark_ui::messages::too_many_job_groups`] before anything is
+    /// sent (see [`hark_ui::job_group::JobGroups::max_open`]). Without it, each session takes
+    /// the server's limit, [`crate::config::DEFAULT_MAX_JOB_GROUPS`] (64).
+    pub fn max_job_groups(mut self, max: usize) -> Self {
+        self.max_job_groups = Some(max.max(1));
+        self
     }
 
     /// A voice agent per session beside the UI worker ([`crate::agent_session`]): each
@@ -367,25 +388,125 @@ impl UiSession {
     }
 }
 
-/// The worker's [`CommandSink`]: an unbounded queue the handler's task empties into the
-/// session's [`Outbox`]; closed when the handler is dropped, so every later send is refused.
-#[derive(Debug)]
+/// The worker's [`CommandSink`]: puts a message straight into the session's [`Outbox`] when
+/// it has room (never waiting: the sink must not block), else behind the ones already waiting
+/// in an unbounded backlog that a task empties into the outbox in order, waiting for room (the
+/// outbox's back-pressure; nothing is dropped). Before the session's first input (no outbox
+/// yet) messages wait in the backlog. Closed when the handler is dropped, or when the session
+/// closed under a send: every later send is refused with [`SinkClosed`].
+///
+/// Issue 9, per-session memory: no channel or task per session while the outbox has room (a
+/// tokio mpsc allocates its first 32-slot block when made: 8.3 KiB for inline
+/// [`ServerMessage`]s); the backlog allocates only when used.
+#[derive(Debug, Default)]
 struct SessionSink {
-    tx: RwLock<Option<mpsc::UnboundedSender<ServerMessage>>>,
+    state: Arc<Mutex<SinkState>>,
+}
+
+#[derive(Debug, Default)]
+struct SinkState {
+    /// The session's outbox, from its first input on.
+    outbox: Option<Outbox>,
+    /// Messages waiting for room in the outbox (or for the outbox), oldest first.
+    backlog: std::collections::VecDeque<Box<ServerMessage>>,
+    /// The task emptying the backlog, while it runs; new messages then queue behind it.
+    drainer: Option<JoinHandle<()>>,
+    closed: bool,
+}
+
+fn lock_sink(state: &Mutex<SinkState>) -> MutexGuard<'_, SinkState> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl SessionSink {
+    /// From now on messages go to `outbox`; what waited for it goes first. Call inside the
+    /// tokio runtime (the backlog's task is spawned on it).
+    fn attach(&self, outbox: &Outbox) {
+        let mut state = lock_sink(&self.state);
+        if state.closed || state.outbox.is_some() {
+            return;
+        }
+        state.outbox = Some(outbox.clone());
+        if !state.backlog.is_empty() {
+            self.start_drainer(&mut state);
+        }
+    }
+
+    /// Spawns the task that moves the backlog into the outbox, in order, waiting for room.
+    fn start_drainer(&self, state: &mut SinkState) {
+        let Some(outbox) = state.outbox.clone() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            // Outside the runtime (not how a worker runs): the backlog waits for the next send
+            // made inside it.
+            return;
+        };
+        let shared = self.state.clone();
+        state.drainer = Some(runtime.spawn(async move {
+            loop {
+                let next = {
+                    let mut state = lock_sink(&shared);
+                    match state.backlog.pop_front() {
+                        Some(message) => message,
+                        None => {
+                            state.drainer = None;
+                            return;
+                        }
+                    }
+                };
+                if outbox.send_boxed(next).await.is_err() {
+                    // The session closed: later sends are refused.
+                    let mut state = lock_sink(&shared);
+                    state.closed = true;
+                    state.outbox = None;
+                    state.backlog.clear();
+                    state.drainer = None;
+                    return;
+                }
+            }
+        }));
+    }
+
+    /// Refuses every later send, drops what waits and stops the backlog's task.
     fn close(&self) {
-        *self.tx.write().unwrap_or_else(|e| e.into_inner()) = None;
+        let mut state = lock_sink(&self.state);
+        state.closed = true;
+        state.outbox = None;
+        state.backlog.clear();
+        if let Some(drainer) = state.drainer.take() {
+            drainer.abort();
+        }
     }
 }
 
 impl CommandSink for SessionSink {
     fn send(&self, message: ServerMessage) -> Result<(), SinkClosed> {
-        match &*self.tx.read().unwrap_or_else(|e| e.into_inner()) {
-            Some(tx) => tx.send(message).map_err(|_| SinkClosed),
-            None => Err(SinkClosed),
+        let mut state = lock_sink(&self.state);
+        if state.closed {
+            return Err(SinkClosed);
         }
+        let mut message = Box::new(message);
+        // Straight into the outbox only when nothing waits before it (order).
+        if state.drainer.is_none()
+            && state.backlog.is_empty()
+            && let Some(outbox) = &state.outbox
+        {
+            match outbox.try_send_boxed(message) {
+                Ok(()) => return Ok(()),
+                Err(mpsc::error::TrySendError::Full(back)) => message = back,
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    state.closed = true;
+                    state.outbox = None;
+                    return Err(SinkClosed);
+                }
+            }
+        }
+        state.backlog.push_back(message);
+        if state.drainer.is_none() && state.outbox.is_some() {
+            self.start_drainer(&mut state);
+        }
+        Ok(())
     }
 }
 
@@ -430,6 +551,12 @@ impl JobHandler for JobLimit {
             running.await
         })
     }
+}
+
+/// The job-group cap of a session whose [`UiSessionConfig`] sets none: the server's
+/// ([`crate::ServerConfig::max_job_groups`], `--max-job-groups`).
+fn server_job_group_limit(limits: &HandlerLimits) -> usize {
+    limits.max_job_groups
 }
 
 type SessionMap = Mutex<HashMap<SessionId, UiSession>>;
@@ -488,10 +615,7 @@ impl UiHandlerFactory {
     /// returns, typed).
     pub fn handler(&self, id: SessionId) -> UiSessionHandler {
         let c = &self.config;
-        let (tx, rx) = mpsc::unbounded_channel::<ServerMessage>();
-        let sink = Arc::new(SessionSink {
-            tx: RwLock::new(Some(tx)),
-        });
+        let sink = Arc::new(SessionSink::default());
         let mut worker =
             UiWorker::with_options(c.worker_name.clone(), sink.clone() as _, c.options.clone());
         if let Some(classifier) = &c.classifier {
@@ -536,7 +660,7 @@ impl UiHandlerFactory {
                 // Unreachable: the job names above are distinct.
                 Err(e) => {
                     error!(%e, "UI worker route not added");
-                    return self.register(id, worker, context, bus, (sink, rx), job_limit);
+                    return self.register(id, worker, context, bus, sink, job_limit);
                 }
             };
         }
@@ -551,7 +675,7 @@ impl UiHandlerFactory {
                 error!(%e, "worker not registered on the session bus");
             }
         }
-        self.register(id, worker, context, bus, (sink, rx), job_limit)
+        self.register(id, worker, context, bus, sink, job_limit)
     }
 
     fn register(
@@ -560,7 +684,7 @@ impl UiHandlerFactory {
         worker: Arc<UiWorker>,
         context: Arc<WorkerContext>,
         bus: Arc<Bus>,
-        (sink, pending): (Arc<SessionSink>, mpsc::UnboundedReceiver<ServerMessage>),
+        sink: Arc<SessionSink>,
         job_limit: Arc<AtomicUsize>,
     ) -> UiSessionHandler {
         let mut builder = UiEvents::builder().context(context.clone());
@@ -576,7 +700,11 @@ impl UiHandlerFactory {
                 .build()
                 .unwrap_or_else(|_| unreachable!("no handlers, no problems"))
         });
-        let groups = JobGroups::new(worker.name(), bus.clone(), sink.clone() as _);
+        let groups = JobGroups::new(worker.name(), bus.clone(), sink.clone() as _).with_max_open(
+            self.config
+                .max_job_groups
+                .unwrap_or_else(|| server_job_group_limit(&HandlerLimits::default())),
+        );
         let session = UiSession {
             id,
             worker,
@@ -602,10 +730,10 @@ impl UiHandlerFactory {
             session,
             sessions: Arc::downgrade(&self.sessions),
             sink,
-            pending: Some(pending),
-            forwarder: None,
+            attached: false,
             job_limit,
             limits: HandlerLimits::default(),
+            max_job_groups: self.config.max_job_groups,
         }
     }
 }
@@ -625,8 +753,8 @@ pub struct UiSessionHandler {
     session: UiSession,
     sessions: Weak<SessionMap>,
     sink: Arc<SessionSink>,
-    pending: Option<mpsc::UnboundedReceiver<ServerMessage>>,
-    forwarder: Option<JoinHandle<()>>,
+    /// Whether the worker's sink was given the session's outbox (on the first input).
+    attached: bool,
     /// The offline screen mode's turns, when configured.
     offline: Option<OfflineScreen>,
     /// Whether the offline mode was announced to this session yet.
@@ -640,13 +768,15 @@ pub struct UiSessionHandler {
     job_limit: Arc<AtomicUsize>,
     /// The session's handler limits (from its outbox, on the first input).
     limits: HandlerLimits,
+    /// [`UiSessionConfig::max_job_groups`], when the app set one (it wins over the server's).
+    max_job_groups: Option<usize>,
 }
 
 impl fmt::Debug for UiSessionHandler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("UiSessionHandler")
             .field("session", &self.session.id)
-            .field("forwarding", &self.forwarder.is_some())
+            .field("attached", &self.attached)
             .finish_non_exhaustive()
     }
 }
@@ -665,10 +795,15 @@ impl UiSessionHandler {
     /// Starts moving the worker's messages into `outbox` and builds the voice agent (once, on
     /// the first input).
     fn forward_to(&mut self, outbox: &Outbox) {
-        if self.pending.is_some() {
+        if !self.attached {
             self.limits = outbox.handler_limits();
             self.job_limit
                 .store(self.limits.max_pending_jobs, Ordering::Relaxed);
+            if self.max_job_groups.is_none() {
+                self.session
+                    .groups
+                    .set_max_open(server_job_group_limit(&self.limits));
+            }
         }
         if let Some((config, respond)) = self.agent_config.take() {
             match config.agent(&self.session, outbox, respond) {
@@ -678,18 +813,10 @@ impl UiSessionHandler {
                 }
             }
         }
-        let Some(mut pending) = self.pending.take() else {
-            return;
-        };
-        let outbox = outbox.clone();
-        self.forwarder = Some(tokio::spawn(async move {
-            while let Some(message) = pending.recv().await {
-                if outbox.send(message).await.is_err() {
-                    // The session closed: dropping `pending` makes the worker's sink refuse.
-                    break;
-                }
-            }
-        }));
+        if !self.attached {
+            self.attached = true;
+            self.sink.attach(outbox);
+        }
     }
 
     /// Offline mode only: the mode's `server-message` and log line, once per session.
@@ -781,9 +908,6 @@ impl Drop for UiSessionHandler {
         // Issue 9, point 2: a job group started by a tool or app task ends with the session.
         self.session.groups.close();
         self.sink.close();
-        if let Some(forwarder) = self.forwarder.take() {
-            forwarder.abort();
-        }
         if let Some(sessions) = self.sessions.upgrade() {
             lock(&sessions).remove(&self.session.id);
         }
@@ -835,7 +959,7 @@ mod tests {
     }
 
     async fn next(rx: &mut mpsc::Receiver<Outgoing>) -> ServerMessage {
-        tokio::time::timeout(Duration::from_secs(30), rx.recv())
+        *tokio::time::timeout(Duration::from_secs(30), rx.recv())
             .await
             .expect("a message in time")
             .expect("outbox open")
@@ -1046,7 +1170,7 @@ mod tests {
         let out = rx.recv().await.unwrap();
         assert_eq!(out.id.as_deref(), Some("k1"));
         assert_eq!(
-            out.message,
+            *out.message,
             ServerMessage::ErrorResponse {
                 error: messages::cancel_unknown_group("J-nope")
             }
@@ -1070,7 +1194,7 @@ mod tests {
         let out = rx.recv().await.unwrap();
         assert_eq!(out.id.as_deref(), Some("k2"));
         assert_eq!(
-            out.message,
+            *out.message,
             ServerMessage::ErrorResponse {
                 error: messages::cancel_not_cancellable(&job_id)
             }
@@ -1167,8 +1291,8 @@ mod tests {
         let factory = UiHandlerFactory::new(config).unwrap();
         let mut h = factory.handler(SessionId(9));
         let limits = HandlerLimits {
-            max_pending_jobs: 8,
             max_ui_events_in_flight: 2,
+            ..HandlerLimits::default()
         };
         let (outbox, mut rx) = Outbox::channel_with(SessionId(9), 8, limits);
         let slow = || {
@@ -1191,6 +1315,51 @@ mod tests {
         h.handle(slow(), &outbox).await;
         assert!(rx.try_recv().is_err(), "taken again");
         assert_eq!(h.session().context().messages().len(), 3);
+    }
+
+    /// The worker's sink: messages sent before the session's first input wait for its
+    /// outbox; over a full outbox they wait in order behind each other (none dropped, none
+    /// overtaking); once the session closed (or the handler dropped) sends are refused.
+    #[tokio::test]
+    async fn the_sink_keeps_order_over_a_full_outbox_and_refuses_once_closed() {
+        let text = |n: usize| crate::wire::error(&format!("m{n}"));
+        let sink = SessionSink::default();
+        sink.send(text(0)).unwrap();
+        sink.send(text(1)).unwrap();
+        let (outbox, mut rx) = Outbox::channel(SessionId(11), 2);
+        sink.attach(&outbox);
+        // Two fit, the rest wait for room while the sink goes on accepting (never blocking).
+        for n in 2..10 {
+            sink.send(text(n)).unwrap();
+        }
+        for n in 0..10 {
+            assert_eq!(next(&mut rx).await, text(n), "message {n} in order");
+        }
+        // An empty backlog again: straight into the outbox.
+        sink.send(text(10)).unwrap();
+        assert_eq!(next(&mut rx).await, text(10));
+
+        // The backlog's task ends once the backlog is empty.
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while lock_sink(&sink.state).drainer.is_some() {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("the backlog's task ended");
+        drop(rx);
+        assert_eq!(sink.send(text(11)), Err(SinkClosed), "the session closed");
+        assert_eq!(sink.send(text(12)), Err(SinkClosed));
+
+        let closed = SessionSink::default();
+        let (outbox, _rx) = Outbox::channel(SessionId(12), 2);
+        closed.attach(&outbox);
+        closed.close();
+        assert_eq!(
+            closed.send(text(0)),
+            Err(SinkClosed),
+            "the handler was dropped"
+        );
     }
 
     #[test]

@@ -60,10 +60,7 @@ async fn demo_page_handshakes_snapshots_and_obeys_commands() {
     // U8: set the Email textbox and tick Gift wrap by ref; later snapshots show both.
     let email = one(&first, "textbox", "Email").ref_.clone();
     let gift = one(&first, "checkbox", "Gift wrap");
-    assert!(
-        !gift.state.iter().any(|s| s == "checked"),
-        "Gift wrap starts unchecked"
-    );
+    assert!(!gift.has_state("checked"), "Gift wrap starts unchecked");
     let gift = gift.ref_.clone();
     server
         .sessions
@@ -81,11 +78,11 @@ async fn demo_page_handshakes_snapshots_and_obeys_commands() {
     let after = next_snapshot(&mut events, id, |s| {
         find(&s.root, "textbox", "Email")
             .first()
-            .and_then(|n| n.value.as_deref())
+            .and_then(|n| n.value())
             == Some("ana@example.com")
             && find(&s.root, "checkbox", "Gift wrap")
                 .first()
-                .is_some_and(|n| n.state.iter().any(|s| s == "checked"))
+                .is_some_and(|n| n.has_state("checked"))
     })
     .await;
     assert_eq!(

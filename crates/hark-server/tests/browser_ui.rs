@@ -125,7 +125,7 @@ async fn screen(tools: &ToolRegistry, args: Value) -> Value {
 fn has_state(s: &A11ySnapshot, role: &str, name: &str, state: &str) -> bool {
     find(&s.root, role, name)
         .first()
-        .is_some_and(|n| n.state.iter().any(|t| t == state))
+        .is_some_and(|n| n.has_state(state))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -222,7 +222,7 @@ async fn the_ui_worker_drives_the_demo_page_and_reports_job_groups() {
     worker_snapshot(&ui, |s| {
         find(&s.root, "textbox", "Email")
             .first()
-            .and_then(|n| n.value.as_deref())
+            .and_then(|n| n.value())
             == Some("ana@example.com")
     })
     .await;

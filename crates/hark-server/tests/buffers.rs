@@ -1,4 +1,4 @@
-//! Issue 9, point 2: each connection's WebSocket read buffer starts at 16 KiB (not
+//! Issue 9, point 2: each connection's WebSocket read buffer starts at 4 KiB (not
 //! tungstenite's 128 KiB), and frames far larger than that still arrive whole: the buffer
 //! grows to the frame. A real client (tokio-tungstenite) against a real server on loopback.
 
@@ -31,7 +31,7 @@ async fn snapshots_much_larger_than_the_read_buffer_arrive_whole() {
     handshake(&mut ws, "h1").await;
     let id = wait_ready(&mut events).await;
 
-    // ~490 KiB: 30 times the 16 KiB read buffer, and over the old 128 KiB default too; twice,
+    // ~490 KiB: about 120 times the 4 KiB read buffer, and over the old 128 KiB default too; twice,
     // so a grown buffer is reused, then a small one after them.
     for (request, count) in [("big1", 1_000), ("big2", 800)] {
         let text = big_snapshot(request, count, 500 * 1024);

@@ -252,19 +252,33 @@ async fn sigterm_drains_background_webhooks_and_closes_every_session() {
 
     // Every answerable webhook finished during the drain.
     assert_eq!(hooks.answered("/bg"), total - never);
-    // Every other one is named (tool and count) in one warn line per session.
+    // Every other one is named (tool and count) in one warn line per session and tool: here
+    // every session left exactly its two never-answered `notify_crm` calls (n % 10 == 0).
     let abandoned: Vec<&String> = log
         .iter()
         .filter(|l| l.contains(hark_agent::agent::BACKGROUND_ABANDONED))
         .collect();
     let mut counted = 0;
+    let mut sessions = std::collections::BTreeSet::new();
     for line in &abandoned {
         assert!(line.contains("WARN"), "{line}");
         assert_eq!(field(line, "tool"), Some("notify_crm"), "{line}");
-        counted += field(line, "unfinished")
+        let unfinished = field(line, "unfinished")
             .and_then(|n| n.parse::<usize>().ok())
             .expect("unfinished=N");
+        assert_eq!(
+            unfinished,
+            BACKGROUND_PER_SESSION / NEVER_EVERY as usize,
+            "{line}"
+        );
+        counted += unfinished;
+        let session = field(line, "session").expect("session=ID");
+        assert!(
+            sessions.insert(session.to_owned()),
+            "one line per session and tool: {line}"
+        );
     }
+    assert_eq!(abandoned.len(), SESSIONS, "{abandoned:#?}");
     assert_eq!(counted, never, "{abandoned:#?}");
     assert_eq!(hooks.answered("/bg") + counted, total);
     let summary = log

@@ -303,7 +303,7 @@ async fn snapshots_and_cancels_reach_the_registry() {
     assert_eq!(snap.captured_at, 1_767_225_600_000);
     assert_eq!(snap.root.count(), 3);
     let latest = server.sessions.latest_snapshot(id).expect("kept");
-    assert_eq!(latest.root.children[1].value.as_deref(), Some("a@b.c"));
+    assert_eq!(latest.root.children[1].value(), Some("a@b.c"));
 
     send_json(
         &mut ws,
