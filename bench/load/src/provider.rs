@@ -12,6 +12,7 @@
 //! `hark_llm::testing::ScriptedServer` sends them. A body that is not a chat request gets 400 with
 //! OpenAI's error shape naming what was wrong.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +24,8 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
 /// The text reply's pieces (two chunks).
@@ -67,6 +70,12 @@ pub fn answer_for(body: &[u8]) -> Result<Answer, String> {
     let text = user
         .map(|m| content_text(&m["content"]))
         .unwrap_or_default();
+    Ok(answer_to(&text))
+}
+
+/// The answer to a user message's text: a click on the name of its first `click <name>` line,
+/// else the text reply.
+fn answer_to(text: &str) -> Answer {
     for line in text.lines() {
         let line = line.trim();
         if let Some(rest) = line
@@ -75,14 +84,102 @@ pub fn answer_for(body: &[u8]) -> Result<Answer, String> {
             .map(|_| line[6..].trim())
             .filter(|rest| !rest.is_empty())
         {
-            return Ok(Answer::Click {
+            return Answer::Click {
                 target: rest.to_owned(),
-            });
+            };
         }
     }
-    Ok(Answer::Text(
-        TEXT_REPLY.iter().map(|s| s.to_string()).collect(),
-    ))
+    Answer::Text(TEXT_REPLY.iter().map(|s| s.to_string()).collect())
+}
+
+/// What the provider reads of a chat request in one pass: each message's role and text,
+/// borrowed from the body where it has no escapes; every other field (the tools' schemas, the
+/// model, …) is skipped unparsed.
+#[derive(Debug, Deserialize)]
+struct ChatRequest<'a> {
+    #[serde(borrow)]
+    messages: Vec<ChatMessage<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatMessage<'a> {
+    /// Borrowed: a role written with escapes makes the typed pass give up (the `Value`
+    /// functions then read the body).
+    #[serde(default, borrow)]
+    role: Option<&'a str>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(#[serde(borrow)] Cow<'a, str>),
+    Parts(#[serde(borrow)] Vec<Part<'a>>),
+    Other(IgnoredAny),
+}
+
+/// A content part: its `text` when it is an object with a string `text`, else nothing (as
+/// [`content_text`] skips it).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Part<'a> {
+    Text {
+        #[serde(borrow)]
+        text: Cow<'a, str>,
+    },
+    Other(IgnoredAny),
+}
+
+impl ChatMessage<'_> {
+    fn is(&self, role: &str) -> bool {
+        self.role == Some(role)
+    }
+
+    /// As [`content_text`].
+    fn text(&self) -> Cow<'_, str> {
+        match &self.content {
+            Some(Content::Text(s)) => Cow::Borrowed(s),
+            Some(Content::Parts(parts)) => Cow::Owned(
+                parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::Text { text } => Some(&**text),
+                        Part::Other(_) => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => Cow::Borrowed(""),
+        }
+    }
+}
+
+/// [`answer_for`] and [`tool_error`] of one request body, reading it once: a typed pass that
+/// skips what it does not need; a body it cannot read (not JSON, no messages, odd shapes) is
+/// read by those two functions instead, so the answers and errors are theirs exactly.
+///
+/// # Errors
+/// As [`answer_for`].
+pub fn read_request(body: &[u8]) -> Result<(Answer, Option<String>), String> {
+    if let Ok(req) = serde_json::from_slice::<ChatRequest>(body)
+        && let Some(last) = req.messages.last()
+    {
+        if last.is("tool") {
+            let error = serde_json::from_str::<Value>(&last.text())
+                .ok()
+                .and_then(|answer| {
+                    answer
+                        .get("error")
+                        .map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_owned))
+                });
+            return Ok((Answer::Text(vec![AFTER_TOOL.to_owned()]), error));
+        }
+        let user = req.messages.iter().rev().find(|m| m.is("user"));
+        let text = user.map(ChatMessage::text).unwrap_or_default();
+        return Ok((answer_to(&text), None));
+    }
+    Ok((answer_for(body)?, tool_error(body)))
 }
 
 /// A message's text: a string, or the `text` of each `{"type": "text"}` part, one per line.
@@ -169,6 +266,10 @@ struct Shared {
     counts: Arc<ProviderCounts>,
     delay: Duration,
     next_call: Arc<AtomicU64>,
+    /// The two text replies' stream bodies (the same for every request), written once:
+    /// [`TEXT_REPLY`] and [`AFTER_TOOL`].
+    text_body: Bytes,
+    after_tool_body: Bytes,
 }
 
 /// The running provider: its address and counts. It runs until the process ends.
@@ -197,6 +298,8 @@ pub async fn start(delay: Duration) -> std::io::Result<Provider> {
         counts: counts.clone(),
         delay,
         next_call: Arc::new(AtomicU64::new(1)),
+        text_body: stream_body(&answer_to(""), "").into(),
+        after_tool_body: stream_body(&Answer::Text(vec![AFTER_TOOL.to_owned()]), "").into(),
     };
     let app = Router::new()
         .route("/v1/chat/completions", post(complete))
@@ -212,7 +315,7 @@ pub async fn start(delay: Duration) -> std::io::Result<Provider> {
 }
 
 async fn complete(State(shared): State<Shared>, body: Bytes) -> Response {
-    let answer = match answer_for(&body) {
+    let (answer, tool_error) = match read_request(&body) {
         Ok(a) => a,
         Err(text) => {
             shared.counts.refused.fetch_add(1, Ordering::Relaxed);
@@ -226,7 +329,7 @@ async fn complete(State(shared): State<Shared>, body: Bytes) -> Response {
                 .into_response();
         }
     };
-    if let Some(error) = tool_error(&body) {
+    if let Some(error) = tool_error {
         shared.counts.tool_errors.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut samples) = shared.counts.tool_error_samples.lock()
             && samples.len() < 3
@@ -241,8 +344,16 @@ async fn complete(State(shared): State<Shared>, body: Bytes) -> Response {
     if !shared.delay.is_zero() {
         tokio::time::sleep(shared.delay).await;
     }
+    // Every request takes a number, as before, so the tool calls' ids are the same.
     let n = shared.next_call.fetch_add(1, Ordering::Relaxed);
-    let body = stream_body(&answer, &format!("call_{n}"));
+    let body: Bytes = match &answer {
+        Answer::Click { .. } => stream_body(&answer, &format!("call_{n}")).into(),
+        Answer::Text(pieces) if pieces.len() == 1 && pieces[0] == AFTER_TOOL => {
+            shared.after_tool_body.clone()
+        }
+        Answer::Text(pieces) if pieces.iter().eq(TEXT_REPLY.iter()) => shared.text_body.clone(),
+        Answer::Text(_) => stream_body(&answer, "").into(),
+    };
     (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "text/event-stream")],
@@ -311,6 +422,42 @@ mod tests {
             tool_error(&req(json!([{"role": "user", "content": "hi"}]))),
             None
         );
+    }
+
+    #[test]
+    fn one_typed_read_answers_as_answer_for_and_tool_error_do() {
+        let bodies: Vec<Vec<u8>> = vec![
+            req(json!([{"role": "system", "content": "You are a shop."},
+                       {"role": "user", "content": "click Add Aeropress Go to cart"}])),
+            req(
+                json!([{"role": "user", "content": [{"type": "text", "text": "hi"},
+                                                    {"type": "text", "text": "CLICK  Search "}]}]),
+            ),
+            req(json!([{"role": "user", "content": "click Search"},
+                       {"role": "assistant", "content": null, "tool_calls": [{"id": "c"}]},
+                       {"role": "tool", "tool_call_id": "c",
+                        "content": "{\"error\": \"e7 is gone\"}"}])),
+            req(json!([{"role": "tool", "content": "{\"done\": true}"}])),
+            req(json!([{"role": "user", "content": "what do you sell?"}])),
+            req(json!([{"role": "user", "content": "say \"click\"\nclick Search"}])),
+            // Odd shapes: the typed pass gives up, the Value functions answer.
+            req(json!([{"role": 7, "content": "click Search"}, {"role": "user"}])),
+            req(json!([{"role": "user", "content": [1, {"text": "click Search"}]}])),
+            req(json!([{"role": "user", "content": {"text": "click x"}}])),
+            req(json!(["not a message"])),
+            req(json!([])),
+            b"{}".to_vec(),
+            b"nope".to_vec(),
+        ];
+        for body in bodies {
+            let old = answer_for(&body).map(|a| (a, tool_error(&body)));
+            assert_eq!(
+                read_request(&body),
+                old,
+                "{}",
+                String::from_utf8_lossy(&body)
+            );
+        }
     }
 
     #[test]

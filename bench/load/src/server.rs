@@ -146,11 +146,20 @@ pub async fn spawn(hark: &Path, agent: Option<&Path>, args: &Args) -> Result<Spa
     };
     let counts = Arc::new(LogCounts::default());
     let drain = counts.clone();
+    // The server logs a line per snapshot at `info`: read them as bytes into one reused buffer
+    // (no `String` per line), looking only for the level.
+    let mut stderr = lines.into_inner();
     tokio::spawn(async move {
-        while let Ok(Some(line)) = lines.next_line().await {
-            let level = if line.contains(" ERROR ") {
+        let mut line = Vec::with_capacity(512);
+        loop {
+            line.clear();
+            match stderr.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let level = if has(&line, b" ERROR ") {
                 &drain.error
-            } else if line.contains(" WARN ") {
+            } else if has(&line, b" WARN ") {
                 &drain.warn
             } else {
                 continue;
@@ -159,7 +168,13 @@ pub async fn spawn(hark: &Path, agent: Option<&Path>, args: &Args) -> Result<Spa
             if let Ok(mut s) = drain.samples.lock()
                 && s.len() < 3
             {
-                s.push(line.chars().take(300).collect());
+                let text = String::from_utf8_lossy(&line);
+                s.push(
+                    text.trim_end_matches(['\n', '\r'])
+                        .chars()
+                        .take(300)
+                        .collect(),
+                );
             }
         }
     });
@@ -169,6 +184,11 @@ pub async fn spawn(hark: &Path, agent: Option<&Path>, args: &Args) -> Result<Spa
         url,
         log: counts,
     })
+}
+
+/// Whether `needle` occurs in `line`.
+fn has(line: &[u8], needle: &[u8]) -> bool {
+    line.windows(needle.len()).any(|w| w == needle)
 }
 
 impl Spawned {

@@ -15,18 +15,35 @@
 //! A turn is sent only when the previous one was answered or timed out, so each answer belongs
 //! to exactly one turn.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::watch;
 use tokio::time::{Instant, MissedTickBehavior, sleep_until};
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Bytes, Message};
 
 use crate::snapshot::{GENERATIONS, Page, decode_ref};
 use crate::stats::Counts;
+use crate::wire::{self, Head};
+
+/// The client's WebSocket read buffer, in bytes. tungstenite's default is 128 KiB, and it
+/// zero-fills the whole buffer on every read attempt (`FrameCodec::read_in`), which was a fifth
+/// of the generator's CPU at 500 sessions; server messages are small (a frame larger than the
+/// buffer still arrives whole: the buffer grows for it). Nothing on the wire changes.
+pub const READ_BUFFER_BYTES: usize = 4 * 1024;
+
+/// The text of a click turn for the button named `name`.
+fn click_text(name: &str) -> String {
+    format!("click {name}")
+}
+
+/// The text of a text turn.
+pub const TEXT_TURN: &str = "what do you sell?";
 
 /// What every session shares.
 #[derive(Debug)]
@@ -113,14 +130,42 @@ impl Pending {
     }
 }
 
-fn frame(json: &Value) -> Message {
-    Message::Binary(hark_rtvi::frame::encode_message_json(&json.to_string()).into())
+fn frame(json: &str) -> Message {
+    Message::Binary(hark_rtvi::frame::encode_message_json(json).into())
 }
 
-/// Reads one server message: the RTVI JSON of a binary pipecat.Frame.
-fn read_json(bytes: &[u8]) -> Option<Value> {
-    let f = hark_rtvi::frame::decode_frame(bytes).ok()?;
-    serde_json::from_str(f.message_json()?).ok()
+/// What the checks read of one server message: its `type` and `data.payload.ref`.
+#[derive(Debug)]
+struct Parsed<'a> {
+    kind: Cow<'a, str>,
+    payload_ref: Option<Cow<'a, str>>,
+}
+
+/// Reads one server message's RTVI JSON (see [`wire::Head`]); a JSON text whose fields have
+/// unexpected shapes is read as a `serde_json::Value`, as before, so it is judged the same
+/// (`type` not a string reads as `""`, `ref` not a string as none). `None`: not JSON.
+fn parse_message(json: &str) -> Option<Parsed<'_>> {
+    if let Some(h) = Head::parse(json) {
+        let (kind, payload_ref) = h.into_parts();
+        return Some(Parsed {
+            kind: Cow::Borrowed(kind),
+            payload_ref: payload_ref.map(Cow::Borrowed),
+        });
+    }
+    let v: Value = serde_json::from_str(json).ok()?;
+    Some(Parsed {
+        kind: Cow::Owned(v["type"].as_str().unwrap_or("").to_owned()),
+        payload_ref: v["data"]["payload"]["ref"]
+            .as_str()
+            .map(|r| Cow::Owned(r.to_owned())),
+    })
+}
+
+/// The `data.error` of a server message as JSON text (`null` when missing), as the report
+/// shows it.
+fn error_text(json: &str) -> String {
+    serde_json::from_str::<Value>(json)
+        .map_or_else(|_| "null".to_owned(), |v| v["data"]["error"].to_string())
 }
 
 /// Waits until `signal` is true, reading the socket meanwhile (pings, late messages); `false`
@@ -168,7 +213,11 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
     let mut rng = Rng::new(n as u64 + 1);
     let connect = tokio::time::timeout(
         plan.connect_timeout,
-        tokio_tungstenite::connect_async(plan.url.as_str()),
+        tokio_tungstenite::connect_async_with_config(
+            plan.url.as_str(),
+            Some(WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES)),
+            false,
+        ),
     )
     .await;
     let mut ws = match connect {
@@ -180,15 +229,18 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
         }
     };
     let ready_id = format!("{:08x}", rng.next() as u32);
-    let hello = json!({"label": "rtvi-ai", "type": "client-ready", "id": ready_id,
-        "data": {"version": "2.1.0",
-                 "about": {"library": "@pipecat-ai/client-js", "library_version": "1.13.1"}}});
+    let hello = wire::client_ready(&ready_id);
     let handshake = async {
         ws.send(frame(&hello)).await.ok()?;
         loop {
             match ws.next().await? {
                 Ok(Message::Binary(b)) => {
-                    if read_json(&b).is_some_and(|m| m["type"] == "bot-ready") {
+                    let json = wire::message_json(&b);
+                    if json
+                        .as_deref()
+                        .and_then(parse_message)
+                        .is_some_and(|m| m.kind == "bot-ready")
+                    {
                         return Some(());
                     }
                 }
@@ -238,14 +290,22 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
     let mut next_turn = start + plan.turn_every.mul_f64(rng.unit());
     let mut click_next = n.is_multiple_of(2);
     let mut pending: Option<Pending> = None;
-    // The waiting turn's text and what the server sent since (for timed-out turns' samples).
+    // The waiting turn's text and the frames the server sent since (for timed-out turns'
+    // samples: described only when a turn times out).
     let mut asked = String::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: Vec<Bytes> = Vec::with_capacity(SEEN_KEPT);
+    // One timer for the session, moved when its deadline changes (not a new timer entry per
+    // wake-up).
+    let timer = sleep_until(next_turn);
+    tokio::pin!(timer);
     loop {
         let deadline = match pending {
             Some(p) => p.sent() + plan.turn_timeout,
             None => next_turn,
         };
+        if timer.deadline() != deadline {
+            timer.as_mut().reset(deadline);
+        }
         tokio::select! {
             _ = stop.changed() => break,
             _ = ticks.tick() => {
@@ -257,15 +317,16 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
                 }
                 out.counts.snapshots += 1;
             }
-            () = sleep_until(deadline) => {
+            () = &mut timer => {
                 if let Some(p) = pending.take() {
                     match p {
                         Pending::Click { .. } => out.counts.click_timeouts += 1,
                         Pending::Text { .. } => out.counts.text_timeouts += 1,
                     }
                     if out.timeout_samples.len() < 2 {
+                        let sent: Vec<String> = seen.iter().map(|b| describe(b)).collect();
                         out.timeout_samples
-                            .push(format!("{asked}; the server sent: [{}]", seen.join(", ")));
+                            .push(format!("{asked}; the server sent: [{}]", sent.join(", ")));
                     }
                     continue;
                 }
@@ -283,15 +344,13 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
                     }
                     out.counts.snapshots += 1;
                     out.counts.click_turns += 1;
-                    (Pending::Click { generation, element, sent }, format!("click {name}"))
+                    (Pending::Click { generation, element, sent }, Cow::Owned(click_text(name)))
                 } else {
                     out.counts.text_turns += 1;
-                    (Pending::Text { sent: Instant::now() }, "what do you sell?".to_owned())
+                    (Pending::Text { sent: Instant::now() }, Cow::Borrowed(TEXT_TURN))
                 };
                 click_next = !click_next;
-                let text = json!({"label": "rtvi-ai", "type": "send-text",
-                    "id": format!("{:08x}", rng.next() as u32),
-                    "data": {"content": turn.1, "options": {"audio_response": false}}});
+                let text = wire::send_text(&format!("{:08x}", rng.next() as u32), &turn.1);
                 if ws.send(frame(&text)).await.is_err() {
                     out.counts.send_failed += 1;
                     break;
@@ -316,14 +375,14 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
                     }
                     Some(Ok(_)) => continue,
                 };
-                let Some(m) = read_json(&bytes) else {
+                let was_pending = pending.is_some();
+                if !read_message(&bytes, &mut pending, &mut out) {
                     out.counts.bad_frames += 1;
                     continue;
-                };
-                if pending.is_some() && seen.len() < 16 {
-                    seen.push(describe(&m));
                 }
-                on_message(&m, &mut pending, &mut out);
+                if was_pending && seen.len() < SEEN_KEPT {
+                    seen.push(bytes);
+                }
             }
         }
     }
@@ -334,8 +393,16 @@ pub async fn run(n: usize, plan: Arc<Plan>, signals: Signals) -> Outcome {
     out
 }
 
-/// A server message in a few words: its type, and its text, command or error.
-fn describe(m: &Value) -> String {
+/// How many server messages a waiting turn keeps for its timeout sample.
+const SEEN_KEPT: usize = 16;
+
+/// A server message (a binary pipecat.Frame) in a few words: its type, and its text, command
+/// or error.
+fn describe(bytes: &[u8]) -> String {
+    let Some(m) = wire::message_json(bytes).and_then(|j| serde_json::from_str::<Value>(&j).ok())
+    else {
+        return "(not an RTVI message)".to_owned();
+    };
     let t = m["type"].as_str().unwrap_or("?");
     let d = &m["data"];
     let detail = match t {
@@ -355,10 +422,22 @@ fn describe(m: &Value) -> String {
     }
 }
 
-/// Applies one server message to the waiting turn.
-fn on_message(m: &Value, pending: &mut Option<Pending>, out: &mut Outcome) {
+/// Reads one server message (a binary pipecat.Frame) and applies it to the waiting turn;
+/// `false` when it is not an RTVI message (not a message frame, or its text not JSON).
+fn read_message(bytes: &[u8], pending: &mut Option<Pending>, out: &mut Outcome) -> bool {
+    let Some(json) = wire::message_json(bytes) else {
+        return false;
+    };
+    on_message(&json, pending, out)
+}
+
+/// Applies one server message's RTVI JSON to the waiting turn; `false` when it is not JSON.
+fn on_message(json: &str, pending: &mut Option<Pending>, out: &mut Outcome) -> bool {
+    let Some(m) = parse_message(json) else {
+        return false;
+    };
     let now = Instant::now();
-    match m["type"].as_str().unwrap_or("") {
+    match &*m.kind {
         "ui-command" => {
             let Some(Pending::Click {
                 generation,
@@ -367,9 +446,9 @@ fn on_message(m: &Value, pending: &mut Option<Pending>, out: &mut Outcome) {
             }) = *pending
             else {
                 out.counts.unexpected_commands += 1;
-                return;
+                return true;
             };
-            let got = m["data"]["payload"]["ref"].as_str().and_then(decode_ref);
+            let got = m.payload_ref.as_deref().and_then(decode_ref);
             match got {
                 Some((g, e)) if e == element => {
                     // Generations cycle: "later" is within half the cycle ahead.
@@ -381,7 +460,7 @@ fn on_message(m: &Value, pending: &mut Option<Pending>, out: &mut Outcome) {
                     } else {
                         out.counts.clicks_stale_ref += 1;
                         *pending = None;
-                        return;
+                        return true;
                     }
                     out.snapshot_to_command
                         .push(u64::try_from((now - sent).as_micros()).unwrap_or(u64::MAX));
@@ -401,23 +480,31 @@ fn on_message(m: &Value, pending: &mut Option<Pending>, out: &mut Outcome) {
         "error" => {
             out.counts.server_errors += 1;
             if out.first_error.is_none() {
-                out.first_error = Some(m["data"]["error"].to_string());
+                out.first_error = Some(error_text(json));
             }
         }
         "error-response" => {
             out.counts.error_responses += 1;
             if out.first_error.is_none() {
-                out.first_error = Some(m["data"]["error"].to_string());
+                out.first_error = Some(error_text(json));
             }
         }
         _ => {}
     }
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::snapshot::page;
+    use serde_json::json;
+
+    /// Sends `m` through the whole read path: a pipecat.Frame around its JSON text.
+    fn on(m: &Value, pending: &mut Option<Pending>, out: &mut Outcome) {
+        let bytes = hark_rtvi::frame::encode_message_json(&m.to_string());
+        assert!(read_message(&bytes, pending, out));
+    }
 
     fn command(r: &str) -> Value {
         json!({"label": "rtvi-ai", "type": "ui-command",
@@ -442,7 +529,7 @@ mod tests {
     async fn a_command_for_the_turns_ref_is_counted_right_and_timed() {
         let mut out = Outcome::default();
         let (mut pending, r) = click_on(10);
-        on_message(&command(&r), &mut pending, &mut out);
+        on(&command(&r), &mut pending, &mut out);
         assert!(pending.is_none());
         assert_eq!(out.counts.clicks_ok, 1);
         assert_eq!(out.snapshot_to_command.len(), 1);
@@ -453,20 +540,20 @@ mod tests {
         let mut out = Outcome::default();
         let (mut pending, _) = click_on(10);
         let older = &page(9, 200).targets[3].1;
-        on_message(&command(older), &mut pending, &mut out);
+        on(&command(older), &mut pending, &mut out);
         assert_eq!(out.counts.clicks_stale_ref, 1);
 
         let (mut pending, _) = click_on(GENERATIONS - 1);
         let later = &page(0, 200).targets[3].1; // wraps around
-        on_message(&command(later), &mut pending, &mut out);
+        on(&command(later), &mut pending, &mut out);
         assert_eq!(out.counts.clicks_newer_snapshot, 1);
 
         let (mut pending, _) = click_on(10);
         let other = &page(10, 200).targets[4].1;
-        on_message(&command(other), &mut pending, &mut out);
+        on(&command(other), &mut pending, &mut out);
         assert_eq!(out.counts.clicks_wrong_element, 1);
 
-        on_message(&command(other), &mut None, &mut out);
+        on(&command(other), &mut None, &mut out);
         assert_eq!(out.counts.unexpected_commands, 1);
         assert_eq!(out.snapshot_to_command.len(), 1);
     }
@@ -478,13 +565,46 @@ mod tests {
             sent: Instant::now(),
         });
         let text = json!({"label": "rtvi-ai", "type": "bot-llm-text", "data": {"text": "Sure, "}});
-        on_message(&text, &mut pending, &mut out);
-        on_message(&text, &mut pending, &mut out);
+        on(&text, &mut pending, &mut out);
+        on(&text, &mut pending, &mut out);
         assert_eq!(out.counts.texts_ok, 1);
         assert_eq!(out.text_to_first_text.len(), 1);
         let err = json!({"label": "rtvi-ai", "type": "error", "data": {"error": "LLM failed", "fatal": false}});
-        on_message(&err, &mut pending, &mut out);
+        on(&err, &mut pending, &mut out);
         assert_eq!(out.counts.server_errors, 1);
         assert_eq!(out.first_error.as_deref(), Some("\"LLM failed\""));
+    }
+
+    #[tokio::test]
+    async fn odd_shapes_are_judged_as_a_value_reads_them_and_non_messages_are_bad_frames() {
+        let mut out = Outcome::default();
+        // `ref` not a string: a wrong element, as `Value::as_str` read it.
+        let (mut pending, _) = click_on(10);
+        let odd = json!({"type": "ui-command", "data": {"payload": {"ref": 7}}});
+        on(&odd, &mut pending, &mut out);
+        assert_eq!(out.counts.clicks_wrong_element, 1);
+        // `type` not a string: ignored.
+        let (mut pending, _) = click_on(10);
+        on(&json!({"type": 3, "data": 1}), &mut pending, &mut out);
+        assert!(pending.is_some());
+        // An escaped ref is unescaped before it is judged.
+        let (mut pending, r) = click_on(10);
+        let escaped = format!(
+            r#"{{"type":"ui-command","data":{{"payload":{{"ref":"\u0065{}"}}}}}}"#,
+            &r[1..]
+        );
+        let bytes = hark_rtvi::frame::encode_message_json(&escaped);
+        assert!(read_message(&bytes, &mut pending, &mut out));
+        assert_eq!(out.counts.clicks_ok, 1);
+        // Not JSON, not a frame: not a message.
+        let not_json = hark_rtvi::frame::encode_message_json("{nope");
+        assert!(!read_message(&not_json, &mut None, &mut out));
+        assert!(!read_message(b"\xff", &mut None, &mut out));
+        // The timeout sample still describes what came.
+        let c = hark_rtvi::frame::encode_message_json(&command("e5").to_string());
+        assert_eq!(
+            describe(&c),
+            r#"ui-command "click" {"ref":"e5","target_id":null}"#
+        );
     }
 }
