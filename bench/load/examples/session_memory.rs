@@ -68,6 +68,15 @@ fn resident() -> usize {
     stats::resident::read().unwrap_or(0)
 }
 
+/// The whole process's resident set (`/proc/self/statm`, pages × 4 KiB): what `hark-load`
+/// reads of `hark serve`, to compare with jemalloc's own counts; 0 where /proc is missing.
+fn process_rss() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<usize>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
 /// Measures `make` for `n` copies held at once: bytes per copy.
 fn per_copy(before: usize, n: usize) -> f64 {
     (allocated() as f64 - before as f64) / n as f64
@@ -313,13 +322,13 @@ async fn main() -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let (t0, r0) = (allocated(), resident());
+    let (t0, r0, p0) = (allocated(), resident(), process_rss());
     let mut clients = Vec::with_capacity(n);
     for i in 0..n {
         clients.push(open(addr, i + 1).await?);
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let (t1, r1) = (allocated(), resident());
+    let (t1, r1, p1) = (allocated(), resident(), process_rss());
     let send_all = |clients: &mut Vec<TcpStream>, frames: Vec<Vec<u8>>| {
         let mut clients = std::mem::take(clients);
         async move {
@@ -339,7 +348,7 @@ async fn main() -> Result<(), String> {
         .map(|i| client_frame(&pages[(i + 1) % pages.len()].frame))
         .collect();
     clients = send_all(&mut clients, frames).await?;
-    let (t2, r2) = (allocated(), resident());
+    let (t2, r2, p2) = (allocated(), resident(), process_rss());
     // A second 200-node snapshot (another generation) replaces the first.
     let frames = (0..n)
         .map(|i| client_frame(&pages[(i + 2) % pages.len()].frame))
@@ -351,35 +360,40 @@ async fn main() -> Result<(), String> {
     clients = send_all(&mut clients, frames).await?;
     let t4 = allocated();
     let per = |a: usize, b: usize| (b as f64 - a as f64) / n as f64 / 1024.0;
-    println!("| served for real (bare TCP clients) | allocated | resident (jemalloc) |");
-    println!("| --- | --- | --- |");
     println!(
-        "| after the handshake | {:.1} KiB | {:.1} KiB |",
+        "| served for real (bare TCP clients) | allocated | resident (jemalloc) | process RSS |"
+    );
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| after the handshake | {:.1} KiB | {:.1} KiB | {:.1} KiB |",
         per(t0, t1),
-        per(r0, r1)
+        per(r0, r1),
+        per(p0, p1)
     );
     println!(
-        "| the first 200-node snapshot | {:.1} KiB | {:.1} KiB |",
+        "| the first 200-node snapshot | {:.1} KiB | {:.1} KiB | {:.1} KiB |",
         per(t1, t2),
-        per(r1, r2)
+        per(r1, r2),
+        per(p1, p2)
     );
     println!(
-        "|   of which a first {}-node snapshot ({} B JSON), sent before it | {:.1} KiB | |",
+        "|   of which a first {}-node snapshot ({} B JSON), sent before it | {:.1} KiB | | |",
         small.nodes,
         small.json_bytes,
         per(t1, t_small)
     );
     println!(
-        "| idle session in all | {:.1} KiB | {:.1} KiB |",
+        "| idle session in all | {:.1} KiB | {:.1} KiB | {:.1} KiB |",
         per(t0, t2),
-        per(r0, r2)
+        per(r0, r2),
+        per(p0, p2)
     );
     println!(
-        "| a second 200-node snapshot, replacing the first | {:.1} KiB | |",
+        "| a second 200-node snapshot, replacing the first | {:.1} KiB | | |",
         per(t2, t3)
     );
     println!(
-        "| a {}-node snapshot ({} B JSON), replacing that | {:.1} KiB | |",
+        "| a {}-node snapshot ({} B JSON), replacing that | {:.1} KiB | | |",
         small.nodes,
         small.json_bytes,
         per(t3, t4)
