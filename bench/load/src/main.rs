@@ -10,7 +10,8 @@
 //! see [`session`]. The report ([`report`]) gives p50/p90/p99/max, server RSS, CPU and errors.
 //!
 //! ```text
-//! cargo build --release -p hark-server -p hark-load
+//! cargo build --release -p hark-server   # hark alone: built together with hark-load, it gets
+//! cargo build --release -p hark-load     # hark-load's features (~60 KiB more per session)
 //! target/release/hark-load --sessions 1000 --duration 30s          # table
 //! target/release/hark-load --sessions 100 --duration 30s --json    # JSON
 //! ```
