@@ -12,6 +12,8 @@
 //!   exact output (the file named `agent.toml`, as the test runs it).
 //! - A fence ```` ```toml,fragment ```` is a part shown for explanation and is not checked; a
 //!   page with one must also have a checked whole file.
+//! - A fence ```` ```toml,cargo ```` is not an agent file: it is the `[dependencies]` of the
+//!   page's Rust examples, which `tests/guide_new_crates.rs` builds as new crates.
 //!
 //! The environment `hark check` sees is cleared, then, for every block unless its fence also
 //! says `env-unset` (```` ```toml,check-fails,env-unset ````): each variable named by an
@@ -21,8 +23,11 @@
 //! warning or the unset-placeholder error with `env-unset`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "common/guide_pages.rs"]
+mod guide_pages;
+use guide_pages::{Block, blocks, guide_dir, pages};
 
 const HARK: &str = env!("CARGO_BIN_EXE_hark");
 
@@ -30,93 +35,6 @@ const HARK: &str = env!("CARGO_BIN_EXE_hark");
 const DUMMY_KEY: &str = "guide-test-not-a-real-key";
 /// The value given to every `${NAME}` placeholder of an example.
 const DUMMY_URL: &str = "https://hooks.example.com";
-
-fn guide_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/guide")
-}
-
-/// Every `.md` file under the guide, relative to it, sorted.
-fn pages() -> Vec<String> {
-    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                walk(&path, base, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                let rel = path.strip_prefix(base).unwrap().to_string_lossy();
-                out.push(rel.replace('\\', "/"));
-            }
-        }
-    }
-    let base = guide_dir();
-    let mut out = Vec::new();
-    walk(&base, &base, &mut out);
-    out
-}
-
-/// One fenced block of a page.
-#[derive(Debug, Clone)]
-struct Block {
-    /// 1-based line of the opening fence.
-    line: usize,
-    /// The info string's comma-separated words (`["toml", "check-fails"]`).
-    info: Vec<String>,
-    /// The text between the fences, each line ending with `\n`.
-    body: String,
-}
-
-impl Block {
-    fn lang(&self) -> &str {
-        self.info.first().map(String::as_str).unwrap_or("")
-    }
-
-    fn has(&self, word: &str) -> bool {
-        self.info.iter().skip(1).any(|w| w == word)
-    }
-}
-
-/// The fenced blocks of a page, in order (a fence's indentation is removed from its lines).
-fn blocks(text: &str) -> Vec<Block> {
-    let mut out = Vec::new();
-    let mut open: Option<(Block, usize)> = None;
-    for (index, raw) in text.lines().enumerate() {
-        let trimmed = raw.trim_start();
-        let indent = raw.len() - trimmed.len();
-        if let Some(rest) = trimmed.strip_prefix("```") {
-            match open.take() {
-                None => {
-                    let info = rest
-                        .split(',')
-                        .map(|w| w.trim().to_string())
-                        .filter(|w| !w.is_empty())
-                        .collect();
-                    let block = Block {
-                        line: index + 1,
-                        info,
-                        body: String::new(),
-                    };
-                    open = Some((block, indent));
-                }
-                Some((block, _)) => out.push(block),
-            }
-            continue;
-        }
-        if let Some((block, indent)) = open.as_mut() {
-            let cut = raw
-                .char_indices()
-                .take_while(|(i, c)| *i < *indent && c.is_whitespace())
-                .count();
-            block.body.push_str(&raw[cut..]);
-            block.body.push('\n');
-        }
-    }
-    assert!(open.is_none(), "a code fence is not closed");
-    out
-}
 
 /// The quoted values of `key = "VALUE"` lines (also inside inline tables: `env = "X"`).
 fn quoted_values_of(body: &str, key: &str) -> Vec<String> {
@@ -211,6 +129,11 @@ fn check_page(
         if block.lang() != "toml" {
             continue;
         }
+        if block.has("cargo") {
+            // A Cargo.toml `[dependencies]` table for the page's Rust examples, built by
+            // tests/guide_new_crates.rs; not an agent file.
+            continue;
+        }
         if block.has("fragment") {
             fragments += 1;
             continue;
@@ -225,7 +148,8 @@ fn check_page(
         {
             failures.push(format!(
                 "{page}:{}: the fence names `{word}`; an agent-file fence is toml, \
-                 toml,check-fails or toml,fragment (with env-unset)",
+                 toml,check-fails or toml,fragment (with env-unset); toml,cargo is a \
+                 page's [dependencies]",
                 block.line
             ));
             continue;
