@@ -4,38 +4,11 @@
 //! A code fence without a language would be run by rustdoc as Rust, so every fence names one.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn guide_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/guide")
-}
-
-/// Every `.md` file under the guide, as paths relative to it (`troubleshooting/README.md`).
-fn pages() -> Vec<String> {
-    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for path in entries {
-            if path.is_dir() {
-                walk(&path, base, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                let rel = path
-                    .strip_prefix(base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push(rel);
-            }
-        }
-    }
-    let base = guide_dir();
-    let mut out = Vec::new();
-    walk(&base, &base, &mut out);
-    out
-}
+#[path = "common/guide_pages.rs"]
+mod guide_pages;
+use guide_pages::{guide_dir, pages};
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(guide_dir().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
