@@ -335,6 +335,9 @@ from = "status"
              program that passes it.",
             "line 10: error: webhook notify: auth kind = \"api_key\" needs header = \"X-API-Key\" \
              (the header that carries the key).",
+            "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
+             is not set, so every call fails with \"could not authenticate\" until it is. Set \
+             HARK_TEST_H2_UNSET_TOKEN.",
             "line 13: error: webhook lookup_order: input.order_id: values belongs to type \
              string. Change the type, or remove values.",
             "line 13: error: webhook lookup_order: timeout = 0 is not a number of seconds above \
@@ -353,9 +356,6 @@ from = "status"
              of: status.",
             "line 33: error: lookup_order: order_status is not a State value. Use one of: \
              customer, or add the field to the State type.",
-            "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
-             is not set, so every call fails with \"could not authenticate\" until it is. Set \
-             HARK_TEST_H2_UNSET_TOKEN.",
         ]
     );
 
@@ -373,6 +373,9 @@ from = "status"
     assert_eq!(
         found,
         [
+            "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
+             is not set, so every call fails with \"could not authenticate\" until it is. Set \
+             HARK_TEST_H2_UNSET_TOKEN.",
             "line 17: error: lookup_order: {{customer.id}} names a value the call state does not have. \
              Fix the path, or add the field to the State type.",
             "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. Fix the \
@@ -385,9 +388,6 @@ from = "status"
              status.",
             "line 32: error: lookup_order: order_status is not a State value. Use one of: customer, or add \
              the field to the State type.",
-            "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
-             is not set, so every call fails with \"could not authenticate\" until it is. Set \
-             HARK_TEST_H2_UNSET_TOKEN.",
         ]
     );
 }

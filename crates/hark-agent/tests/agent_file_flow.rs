@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::flow::AssignRow;
 use hark_agent::{AgentSettings, ChannelOutput, VoiceAgent};
 use hark_llm::OpenAiCompatible;
 use hark_llm::testing::{ScriptedServer, Turn};
@@ -383,4 +384,54 @@ async fn the_llm_classifier_judges_what_the_local_judge_is_unsure_of() {
     assert_eq!(state.get("party"), Some(json!(4)));
     assert!(state.is_confirmed("party"));
     assert_eq!(state.get("booking_ref"), Some(json!("B-4")));
+}
+
+/// A step's assign row reads like a top-level `[[assign]]` row (`state`, dotted `from`) or like
+/// the spec (`variable`, `path` list): both spellings give the same flow; mixing the two keys
+/// of one field is refused on the row's line.
+#[test]
+fn a_steps_assign_row_takes_the_top_level_spelling_too() {
+    let row = |value| serde_json::from_value::<AssignRow>(value).unwrap();
+    let expected = AssignRow {
+        tool: "book_table".into(),
+        variable: "booking_ref".into(),
+        path: vec!["reference".into(), "id".into()],
+    };
+    assert_eq!(
+        row(json!({"tool": "book_table", "variable": "booking_ref", "path": ["reference", "id"]})),
+        expected
+    );
+    assert_eq!(
+        row(json!({"tool": "book_table", "state": "booking_ref", "from": "reference.id"})),
+        expected
+    );
+    let whole = row(json!({"tool": "book_table", "state": "booking_ref", "from": ""}));
+    assert!(whole.path.is_empty());
+
+    // In a file, the top-level spelling checks as clean as the spec's.
+    let top_level_spelling = FILE.replace(
+        "assign = [{ tool = \"book_table\", variable = \"booking_ref\", path = [\"reference\"] }]",
+        "assign = [{ tool = \"book_table\", state = \"booking_ref\", from = \"reference\" }]",
+    );
+    assert_ne!(top_level_spelling, FILE);
+    assert_eq!(problems(&top_level_spelling), Vec::<String>::new());
+
+    let both = FILE.replace(
+        "path = [\"reference\"] }",
+        "path = [\"reference\"], from = \"reference\" }",
+    );
+    let shown = both.parse::<AgentFile>().unwrap_err().problems[0].to_string();
+    assert!(
+        shown.starts_with(
+            "line 20: error: an assign row names the result field once: `from = \"order.id\"` or \
+             `path = [\"order\", \"id\"]`, not both"
+        ),
+        "{shown}"
+    );
+    let neither = FILE.replace("variable = \"booking_ref\", ", "");
+    let shown = neither.parse::<AgentFile>().unwrap_err().problems[0].to_string();
+    assert!(
+        shown.starts_with("line 20: error: an assign row needs `state`, the State value it saves"),
+        "{shown}"
+    );
 }

@@ -78,7 +78,13 @@ async fn main() -> ExitCode {
                 } else {
                     "offline screen mode"
                 };
-                tracing::info!(agent = %served.agent, orders = %served.shop.orders.url(), "{mode}");
+                // The demo's order service runs for every agent file (its host offers the demo's
+                // local tools), but only the demo's own agent is about it.
+                if args.demo && args.agent.is_none() {
+                    tracing::info!(agent = %served.agent, orders = %served.shop.orders.url(), "{mode}");
+                } else {
+                    tracing::info!(agent = %served.agent, "{mode}");
+                }
             }
             let served_result = server.run_until(shutdown_signal()).await;
             // The sessions are closed: their background webhooks get the drain limit to

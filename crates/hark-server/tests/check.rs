@@ -58,6 +58,19 @@ fn the_demo_agent_file_passes_hark_check() {
              (local classifier), 1 warning",
         ]
     );
+    // Set but empty is said as such.
+    let (code, out) = check("examples/shop.toml", &[("OPENAI_API_KEY", "")]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "examples/shop.toml:23: warning: [llm] the environment variable OPENAI_API_KEY is set \
+             but empty, so the agent runs without an LLM (the offline screen mode). Put your \
+             openai-compatible key in OPENAI_API_KEY to use the LLM.",
+            "examples/shop.toml: ok, 7 tools, LLM none (OPENAI_API_KEY empty), UI worker on \
+             (local classifier), 1 warning",
+        ]
+    );
     let (code, out) = check(
         "examples/shop.toml",
         &[("OPENAI_API_KEY", "sk-test-not-real")],

@@ -121,13 +121,21 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     for name in &f.tools.builtin {
         let line = found.line(name);
         let built = match name.get_ref().as_str() {
-            "current_datetime" => match &timezone {
-                Some(zone) => current_datetime_tool(zone).ok(),
-                None => {
-                    found.error(line, messages::datetime_needs_timezone());
-                    None
-                }
-            },
+            "current_datetime" => {
+                let zone = match &timezone {
+                    Some(zone) => zone.as_str(),
+                    None => {
+                        found.error(line, messages::datetime_needs_timezone());
+                        "UTC"
+                    }
+                };
+                // With no timezone, or one that is not IANA's (its own problem, on its line),
+                // a stand-in in UTC keeps the rows and the flow that name the tool checked
+                // without a second problem; the file fails either way.
+                current_datetime_tool(zone)
+                    .or_else(|_| current_datetime_tool("UTC"))
+                    .ok()
+            }
             "user_phone_number" => user_phone_number_tool().ok(),
             "end_call" => {
                 let goodbye = f.tools.goodbye.as_deref().unwrap_or("Goodbye!");
@@ -191,12 +199,31 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
         });
     }
 
+    // With the UI worker on, every session adds the screen tools: a tool of the file's own
+    // by one of their names would stop each session from starting.
+    if f.ui.worker {
+        for source in &sources {
+            if [
+                hark_ui::screen_tool::SCREEN_TOOL,
+                crate::ui::ASK_SCREEN_TOOL,
+            ]
+            .contains(&source.name.as_str())
+            {
+                found.error(source.line, messages::screen_tool_name_taken(&source.name));
+            }
+        }
+    }
+
     // Assign rows and replies: the file's own, then each webhook's.
     // A top-level row naming a tool the file does not have is an error on the row's line (the
     // registry would report it with no line); the row is left out.
-    let mut names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+    // A row on a tool that failed is left out without a second problem; the fix a row's
+    // problem suggests names only tools that were built (all the file's when none were).
+    let built: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+    let mut names = built.clone();
     names.extend(failed.iter().cloned());
     let known = |tool: &str| names.iter().any(|n| n == tool);
+    let suggested = if built.is_empty() { &names } else { &built };
     let ends = |tool: &str| tools.iter().any(|t| t.name() == tool && t.ends_the_call());
     let mut assign: Vec<(String, Vec<Assign>)> = Vec::new();
     let mut replies: Vec<ToolReply> = Vec::new();
@@ -204,7 +231,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
         match &row.get_ref().tool {
             Some(tool) if !known(tool) => {
                 let line = found.line(row);
-                found.error(line, messages::row_unknown_tool("[[assign]]", tool, &names));
+                found.error(
+                    line,
+                    messages::row_unknown_tool("[[assign]]", tool, suggested),
+                );
             }
             Some(tool) => assign.push((tool.clone(), vec![to_assign(row.get_ref())])),
             None => {
@@ -220,7 +250,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
         match &row.get_ref().tool {
             Some(tool) if !known(tool) => {
                 let line = found.line(row);
-                found.error(line, messages::row_unknown_tool("[[reply]]", tool, &names));
+                found.error(
+                    line,
+                    messages::row_unknown_tool("[[reply]]", tool, suggested),
+                );
             }
             Some(tool) if ends(tool) => {
                 let line = found.line(row);
@@ -344,8 +377,10 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             warnings,
         }),
         _ => {
+            // Errors and warnings together, in file order.
             let mut problems = errors;
             problems.extend(warnings);
+            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
             Err(FileProblems { problems })
         }
     }
@@ -523,7 +558,12 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
         }
         Some(variable) => match std::env::var(variable.get_ref()) {
             Ok(key) if !key.is_empty() => Some(key),
-            _ => {
+            Ok(_) => {
+                let line = found.line(variable);
+                found.warning(line, messages::key_env_empty(variable.get_ref(), label));
+                return None;
+            }
+            Err(_) => {
                 let line = found.line(variable);
                 found.warning(line, messages::key_env_unset(variable.get_ref(), label));
                 return None;

@@ -59,7 +59,9 @@ pub(crate) fn schema(
         out.insert("description".into(), json!(description));
     }
     if let Some(values) = &field.values {
-        if field.kind == FieldType::String {
+        if values.is_empty() {
+            problems.push(messages::field_values_empty(place));
+        } else if field.kind == FieldType::String {
             let mut list: Vec<Value> = values.iter().map(|v| json!(v)).collect();
             if nullable == Nullable::Yes {
                 list.push(Value::Null);

@@ -179,19 +179,25 @@ pub struct ToolsFormat {
     pub goodbye: Option<String>,
 }
 
-/// The HTTP method of a webhook.
+/// The HTTP method of a webhook: `"GET"`, `"POST"`, … (the lower-case spellings are read too:
+/// HTTP methods are written both ways).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum MethodFormat {
     /// GET: arguments in the query.
+    #[serde(alias = "get")]
     Get,
     /// POST (default).
+    #[serde(alias = "post")]
     Post,
     /// PUT.
+    #[serde(alias = "put")]
     Put,
     /// PATCH.
+    #[serde(alias = "patch")]
     Patch,
     /// DELETE.
+    #[serde(alias = "delete")]
     Delete,
 }
 

@@ -104,6 +104,17 @@ pub fn key_env_unset(variable: &str, provider: &str) -> String {
     )
 }
 
+/// Warning: the key's variable is set but empty, so the agent has no LLM.
+///
+/// Example: `[llm] the environment variable OPENAI_API_KEY is set but empty, so the agent runs
+/// without an LLM (the offline screen mode). Put your OpenAI key in OPENAI_API_KEY to use the
+/// LLM.`
+pub fn key_env_empty(variable: &str, provider: &str) -> String {
+    format!(
+        "[llm] the environment variable {variable} is set but empty, so the agent runs without an LLM (the offline screen mode). Put your {provider} key in {variable} to use the LLM."
+    )
+}
+
 /// `base_url` is not a URL.
 pub fn bad_base_url(url: &str, why: &str) -> String {
     format!("[llm] base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
@@ -122,6 +133,17 @@ pub fn bad_language(language: &str) -> String {
 /// The system prompt is empty.
 pub fn empty_system_prompt() -> String {
     "system_prompt is empty. Write what the agent is for and how it speaks.".to_string()
+}
+
+/// A tool of the file named like one of the UI worker's tools (`screen`, `ask_screen`), which
+/// every session adds while `[ui] worker` is on.
+///
+/// Example: `the tool name screen is the UI worker's own tool, which every session adds. Give
+/// your tool another name, or set [ui] worker = false.`
+pub fn screen_tool_name_taken(name: &str) -> String {
+    format!(
+        "the tool name {name} is the UI worker's own tool, which every session adds. Give your tool another name, or set [ui] worker = false."
+    )
 }
 
 /// A built-in tool that does not exist.
@@ -212,6 +234,16 @@ pub fn not_a_time() -> String {
 /// The model sent a `date-time` input that is not a date and time (RFC 3339).
 pub fn not_a_date_time() -> String {
     "is not a date and time: give it like 2026-10-16T09:30:00+02:00".to_string()
+}
+
+/// A field's `values` list is empty: no value could ever be sent.
+///
+/// Example: `webhook book: input party: values is empty, so no value fits. List the values
+/// (values = ["inside", "outside"]), or remove values.`
+pub fn field_values_empty(place: &str) -> String {
+    format!(
+        "{place}: values is empty, so no value fits. List the values (values = [\"inside\", \"outside\"]), or remove values."
+    )
 }
 
 /// A key of a field that its type does not have.

@@ -187,7 +187,11 @@ impl Flow {
                 .map(String::as_str)
                 .filter(|t| registry.contains(t))
                 .collect();
-            let replies = step.replies.iter().map(|r| r.to_tool_reply());
+            let replies = step
+                .replies
+                .iter()
+                .filter(|r| known.contains(&r.tool.as_str()))
+                .map(|r| r.to_tool_reply());
             let tools = match hinted.as_ref().map(|h| h.scoped(&known, replies)) {
                 Some(Ok(tools)) => Some(tools),
                 Some(Err(error)) => {
@@ -341,6 +345,15 @@ fn check_step(
     // The values the step saves, and what fills each.
     if !step.saves.is_empty() && registry.state_model().is_none() {
         problems.push(messages::saves_without_state(name));
+    }
+    // A step's reply for a tool it does not offer would never play; said here, once, in the
+    // step's words (the step's registry leaves the row out).
+    let mut unoffered: Vec<&str> = Vec::new();
+    for row in &step.replies {
+        if !step.tools.contains(&row.tool) && !unoffered.contains(&row.tool.as_str()) {
+            unoffered.push(&row.tool);
+            problems.push(messages::reply_tool_not_in_step(name, &row.tool));
+        }
     }
     let mut assign: Vec<(String, Vec<Assign>)> = Vec::new();
     for row in &step.assign {

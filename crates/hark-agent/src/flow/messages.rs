@@ -120,6 +120,16 @@ pub fn assign_tool_not_in_step(step: &str, tool: &str) -> String {
     )
 }
 
+/// A step's reply row for a tool the step does not offer (one problem per tool).
+///
+/// Example: `step booking: a reply row is for book_table, which is not in its tools. Add
+/// book_table to the step's tools.`
+pub fn reply_tool_not_in_step(step: &str, tool: &str) -> String {
+    format!(
+        "step {step}: a reply row is for {tool}, which is not in its tools. Add {tool} to the step's tools."
+    )
+}
+
 /// A problem the tool layer found in a step's rows, behind the step's name.
 pub fn in_step(step: &str, problem: &str) -> String {
     format!("step {step}: {problem}")

@@ -149,8 +149,13 @@ pub struct ReplyRow {
 
 /// A step's assign row: save the value at `path` of `tool`'s result into the State value
 /// `variable` when the step ends.
+///
+/// Read from `{ tool, variable, path }` (the spec's spelling: `path` a list of field names) or
+/// from `{ tool, state, from }`, the spelling of an agent file's top-level `[[assign]]` (`from`
+/// a dotted path, `"order.id"`; `""` or left out: the whole result). `state` and `variable`
+/// together, or `from` and `path` together, are refused with a message naming both keys.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "AssignRowKeys")]
 pub struct AssignRow {
     /// The tool whose result is read.
     pub tool: String,
@@ -159,6 +164,54 @@ pub struct AssignRow {
     /// Field names walked from the result; empty saves the whole result.
     #[serde(default)]
     pub path: Vec<String>,
+}
+
+/// The keys an [`AssignRow`] is read from, in either spelling.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssignRowKeys {
+    tool: String,
+    variable: Option<String>,
+    state: Option<String>,
+    path: Option<Vec<String>>,
+    from: Option<String>,
+}
+
+impl TryFrom<AssignRowKeys> for AssignRow {
+    type Error = String;
+
+    fn try_from(keys: AssignRowKeys) -> Result<Self, String> {
+        let variable = match (keys.variable, keys.state) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "an assign row names its State value once: `state` or `variable`, not both"
+                        .to_string(),
+                );
+            }
+            (Some(name), None) | (None, Some(name)) => name,
+            (None, None) => {
+                return Err("an assign row needs `state`, the State value it saves".to_string());
+            }
+        };
+        let path = match (keys.path, keys.from) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "an assign row names the result field once: `from = \"order.id\"` \
+                     or `path = [\"order\", \"id\"]`, not both"
+                        .to_string(),
+                );
+            }
+            (Some(path), None) => path,
+            (None, Some(from)) if from.is_empty() => Vec::new(),
+            (None, Some(from)) => from.split('.').map(String::from).collect(),
+            (None, None) => Vec::new(),
+        };
+        Ok(AssignRow {
+            tool: keys.tool,
+            variable,
+            path,
+        })
+    }
 }
 
 impl ReplyRow {

@@ -24,7 +24,13 @@ pub fn summary(path: &str, file: &AgentFile, setup: &AgentSetup) -> String {
     let llm = match (&setup.llm, &file.format().llm) {
         (Some(choice), _) => format!("{} {}", choice.provider.label().kind, choice.model),
         (None, Some(section)) => match &section.api_key_env {
-            Some(variable) => format!("none ({} not set)", variable.get_ref()),
+            Some(variable) => {
+                let name = variable.get_ref();
+                match std::env::var_os(name) {
+                    Some(value) if value.is_empty() => format!("none ({name} empty)"),
+                    _ => format!("none ({name} not set)"),
+                }
+            }
             None => "none".to_string(),
         },
         (None, None) => "none".to_string(),

@@ -1,0 +1,105 @@
+//! `hark check` says each mistake once, where it is, with a fix that names what exists: a tool
+//! that failed is not suggested and causes no second problem; names the UI worker takes are
+//! refused; small slips (an empty `values`, a lower-case method, an empty key variable) get
+//! their own words (found by a new-user trial of the guide, issue 11). The empty key variable is
+//! tested through the binary, in hark-server's tests/check.rs.
+
+use hark_agent::file::{AgentFile, Host, Problem};
+
+fn problems(text: &str) -> Vec<String> {
+    let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));
+    file.check(&Host::new())
+        .iter()
+        .map(Problem::to_string)
+        .collect()
+}
+
+const PROMPT: &str = "system_prompt = \"You help.\"\n";
+
+const WEBHOOK: &str = "[[webhook]]\nname = \"NAME\"\ndescription = \"Look it up.\"\n\
+                       url = \"https://hooks.example.com/x\"\n";
+
+fn webhook(name: &str) -> String {
+    WEBHOOK.replace("NAME", name)
+}
+
+#[test]
+fn a_tool_named_like_a_screen_tool_is_refused_while_the_ui_worker_is_on() {
+    let text = format!("{PROMPT}{}{}", webhook("screen"), webhook("ask_screen"));
+    assert_eq!(
+        problems(&text),
+        [
+            "line 3: error: the tool name screen is the UI worker's own tool, which every \
+             session adds. Give your tool another name, or set [ui] worker = false.",
+            "line 7: error: the tool name ask_screen is the UI worker's own tool, which every \
+             session adds. Give your tool another name, or set [ui] worker = false.",
+        ]
+    );
+    let without_worker = format!("{text}[ui]\nworker = false\n");
+    assert_eq!(problems(&without_worker), Vec::<String>::new());
+}
+
+#[test]
+fn a_row_on_a_missing_tool_suggests_only_tools_that_were_built() {
+    let text = format!(
+        "{PROMPT}[tools]\nlocal = [\"search_wine\"]\n{}[[reply]]\ntool = \"search_menus\"\n\
+         say = [\"Here.\"]\n",
+        webhook("search_menu")
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 3: error: [tools] local search_wine is not a tool of this program: it \
+             provides no local tools. Remove search_wine, or run the file with the program that \
+             provides it.",
+            "line 8: error: [[reply]] names the tool search_menus, which the file does not \
+             have. Use one of: search_menu.",
+        ]
+    );
+}
+
+#[test]
+fn a_bad_timezone_is_one_problem_even_when_a_flow_offers_current_datetime() {
+    let text = format!(
+        "{PROMPT}timezone = \"Madrid\"\n[tools]\nbuiltin = [\"current_datetime\"]\n[flow]\n\
+         first = \"only\"\n[[flow.steps]]\nname = \"only\"\ntools = [\"current_datetime\"]\n"
+    );
+    assert_eq!(
+        problems(&text),
+        ["line 2: error: timezone Madrid is not an IANA timezone. Write one like Europe/Madrid."]
+    );
+}
+
+#[test]
+fn a_step_reply_for_a_tool_the_step_does_not_offer_is_said_in_the_steps_words() {
+    let text = format!(
+        "{PROMPT}{}{}[flow]\nfirst = \"only\"\n[[flow.steps]]\nname = \"only\"\n\
+         tools = [\"lookup\"]\n[[flow.steps.replies]]\ntool = \"book\"\nsay = [\"Booked.\"]\n",
+        webhook("lookup"),
+        webhook("book")
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 13: error: [flow] step only: a reply row is for book, which is not in its \
+             tools. Add book to the step's tools."
+        ]
+    );
+}
+
+#[test]
+fn an_empty_values_list_says_so_and_a_lower_case_method_is_read() {
+    let text = format!(
+        "{PROMPT}{}method = \"get\"\n[webhook.input.seating]\ntype = \"string\"\nvalues = []\n",
+        webhook("lookup")
+    );
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].ends_with(
+            "webhook lookup: input.seating: values is empty, so no value fits. List the values \
+             (values = [\"inside\", \"outside\"]), or remove values."
+        ),
+        "{found:#?}"
+    );
+}
