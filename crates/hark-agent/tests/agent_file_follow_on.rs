@@ -103,3 +103,21 @@ fn an_empty_values_list_says_so_and_a_lower_case_method_is_read() {
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_ui_model_with_the_local_classifier_and_a_language_word_are_warned_of() {
+    let text = format!("{PROMPT}language = \"english\"\n[ui]\nmodel = \"gpt-4.1-mini\"\n");
+    assert_eq!(
+        problems(&text),
+        [
+            "line 2: warning: language \"english\" is not a language code Hark can speak in: it \
+             has no 2- or 3-letter language subtag, so dates and numbers would be said in no \
+             language's words. Write one like en-US.",
+            "line 4: warning: [ui] model gpt-4.1-mini is unused: the UI worker's classifier is \
+             the local one. Set classifier = \"llm\" to answer screen questions with that model, \
+             or remove model.",
+        ]
+    );
+    let fine = format!("{PROMPT}language = \"es-419\"\n");
+    assert_eq!(problems(&fine), Vec::<String>::new());
+}

@@ -88,6 +88,14 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             if !is_language_tag(language.get_ref()) {
                 let line = found.line(language);
                 found.error(line, messages::bad_language(language.get_ref()));
+            } else if !language
+                .get_ref()
+                .split('-')
+                .next()
+                .is_some_and(|code| (2..=3).contains(&code.len()))
+            {
+                let line = found.line(language);
+                found.warning(line, messages::unknown_language_code(language.get_ref()));
             }
             language.get_ref().clone()
         }
@@ -325,7 +333,13 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             .as_ref()
             .map_or(ClassifierKind::Local, |c| *c.get_ref());
     let classifier = match kind {
-        ClassifierKind::Local => ClassifierChoice::Local,
+        ClassifierKind::Local => {
+            if let Some(model) = &f.ui.model {
+                let line = found.line(model);
+                found.warning(line, messages::ui_model_unused(model.get_ref()));
+            }
+            ClassifierChoice::Local
+        }
         ClassifierKind::Llm => match (&f.llm, &llm) {
             (None, _) => {
                 found.error(classifier_line, messages::llm_classifier_without_llm());
@@ -333,7 +347,11 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             }
             (Some(_), Some(choice)) => ClassifierChoice::Llm(LlmChoice {
                 provider: choice.provider.clone(),
-                model: f.ui.model.clone().unwrap_or_else(|| choice.model.clone()),
+                model: f
+                    .ui
+                    .model
+                    .as_ref()
+                    .map_or_else(|| choice.model.clone(), |m| m.get_ref().clone()),
                 kind: choice.kind,
             }),
             (Some(section), None) => {

@@ -340,8 +340,9 @@ pub struct UiFormat {
     /// The classifier (default `local`; spanned when set, for the line of its problems).
     #[serde(default)]
     pub classifier: Option<Spanned<ClassifierKind>>,
-    /// The LLM classifier's model (default: the `[llm]` model).
-    pub model: Option<String>,
+    /// The LLM classifier's model (default: the `[llm]` model); spanned: with the local
+    /// classifier it is unused, and a warning names its line.
+    pub model: Option<Spanned<String>>,
 }
 
 impl Default for UiFormat {
