@@ -34,9 +34,11 @@ use syn::{
 ///   (and their `Option`s) get a string schema with `format` by themselves; `hark_tools::Phone`
 ///   is a phone number.
 /// - **Context**: a parameter typed `&ToolContext` gets the call's context and is not an argument.
+/// - **Unknown arguments**: an argument that is not a parameter (or a field of a nested struct
+///   that the struct does not have) is refused, also for a function without parameters.
 /// - **One input model**: a single parameter marked `#[input]` is the whole input type.
-/// - **Output**: `Result<O, ToolError>` (or plain `O`) makes `O` the output; `()` makes it
-///   `Done` (`{"ok": true}`). A function returning `serde_json::Value` must give
+/// - **Output**: `Result<O, ToolError>` (or plain `O`) makes `O` the output; `()` (or any type
+///   that serialises to nothing but `null`, like a unit struct) makes it `Done` (`{"ok": true}`). A function returning `serde_json::Value` must give
 ///   `#[tool(output = Type)]`, else it does not compile: "name its output".
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {

@@ -109,6 +109,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod arguments;
 pub mod builtin;
 pub mod call;
 pub mod error;
@@ -118,6 +119,7 @@ pub mod live;
 pub mod messages;
 pub mod output;
 pub mod phone;
+mod problems;
 pub mod registry;
 pub mod reply;
 pub mod schema;

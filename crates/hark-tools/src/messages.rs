@@ -33,16 +33,56 @@ pub fn arguments_missing(tool: &str, missing: &[String]) -> String {
 /// "Arguments the schema does not name": `bogus is not an argument of lookup. Call lookup again
 /// without it.` (several: `a and b are not arguments of lookup. Call lookup again without them.`)
 pub fn unknown_arguments(tool: &str, extra: &[String]) -> String {
-    if extra.len() == 1 {
-        format!(
-            "{} is not an argument of {tool}. Call {tool} again without it.",
-            extra[0]
+    let at_root: Vec<(String, String)> = extra.iter().map(|e| (String::new(), e.clone())).collect();
+    unknown_fields(tool, &at_root)
+}
+
+/// Keys the schema does not name, at any level: each is `(the dotted path of its object, "" at
+/// the root; its dotted path)`. Root keys read as in [`unknown_arguments`]; a nested one names
+/// its object: `contact.bogus is not a field of contact. Call lookup again without it.` Several
+/// objects: one clause each, in order, then one closing sentence
+/// (`bogus is not an argument of lookup. contact.x and contact.y are not fields of contact.
+/// Call lookup again without them.`).
+pub fn unknown_fields(tool: &str, unknown: &[(String, String)]) -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for (parent, path) in unknown {
+        match groups.iter_mut().find(|(p, _)| *p == parent.as_str()) {
+            Some((_, paths)) => paths.push(path.clone()),
+            None => groups.push((parent, vec![path.clone()])),
+        }
+    }
+    let clauses: Vec<String> = groups
+        .iter()
+        .map(
+            |(parent, paths)| match (parent.is_empty(), paths.len() == 1) {
+                (true, true) => format!("{} is not an argument of {tool}", paths[0]),
+                (true, false) => format!("{} are not arguments of {tool}", join_names(paths)),
+                (false, true) => format!("{} is not a field of {parent}", paths[0]),
+                (false, false) => format!("{} are not fields of {parent}", join_names(paths)),
+            },
         )
+        .collect();
+    let pronoun = if unknown.len() == 1 { "it" } else { "them" };
+    format!(
+        "{}. Call {tool} again without {pronoun}.",
+        clauses.join(". ")
+    )
+}
+
+/// A required value left out, as one line of a schema check: `status is missing`,
+/// `contact.name is missing` (the dotted path of the value).
+pub fn value_missing(path: &str) -> String {
+    format!("{path} is missing")
+}
+
+/// A key an object's schema does not allow, as one line of a schema check:
+/// `contact.bogus is not a field of contact`; at the root, `bogus is not <root>` with `root`
+/// like `a field of Order`.
+pub fn not_a_field(path: &str, parent: &str, root: &str) -> String {
+    if parent.is_empty() {
+        format!("{path} is not {root}")
     } else {
-        format!(
-            "{} are not arguments of {tool}. Call {tool} again without them.",
-            join_names(extra)
-        )
+        format!("{path} is not a field of {parent}")
     }
 }
 
@@ -76,6 +116,17 @@ pub fn argument_error_line(path: &str, reason: &str) -> String {
     } else {
         format!("{path}: {reason}")
     }
+}
+
+/// A value that fits none of the choices of its `anyOf`/`oneOf` (the validator's "not valid under
+/// any of the schemas listed in the 'anyOf' keyword"): `{"x":1} fits none of the choices here`.
+pub fn fits_no_choice(value: &serde_json::Value) -> String {
+    format!("{value} fits none of the choices here")
+}
+
+/// A value that fits several choices of a `oneOf` where exactly one must fit.
+pub fn fits_several_choices(value: &serde_json::Value) -> String {
+    format!("{value} fits more than one of the choices here, and must fit exactly one")
 }
 
 /// The arguments were not a JSON object (or not JSON at all).
@@ -418,6 +469,44 @@ mod tests {
         assert_eq!(
             unknown_arguments("book_table", &v(&["bogus"])),
             "bogus is not an argument of book_table. Call book_table again without it."
+        );
+    }
+
+    #[test]
+    fn unknown_fields_name_their_object() {
+        let at = |parent: &str, path: &str| (parent.to_string(), path.to_string());
+        assert_eq!(
+            unknown_fields("lookup", &[at("", "bogus")]),
+            unknown_arguments("lookup", &v(&["bogus"]))
+        );
+        assert_eq!(
+            unknown_fields("lookup", &[at("contact", "contact.bogus")]),
+            "contact.bogus is not a field of contact. Call lookup again without it."
+        );
+        assert_eq!(
+            unknown_fields(
+                "lookup",
+                &[
+                    at("contact", "contact.a"),
+                    at("", "x"),
+                    at("contact", "contact.b")
+                ]
+            ),
+            "contact.a and contact.b are not fields of contact. x is not an argument of lookup. \
+             Call lookup again without them."
+        );
+        assert_eq!(value_missing("contact.name"), "contact.name is missing");
+        assert_eq!(
+            arguments_missing("lookup", &v(&["contact.name"])),
+            "contact.name is missing. Ask the caller for it, then call lookup again."
+        );
+        assert_eq!(
+            not_a_field("contact.x", "contact", "a field of Order"),
+            "contact.x is not a field of contact"
+        );
+        assert_eq!(
+            not_a_field("x", "", "a field of Order"),
+            "x is not a field of Order"
         );
     }
 

@@ -40,8 +40,27 @@ impl fmt::Debug for Output {
 impl Output {
     /// The output of a Rust type: its name is the type's schema name (`Order`), its schema the
     /// one schemars builds.
+    ///
+    /// A type that serialises to nothing but `null` (`()`, a unit struct, `Option<()>`) is
+    /// [`Output::done`]: the model reads `{"ok": true}`, as for a `#[tool]` function returning
+    /// `()`.
     pub fn of<T: JsonSchema>() -> Self {
-        Self::json(T::schema_name(), schema_of::<T>())
+        let schema = schema_of::<T>();
+        if only_null(&schema, &schema) {
+            return Self::done();
+        }
+        Self::json(T::schema_name(), schema)
+    }
+
+    /// The name [`Output::of::<T>()`](Output::of) gives its output (`Order`; `Done` for a type
+    /// that serialises to nothing but `null`), without building it.
+    pub fn name_of<T: JsonSchema>() -> String {
+        let schema = schema_of::<T>();
+        if only_null(&schema, &schema) {
+            "Done".to_string()
+        } else {
+            T::schema_name().into_owned()
+        }
     }
 
     /// An output named `name` with a hand-written JSON Schema. A schema the validator cannot
@@ -122,10 +141,6 @@ impl Output {
     /// `Err` carries the first problem twice: for the model (`status: "shiped" is not one of
     /// "held" or "shipped"`) and for the log (field and keyword, never a value).
     pub fn check(&self, mut result: Value) -> Result<Value, OutputMismatch> {
-        if result.is_null() {
-            result = Value::Object(Map::new());
-        }
-        self.shape.apply(&mut result);
         let validator = match &self.validator {
             Ok(v) => v,
             Err(e) => {
@@ -135,28 +150,52 @@ impl Output {
                 });
             }
         };
+        // `null` is "nothing to say" (`Ok(())` from an executor): `{}`, which `Done` fills to
+        // `{"ok": true}`; an output that holds `null` itself (`Option<Order>`) keeps it.
+        if result.is_null() && !validator.is_valid(&result) {
+            result = Value::Object(Map::new());
+        }
+        self.shape.apply(&mut result);
         if validator.is_valid(&result) {
             return Ok(result);
         }
         let Some(error) = validator.iter_errors(&result).next() else {
             return Ok(result);
         };
-        let path = pointer_to_path(error.instance_path().as_str());
-        let model_detail = format!(
-            "{}.",
-            crate::messages::argument_error_line(&path, &error.to_string())
-        );
-        let field = if path.is_empty() {
-            "(root)".to_string()
-        } else {
-            path
+        let mut problems = Vec::new();
+        crate::problems::describe(&error, &format!("a field of {}", self.name), &mut problems);
+        let Some(problem) = problems.into_iter().next() else {
+            return Ok(result);
         };
-        let log_detail = format!("{field} ({})", error.kind().keyword());
         Err(OutputMismatch {
-            model_detail,
-            log_detail,
+            model_detail: format!("{}.", problem.line),
+            log_detail: problem.log("(result)"),
         })
     }
+}
+
+/// True when `null` is the only value of the schema: `"type": "null"`, `"const": null`,
+/// `"enum": [null]`, or an `anyOf`/`oneOf` whose every branch is one.
+fn only_null(schema: &Value, root: &Value) -> bool {
+    only_null_within(schema, root, 0)
+}
+
+fn only_null_within(schema: &Value, root: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let schema = resolve(schema, root);
+    if let Some(t) = schema.get("type") {
+        return t == "null" || *t == json!(["null"]);
+    }
+    if schema.get("const") == Some(&Value::Null) || schema.get("enum") == Some(&json!([null])) {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        schema.get(*k).and_then(Value::as_array).is_some_and(|bs| {
+            !bs.is_empty() && bs.iter().all(|b| only_null_within(b, root, depth + 1))
+        })
+    })
 }
 
 /// Why a result did not fit its output.

@@ -21,7 +21,7 @@ use crate::call::{CallHooks, HookCall, Next, Wrapped};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::executor::{Arguments, ToolContext};
 use crate::messages;
-use crate::output::{is_error_result, pointer_to_path};
+use crate::output::is_error_result;
 use crate::schema::{Dialect, dialect_schema};
 use hark_speak::{Placeholder, Scope};
 
@@ -940,9 +940,11 @@ pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ()> {
     }
 }
 
-/// The checks before the function runs, in order: arguments the schema does not name, then
-/// required arguments absent or blank (`ArgumentsMissing`), then the schema check with every
-/// error of the call, one line each.
+/// The checks before the function runs, in order: keys the schema does not name, at every
+/// level of the arguments whose object schema names its fields (root ones are handed to an
+/// executor that checks extra arguments instead), then required values absent or blank at every
+/// level (`ArgumentsMissing`, nested ones by dotted path: `contact.name`), then the schema check
+/// with every error of the call, one line each.
 pub(crate) fn check_arguments(
     tool: &ToolSpec,
     mut arguments: Arguments,
@@ -958,38 +960,27 @@ pub(crate) fn check_arguments(
             _ => Map::new(),
         };
     }
+    let findings = rules.shape.check(&arguments);
     let mut extra = Map::new();
-    if !rules.open {
-        let unknown: Vec<String> = arguments
-            .keys()
-            .filter(|k| !rules.properties.contains(*k))
-            .cloned()
-            .collect();
-        if !unknown.is_empty() {
-            if !tool.executor().checks_extra_arguments() {
-                return Err(
-                    ToolError::refused(messages::unknown_arguments(name, &unknown))
-                        .with_event_text(format!("unknown arguments: {}", unknown.join(", "))),
-                );
-            }
-            for key in unknown {
-                if let Some(value) = arguments.remove(&key) {
-                    extra.insert(key, value);
+    if !findings.unknown.is_empty() {
+        if tool.executor().checks_extra_arguments() {
+            // The executor gets them and refuses them in its own words.
+            for (parent, key) in &findings.unknown {
+                if parent.is_empty()
+                    && let Some(value) = arguments.remove(key)
+                {
+                    extra.insert(key.clone(), value);
                 }
             }
+        } else {
+            let paths: Vec<&str> = findings.unknown.iter().map(|(_, p)| p.as_str()).collect();
+            return Err(
+                ToolError::refused(messages::unknown_fields(name, &findings.unknown))
+                    .with_event_text(format!("unknown arguments: {}", paths.join(", "))),
+            );
         }
     }
-    let missing: Vec<String> = rules
-        .required
-        .iter()
-        .filter(|(field, nullable)| match arguments.get(field) {
-            None => true,
-            Some(Value::Null) => !nullable,
-            Some(Value::String(text)) => text.trim().is_empty(),
-            Some(_) => false,
-        })
-        .map(|(field, _)| field.clone())
-        .collect();
+    let missing = findings.missing;
     if !missing.is_empty() {
         return Err(ToolError::arguments_missing(
             messages::arguments_missing(name, &missing),
@@ -999,18 +990,13 @@ pub(crate) fn check_arguments(
     }
     let instance = Value::Object(arguments);
     if !tool.validator().is_valid(&instance) {
-        let mut lines = Vec::new();
-        let mut fields = Vec::new();
+        let root = format!("an argument of {name}");
+        let mut problems = Vec::new();
         for error in tool.validator().iter_errors(&instance) {
-            let path = pointer_to_path(error.instance_path().as_str());
-            lines.push(messages::argument_error_line(&path, &error.to_string()));
-            let field = if path.is_empty() {
-                "(arguments)".to_string()
-            } else {
-                path
-            };
-            fields.push(format!("{field} ({})", error.kind().keyword()));
+            crate::problems::describe(&error, &root, &mut problems);
         }
+        let lines = problems.iter().map(|p| p.line.clone()).collect();
+        let fields: Vec<String> = problems.iter().map(|p| p.log("(arguments)")).collect();
         return Err(ToolError::invalid_arguments(
             lines,
             format!("invalid arguments: {}", fields.join(", ")),

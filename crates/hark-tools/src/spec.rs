@@ -18,10 +18,11 @@ use serde_json::Value;
 
 use hark_speak::Template;
 
+use crate::arguments::ArgumentShape;
 use crate::error::ToolError;
 use crate::executor::{Arguments, ToolContext, ToolExecutor};
 use crate::messages;
-use crate::output::{Output, resolve};
+use crate::output::Output;
 use crate::reply::ToolReply;
 use crate::schema::{model_schema, schema_of};
 use crate::state::Transcript;
@@ -62,10 +63,9 @@ pub enum Interruption {
 pub(crate) struct ArgumentRules {
     /// Names of the root properties.
     pub properties: BTreeSet<String>,
-    /// Required root properties, in schema order, with whether `null` is a value for them.
-    pub required: Vec<(String, bool)>,
-    /// `false` when arguments the schema does not name are refused.
-    pub open: bool,
+    /// The checks before the schema check, at every level: keys the schema does not name and
+    /// required values left out or blank.
+    pub shape: ArgumentShape,
 }
 
 /// One tool: its name, description, parameters schema (as written and as the model reads it),
@@ -189,20 +189,6 @@ fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn allows_null(schema: &Value, root: &Value) -> bool {
-    let schema = resolve(schema, root);
-    match schema.get("type") {
-        Some(Value::String(t)) => t == "null",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
-        _ => ["anyOf", "oneOf"].iter().any(|k| {
-            schema
-                .get(*k)
-                .and_then(Value::as_array)
-                .is_some_and(|bs| bs.iter().any(|b| allows_null(b, root)))
-        }),
-    }
-}
-
 impl ToolSpec {
     /// A tool fully described by a JSON Schema of its arguments, an output and an executor: the
     /// dynamic path ("Your own kind of tool"; webhooks and Python bindings use it).
@@ -211,12 +197,30 @@ impl ToolSpec {
     /// "Rules for a hand-written schema". It is normalised into the schema the model reads and
     /// its validator compiled here, once. Every problem comes back at once in the
     /// [`BuildError`], each line naming the tool.
+    ///
+    /// A call is refused for a key the schema does not name at any level whose object schema
+    /// names its properties and does not set `additionalProperties` to `true` or a schema; a
+    /// schema without properties stays open ("Arguments the schema does not name", point 2).
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
         parameters: Value,
         output: Output,
         executor: Arc<dyn ToolExecutor>,
+    ) -> Result<Self, BuildError> {
+        Self::build(name, description, parameters, output, executor, false)
+    }
+
+    /// [`new`](Self::new), for a schema written by hand (`typed = false`) or generated from a
+    /// Rust type (`true`: an object schema without `additionalProperties` is closed even when it
+    /// names no property, since a struct names all its fields).
+    fn build(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: Value,
+        output: Output,
+        executor: Arc<dyn ToolExecutor>,
+        typed: bool,
     ) -> Result<Self, BuildError> {
         let name = name.into();
         let mut problems = Vec::new();
@@ -246,42 +250,19 @@ impl ToolSpec {
         let (Some(validator), true) = (validator, problems.is_empty()) else {
             return Err(BuildError { problems });
         };
-        let props = parameters.get("properties").and_then(Value::as_object);
-        let properties: BTreeSet<String> = props
+        let properties: BTreeSet<String> = parameters
+            .get("properties")
+            .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        let required = parameters
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|names| {
-                names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(|n| {
-                        let nullable = props
-                            .and_then(|p| p.get(n))
-                            .is_some_and(|s| allows_null(s, &parameters));
-                        (n.to_string(), nullable)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let open = match parameters.get("additionalProperties") {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Object(_)) => true,
-            _ => properties.is_empty(),
-        };
+        let shape = ArgumentShape::compile(&parameters, typed);
         Ok(Self {
             name,
             description: Arc::from(description.into()),
             parameters: Arc::new(parameters),
             model_parameters: Arc::new(model_parameters),
             validator: Arc::new(validator),
-            rules: Arc::new(ArgumentRules {
-                properties,
-                required,
-                open,
-            }),
+            rules: Arc::new(ArgumentRules { properties, shape }),
             output,
             executor,
             show_result: true,
@@ -375,7 +356,9 @@ impl ToolSpec {
 
     /// The typed path under [`local`](Self::local) and the `#[tool]` macro: arguments are
     /// decoded into `I` (after the schema check) and handed to `run`, whose JSON result is
-    /// checked against `output`.
+    /// checked against `output`. The schema is `I`'s, so every object in it that does not keep
+    /// other keys (a map, a `serde_json::Value`, a `#[serde(flatten)]` map) is closed, even a
+    /// struct without fields: a call with a key `I` does not name is refused.
     pub fn typed<I>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -389,12 +372,13 @@ impl ToolSpec {
             run,
             _input: PhantomData,
         };
-        Self::new(
+        Self::build(
             name,
             description,
             schema_of::<I>(),
             output,
             Arc::new(executor),
+            true,
         )
     }
 
@@ -650,7 +634,7 @@ impl ToolSpec {
                 }
             }
         }
-        if O::schema_name() != self.output.name() {
+        if Output::name_of::<O>() != self.output.name() {
             problems.push(messages::precheck_outcome_does_not_fit(
                 &self.name,
                 self.output.name(),

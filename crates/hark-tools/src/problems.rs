@@ -1,0 +1,118 @@
+//! The schema check's errors as the model and the log read them, for arguments and results alike.
+//!
+//! A validator error becomes one or more [`Problem`]s: the dotted path of the value it is about
+//! (a missing field is named itself: `status`, `contact.name`, never its object or "(root)"),
+//! the line the model reads, and the keyword the log gets. Validator wording that names no field
+//! or speaks of schemas (`"name" is a required property`, `… is not valid under any of the
+//! schemas listed in the 'anyOf' keyword`) is replaced; the other kinds keep the validator's own
+//! words (`party: 40 is greater than the maximum of 12`), which the spec quotes.
+
+use jsonschema::error::{ValidationError, ValidationErrorKind};
+use serde_json::Value;
+
+use crate::messages;
+use crate::output::pointer_to_path;
+
+/// One problem the schema check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// The dotted path of the value it is about; empty for the whole value.
+    pub field: String,
+    /// What the model reads (`status is missing`, `party: 40 is greater than the maximum of 12`).
+    pub line: String,
+    /// The keyword that failed, for the log (`required`, `enum`).
+    pub keyword: String,
+}
+
+impl Problem {
+    /// What the log and sinks get: the field and the keyword, never a value (`status
+    /// (required)`); `whole` names the whole value (`(arguments)`, `(result)`).
+    pub(crate) fn log(&self, whole: &str) -> String {
+        let field = if self.field.is_empty() {
+            whole
+        } else {
+            &self.field
+        };
+        format!("{field} ({})", self.keyword)
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The problems of one validator error, in order. `root` completes a line about a key the
+/// whole value does not allow: `bogus is not <root>` (`an argument of lookup`, `a field of
+/// Order`).
+pub(crate) fn describe(error: &ValidationError<'_>, root: &str, out: &mut Vec<Problem>) {
+    let path = pointer_to_path(error.instance_path().as_str());
+    let keyword = error.kind().keyword().to_string();
+    match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let name = match property {
+                Value::String(name) => name.clone(),
+                other => other.to_string(),
+            };
+            let field = join(&path, &name);
+            out.push(Problem {
+                line: messages::value_missing(&field),
+                field,
+                keyword,
+            });
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            for key in unexpected {
+                let field = join(&path, key);
+                out.push(Problem {
+                    line: messages::not_a_field(&field, &path, root),
+                    field,
+                    keyword: keyword.clone(),
+                });
+            }
+        }
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            // The one branch whose type fits the value says what is wrong with it; with none or
+            // several, the line says the value fits no choice.
+            let instance = error.instance_path().as_str();
+            let mut fitting = context.iter().filter(|errors| {
+                !errors.iter().any(|e| {
+                    matches!(e.kind(), ValidationErrorKind::Type { .. })
+                        && e.instance_path().as_str() == instance
+                })
+            });
+            match (fitting.next(), fitting.next()) {
+                (Some(errors), None) if !errors.is_empty() => {
+                    for e in errors {
+                        describe(e, root, out);
+                    }
+                }
+                _ => out.push(Problem {
+                    line: messages::argument_error_line(
+                        &path,
+                        &messages::fits_no_choice(error.instance()),
+                    ),
+                    field: path,
+                    keyword,
+                }),
+            }
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => out.push(Problem {
+            line: messages::argument_error_line(
+                &path,
+                &messages::fits_several_choices(error.instance()),
+            ),
+            field: path,
+            keyword,
+        }),
+        _ => out.push(Problem {
+            line: messages::argument_error_line(&path, &error.to_string()),
+            field: path,
+            keyword,
+        }),
+    }
+}
