@@ -8,7 +8,8 @@
 //! - [`UiWorker`]: `on_snapshot`, `snapshot`, `selection`, `render_ui_state`,
 //!   `render_ui_event`, `send_command` and the typed helpers `scroll_to`, `highlight`, `focus`,
 //!   `click`, `set_input_value`, `select_text`, `toast`, `navigate`. A command for a ref that is
-//!   not in the latest snapshot is refused, not sent ([`CommandError::StaleRef`], case U1).
+//!   not in the latest snapshot is refused, not sent ([`CommandError::StaleRef`] when an
+//!   earlier snapshot had it, case U1; [`CommandError::UnknownRef`] when none did, case U4).
 //! - [`render`]: [`render_ui_state`], [`render_ui_state_value`] (pipecat's dict path),
 //!   [`render_ui_event`]; [`pyjson`]: Python's `json.dumps` / `repr` text.
 //! - [`context`]: [`UiContext`] and the pure rules (`<ui_event>` before the handler, `<ui_state>`
@@ -66,9 +67,17 @@
 //! let Some(ServerMessage::UiCommand(cmd)) = rx.try_recv().ok() else { panic!("sent") };
 //! assert_eq!(cmd.command, "click");
 //! assert_eq!(cmd.payload, serde_json::json!({"ref": "e2", "target_id": null}));
-//! let stale = worker.click("e7").unwrap_err();
+//! // A ref no snapshot had (made up): refused as unknown, not sent.
+//! let unknown = worker.click("e7").unwrap_err();
+//! assert!(matches!(unknown, CommandError::UnknownRef { .. }));
+//! assert!(unknown.to_string().starts_with("e7 is not a ref the page has shown"));
+//!
+//! // The page changed: e3 was on the screen before, so it is refused as stale.
+//! worker.on_snapshot(A11ySnapshot::from_json(r#"{"root":{"ref":"e1","role":"generic","children":[
+//!     {"ref":"e2","role":"checkbox","name":"Gift wrap"}]},"captured_at":1767225601000}"#)?);
+//! let stale = worker.click("e3").unwrap_err();
 //! assert!(matches!(stale, CommandError::StaleRef { .. }));
-//! assert!(stale.to_string().starts_with("e7 is not on the screen any more"));
+//! assert!(stale.to_string().starts_with("e3 is not on the screen any more"));
 //! # Ok(()) }
 //! ```
 

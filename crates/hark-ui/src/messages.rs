@@ -61,6 +61,20 @@ pub fn stale_ref(command: &str, ref_: &str) -> String {
     )
 }
 
+/// Refusal of a command whose `ref` is in no recent snapshot of the session: a ref the model
+/// made up or mistyped (case U4: `e999`), or one that is not shaped like a ref at all. Unlike
+/// [`stale_ref`] it does not send the model to re-read the page for a ref that never existed.
+///
+/// Example: `e999 is not a ref the page has shown: no recent snapshot had it. Use only refs
+/// that appear in the latest <ui_state>, and send click again with one of them.`
+pub fn unknown_ref(command: &str, ref_: &str) -> String {
+    format!(
+        "{ref_} is not a ref the page has shown: no recent snapshot had it. \
+         Use only refs that appear in the latest <ui_state>, and send {command} again with one \
+         of them."
+    )
+}
+
 /// Refusal of a command with a ref before any snapshot has arrived.
 pub fn no_snapshot(command: &str, ref_: &str) -> String {
     format!(
@@ -174,6 +188,19 @@ pub fn screen_target_missing(action: &str) -> String {
     )
 }
 
+/// A `screen` job (or [`crate::UiWorker::act`]) whose action writes a value and got none: no
+/// `value`, `null`, or one that is not text (a list, an object). Never treated as `""`, which
+/// would wipe the field; an explicit `"value": ""` is the way to clear it.
+///
+/// Example: `the screen action "fill" needs a value: send the text to write as "value", e.g.
+/// "ana@example.com", or "value": "" to clear the field.`
+pub fn screen_value_missing(action: &str) -> String {
+    format!(
+        "the screen action \"{action}\" needs a value: send the text to write as \"value\", \
+         e.g. \"ana@example.com\", or \"value\": \"\" to clear the field."
+    )
+}
+
 /// The `screen` tool's description for the voice LLM (Hark's own words, the content of
 /// pipecat's `screen` tool docstring, rtvi-ui.md §5.3).
 pub fn screen_tool_description() -> &'static str {
@@ -190,8 +217,9 @@ pub fn screen_tool_description() -> &'static str {
      - selection: the text the user has selected; call it when the user says \"this\" or \
      \"that\". No target.\n\
      - click, scroll_to, highlight, select_text, fill: find the element the target describes \
-     and act on it (fill writes value into it); answers whether it was done and the element's \
-     label."
+     and act on it; answers whether it was done and the element's label. fill needs a value: \
+     it replaces what the field holds with value, and value \"\" clears the field; a fill \
+     without a value is refused, never a clear."
 }
 
 /// The `screen` tool's `action` parameter description.
@@ -207,7 +235,7 @@ pub fn screen_tool_target() -> &'static str {
 
 /// The `screen` tool's `value` parameter description.
 pub fn screen_tool_value() -> &'static str {
-    "The text to write, only for \"fill\"."
+    "The text to write, only for \"fill\", and required there: \"\" clears the field."
 }
 
 /// The `screen` job did not answer within the tool's timeout.
@@ -343,6 +371,14 @@ pub fn reply_param_description(field: &str) -> &'static str {
 
 /// A malformed reply tool entry that was skipped (U4, U9).
 pub fn reply_skipped(field: &str, entry: &serde_json::Value) -> String {
+    format!(
+        "{field}: skipped {}, which is not a ref from the latest snapshot",
+        excerpt(entry)
+    )
+}
+
+/// A reply tool entry as JSON text, cut at 80 bytes (on a char boundary) with `...`.
+fn excerpt(entry: &serde_json::Value) -> String {
     let mut text = entry.to_string();
     if text.len() > 80 {
         let mut cut = 80;
@@ -352,7 +388,28 @@ pub fn reply_skipped(field: &str, entry: &serde_json::Value) -> String {
         text.truncate(cut);
         text.push_str("...");
     }
-    format!("{field}: skipped {text}, which is not a ref from the latest snapshot")
+    text
+}
+
+/// A `fills` entry of the reply tool that names a ref but has no value (missing or `null`):
+/// skipped, never written as `""` (a wipe nobody asked for). `"value": ""` clears a field.
+///
+/// Example: `fills: skipped {"ref":"e7"}, which has no value: give each fill {"ref": "eN",
+/// "value": "..."}, with "value": "" to clear the field`
+pub fn reply_fill_without_value(entry: &serde_json::Value) -> String {
+    format!(
+        "fills: skipped {}, which has no value: give each fill {{\"ref\": \"eN\", \"value\": \
+         \"...\"}}, with \"value\": \"\" to clear the field",
+        excerpt(entry)
+    )
+}
+
+/// A `respond` job without a query (payload `{"query"}` missing, `null` or blank, read by the
+/// default [`crate::respond::PayloadQuery`]): answered with status `error` and no LLM turn,
+/// never a turn on an empty question.
+pub fn respond_query_missing() -> &'static str {
+    "the respond job needs a query: send {\"query\": \"...\"} with the user's question or \
+     request in words, e.g. {\"query\": \"is gift wrap on?\"}."
 }
 
 /// The `respond` job's LLM call failed; the job answers `{"error": …}` with status `error`.

@@ -104,7 +104,9 @@ pub struct ReplyArgs {
     pub select_text: Option<String>,
     /// `(ref, value)` pairs to write, in order; `value` is Python's `str()` of the model's value
     /// (`5` → `"5"`). An entry is skipped unless it is an object with a non-empty string `ref`
-    /// and a non-null `value`.
+    /// and a non-null `value`; `"value": ""` is kept (it clears the field), while a missing or
+    /// `null` value is skipped with [`messages::reply_fill_without_value`], never written as
+    /// `""`.
     pub fills: Vec<(String, String)>,
     /// Refs to click, in order (non-string and empty entries skipped).
     pub click: Vec<String>,
@@ -139,6 +141,12 @@ impl ReplyArgs {
                                 other => py_str(other),
                             };
                             args.fills.push((r.to_string(), value));
+                        }
+                        // A ref and no value: say so, never write "" (a wipe).
+                        (Some(r), None | Some(Value::Null))
+                            if !r.is_empty() && item.is_object() =>
+                        {
+                            args.skipped.push(messages::reply_fill_without_value(item));
                         }
                         _ => args.skipped.push(messages::reply_skipped("fills", item)),
                     }

@@ -9,7 +9,9 @@
 //! 1. **One at a time**: a job waits until the one in flight is answered (a fair lock: jobs run
 //!    in arrival order).
 //! 2. The context is cleared unless `keep_history`; the query ([`RenderQuery`], by default
-//!    `payload["query"]`) is appended as the user's message.
+//!    `payload["query"]`) is appended as the user's message. A job without a query (missing,
+//!    `null` or blank) is refused at once with status `error` (beyond pipecat), never run as a
+//!    turn on an empty question.
 //! 3. Inference rounds: before each, `<ui_state>` is appended only when the last message is the
 //!    user's ([`UiContext::before_inference`]). The system instruction is the base instruction
 //!    plus the prompt guide ([`crate::context::compose_system_instruction`]).
@@ -472,9 +474,23 @@ impl Responder {
     /// Runs one `respond` job to its answer. Waits while another job is in flight. Never
     /// fails: an LLM error or too many tool rounds answer with status `error` and
     /// `{"error": …}`.
+    ///
+    /// A job without a query (its [`RenderQuery`] gives `""` or only whitespace: with the
+    /// default [`PayloadQuery`], `payload["query"]` missing, `null` or blank) is answered at
+    /// once with status `error` and [`messages::respond_query_missing`], without waiting,
+    /// touching the context or calling the LLM: a turn on an empty question would answer
+    /// something nobody asked.
     pub async fn respond(&self, job: JobRequest) -> JobResponse {
-        let _one_at_a_time = self.single_flight.lock().await;
         let query = self.query.render_query(&job);
+        if query.trim().is_empty() {
+            tracing::debug!(
+                worker = self.worker.name(),
+                job = %job.job_id,
+                "respond job without a query: refused"
+            );
+            return JobResponse::error(messages::respond_query_missing());
+        }
+        let _one_at_a_time = self.single_flight.lock().await;
         self.handle.begin(job);
         let _in_flight = InFlight(&self.handle);
         self.context.start_turn(&query);

@@ -195,6 +195,17 @@ impl ScreenAction {
         }
     }
 
+    /// Whether the action writes a value, so the `screen` job's `value` (or
+    /// [`UiWorker::act`]'s) is required: a missing one is refused
+    /// ([`ScreenError::ValueMissing`]), never written as `""`. Only
+    /// [`ScreenAction::SetInputValue`] (`fill`) today.
+    pub fn needs_value(self) -> bool {
+        match self {
+            Self::SetInputValue => true,
+            Self::Click | Self::ScrollTo | Self::Highlight | Self::SelectText => false,
+        }
+    }
+
     /// The command name it sends.
     pub fn command(self) -> &'static str {
         match self {
@@ -219,6 +230,11 @@ pub enum ScreenError {
     /// The `screen` job's action needs a target and got none (beyond pipecat).
     #[error("{}", messages::screen_target_missing(.0))]
     TargetMissing(String),
+    /// The action writes a value ([`ScreenAction::needs_value`]) and got none: no `value`,
+    /// `null`, or a list or object; holds the job's action name (`fill`). An explicit `""`
+    /// is a value (it clears the field).
+    #[error("{}", messages::screen_value_missing(.0))]
+    ValueMissing(String),
     /// The command was refused (the session ended, or another refusal than a changed screen).
     #[error(transparent)]
     Command(#[from] CommandError),
@@ -240,10 +256,12 @@ impl ScreenError {
             ScreenError::Classifier(e) => ScreenErrorKind::Classifier(e.kind()),
             ScreenError::UnknownAction(_) => ScreenErrorKind::UnknownAction,
             ScreenError::TargetMissing(_) => ScreenErrorKind::TargetMissing,
+            ScreenError::ValueMissing(_) => ScreenErrorKind::ValueMissing,
             ScreenError::ScreenChanged(_) => ScreenErrorKind::ScreenChanged,
             ScreenError::Command(e) => match e {
                 CommandError::NoSnapshot { .. } => ScreenErrorKind::NoSnapshot,
                 CommandError::StaleRef { .. } => ScreenErrorKind::StaleRef,
+                CommandError::UnknownRef { .. } => ScreenErrorKind::UnknownRef,
                 CommandError::EmptyRef { .. } => ScreenErrorKind::EmptyRef,
                 CommandError::RefNotAString { .. } => ScreenErrorKind::RefNotAString,
                 CommandError::BadOffsets { .. } => ScreenErrorKind::BadOffsets,
@@ -301,12 +319,17 @@ pub enum ScreenErrorKind {
     /// `screen_changed`: the screen changed under every try of the action
     /// ([`ScreenError::ScreenChanged`], issue 9).
     ScreenChanged,
+    /// `value_missing`: the action writes a value and got none ([`ScreenError::ValueMissing`]).
+    ValueMissing,
+    /// `unknown_ref`: the command's ref is in no recent snapshot, made up or malformed
+    /// ([`CommandError::UnknownRef`], case U4).
+    UnknownRef,
 }
 
 impl ScreenErrorKind {
     /// Every kind that is not a classifier's, in declaration order (the classifier's are
     /// [`ErrorKind::ALL`]).
-    pub const OWN: [ScreenErrorKind; 10] = [
+    pub const OWN: [ScreenErrorKind; 12] = [
         ScreenErrorKind::UnknownAction,
         ScreenErrorKind::TargetMissing,
         ScreenErrorKind::NoSnapshot,
@@ -317,6 +340,8 @@ impl ScreenErrorKind {
         ScreenErrorKind::HalfOffsets,
         ScreenErrorKind::SessionEnded,
         ScreenErrorKind::ScreenChanged,
+        ScreenErrorKind::ValueMissing,
+        ScreenErrorKind::UnknownRef,
     ];
 
     /// The kind's wire name (see each variant); a classifier's kind is its
@@ -334,6 +359,8 @@ impl ScreenErrorKind {
             ScreenErrorKind::HalfOffsets => "half_offsets",
             ScreenErrorKind::SessionEnded => "session_ended",
             ScreenErrorKind::ScreenChanged => "screen_changed",
+            ScreenErrorKind::ValueMissing => "value_missing",
+            ScreenErrorKind::UnknownRef => "unknown_ref",
         }
     }
 
@@ -571,14 +598,17 @@ impl UiWorker {
     }
 
     /// Finds the element `description` means with [`UiWorker::which_element`] (threshold
-    /// 0.5) and acts on it; `value` is the text for [`ScreenAction::SetInputValue`] (`None`
-    /// writes `""`). Returns the ref acted on, or `None` when nothing matched confidently.
+    /// 0.5) and acts on it; `value` is the text for [`ScreenAction::SetInputValue`]
+    /// (required there: `Some("")` clears the field, `None` is refused with
+    /// [`ScreenError::ValueMissing`] before anything is asked or sent; ignored by the other
+    /// actions). Returns the ref acted on, or `None` when nothing matched confidently.
     ///
     /// When a newer snapshot replaced the screen between finding the element and sending the
     /// command, the element is found again on the latest snapshot (at most [`STALE_RETRIES`]
     /// times) and the command goes to its ref there (issue 9).
     ///
     /// # Errors
+    /// [`ScreenError::ValueMissing`] for a `set_input_value` without a value;
     /// [`ScreenError::Classifier`]; [`ScreenError::ScreenChanged`] when the screen changed
     /// under every try; [`ScreenError::Command`] when the command is refused otherwise (the
     /// session ended).
@@ -605,6 +635,9 @@ impl UiWorker {
         description: &str,
         value: Option<&str>,
     ) -> Result<Option<FoundElement>, ScreenError> {
+        if action.needs_value() && value.is_none() {
+            return Err(ScreenError::ValueMissing(action.job_name().to_string()));
+        }
         let mut retries = 0;
         loop {
             let Some(found) = self
@@ -622,9 +655,15 @@ impl UiWorker {
                 ScreenAction::SelectText => self.select_text(r, None, None),
                 ScreenAction::SetInputValue => self.set_input_value(r, value.unwrap_or(""), true),
             };
+            // The ref came from a snapshot, so a refusal as unknown only means that snapshot's
+            // refs have left the worker's memory (many snapshots in between): stale as well.
+            let gone = matches!(
+                sent,
+                Err(CommandError::StaleRef { .. } | CommandError::UnknownRef { .. })
+            );
             match sent {
                 Ok(()) => return Ok(Some(found)),
-                Err(CommandError::StaleRef { .. }) if retries < STALE_RETRIES => {
+                Err(_) if gone && retries < STALE_RETRIES => {
                     retries += 1;
                     tracing::debug!(
                         worker = self.name(),
@@ -634,7 +673,7 @@ impl UiWorker {
                         "the screen changed before the command; finding the element again"
                     );
                 }
-                Err(CommandError::StaleRef { .. }) => {
+                Err(_) if gone => {
                     return Err(ScreenError::ScreenChanged(action.job_name().to_string()));
                 }
                 Err(e) => return Err(e.into()),
@@ -664,7 +703,10 @@ impl UiWorker {
 
     /// The `screen` job (ui-worker.md table; rtvi-ui.md §5.3). `payload` is
     /// `{"action", "target"?, "value"?}`; a missing or non-string `action`/`target` reads as
-    /// `""`, a `value` that is a number or boolean as its JSON text.
+    /// `""`, a `value` that is a number or boolean as its JSON text. `fill` needs a value
+    /// ([`ScreenAction::needs_value`]): `"value": ""` clears the field, while a missing or
+    /// `null` value (or a list or object) is refused with [`ScreenError::ValueMissing`]
+    /// (`value_missing`) before the classifier is asked, so nothing is wiped by accident.
     ///
     /// | action | answer (status completed) |
     /// | --- | --- |
@@ -675,8 +717,8 @@ impl UiWorker {
     /// | `selection` | `{"text": selected text or null}` |
     /// | `click` `scroll_to` `highlight` `select_text` `fill` | `{"done": bool, "label": name or null}`, acting only at confidence ≥ 0.5 |
     ///
-    /// No answer carries a ref. An unknown action, a missing target (beyond pipecat), a
-    /// classifier failure or a refused command answer `{"error": text, "kind": name}` with
+    /// No answer carries a ref. An unknown action, a missing target or value (beyond
+    /// pipecat), a classifier failure or a refused command answer `{"error": text, "kind": name}` with
     /// status `error` ([`ScreenError::response`]; `name` is [`ScreenErrorKind::as_str`]).
     pub async fn screen(&self, payload: &Value) -> JobResponse {
         match self.screen_answer(payload).await {
@@ -732,11 +774,13 @@ impl UiWorker {
                 }
                 needs_target(other)?;
                 let value = match payload.get("value") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
-                    _ => String::new(),
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(v @ (Value::Number(_) | Value::Bool(_))) => Some(v.to_string()),
+                    // Missing, null, a list or an object: no text to write (refused below
+                    // when the action writes one, never written as "").
+                    _ => None,
                 };
-                let found = self.act_found(act, target, Some(&value)).await?;
+                let found = self.act_found(act, target, value.as_deref()).await?;
                 Ok(json!({"done": found.is_some(), "label": found.map(|f| f.label)}))
             }
         }

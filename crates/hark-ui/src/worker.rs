@@ -4,13 +4,15 @@
 //! The worker stores the latest [`A11ySnapshot`] (decoded at the edge by hark-rtvi), shared
 //! behind an `Arc` with the session that received it. Commands go out as [`ServerMessage::UiCommand`] through a [`CommandSink`]
 //! (a tokio channel in a server session). Beyond pipecat (case U1): a command aimed at a ref
-//! that is not in the latest snapshot is refused with a [`CommandError`], never sent.
+//! that is not in the latest snapshot is refused with a [`CommandError`], never sent: as
+//! stale ([`CommandError::StaleRef`]) when an earlier snapshot had it, as unknown
+//! ([`CommandError::UnknownRef`], case U4) when none of the latest did ([`UiWorker::has_seen_ref`]).
 //!
 //! Later slices (respond/screen jobs, classifiers, job groups, the reply tool) build on this
 //! type: they read [`UiWorker::snapshot`] and act through the same command helpers.
 
 use std::collections::HashSet;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use hark_rtvi::ServerMessage;
 use hark_rtvi::ui::{
@@ -50,6 +52,16 @@ pub enum CommandError {
     /// The ref is not in the latest snapshot: the page changed (case U1).
     #[error("{}", messages::stale_ref(command, ref_))]
     StaleRef {
+        /// Command name.
+        command: String,
+        /// The refused ref.
+        ref_: String,
+    },
+    /// The ref is in no recent snapshot of the session either: made up, mistyped or not a ref
+    /// at all (case U4, `e999`). A ref that was on an earlier snapshot is
+    /// [`CommandError::StaleRef`] instead ([`UiWorker::has_seen_ref`]).
+    #[error("{}", messages::unknown_ref(command, ref_))]
+    UnknownRef {
         /// Command name.
         command: String,
         /// The refused ref.
@@ -149,6 +161,115 @@ impl Screen {
     }
 }
 
+/// How many distinct refs one generation of [`RefMemory`] takes before the memory turns over:
+/// the worker remembers at least this many of the latest refs it was shown (the current
+/// snapshot's and those before it), at most twice as many. 1,024 is five snapshots of a
+/// 200-node page whose every ref changes, and any number of snapshots of a page whose refs
+/// stay.
+pub const REMEMBERED_REFS: usize = 1024;
+
+/// Bits of one generation's filter: 8 per remembered ref, so with [`REF_HASHES`] hashes a
+/// ref never shown reads as seen about 3 % of the time at the fullest (then it gets the
+/// stale-ref text, as before this memory existed).
+const REF_BITS: usize = REMEMBERED_REFS * 8;
+/// Bit positions per ref.
+const REF_HASHES: u32 = 3;
+const REF_WORDS: usize = REF_BITS / 64;
+/// Levels [`RefMemory::add_tree`] recurses before it walks with a heap stack.
+const REF_WALK_DEPTH: usize = 128;
+
+/// The refs of the latest snapshots, remembered so a refused ref can be told apart: one that
+/// was on an earlier snapshot (stale, case U1) from one no snapshot had (made up, case U4).
+///
+/// Two generations of a Bloom filter, fixed size (2 × 1 KiB, allocated once per worker):
+/// every snapshot's refs go into the current one; when it holds [`REMEMBERED_REFS`] distinct
+/// refs, it becomes the previous one and a cleared filter the current. Adding a snapshot hashes
+/// each ref (FxHash) and sets a few bits, allocating nothing; only a refused command reads it.
+/// Never a false "unknown": a ref of the last [`REMEMBERED_REFS`] is always found.
+struct RefMemory {
+    /// `[current, previous]`.
+    bits: Box<[[u64; REF_WORDS]; 2]>,
+    /// Distinct refs added to the current generation.
+    current: usize,
+}
+
+impl std::fmt::Debug for RefMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RefMemory")
+            .field("current", &self.current)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for RefMemory {
+    fn default() -> Self {
+        RefMemory {
+            bits: Box::new([[0; REF_WORDS]; 2]),
+            current: 0,
+        }
+    }
+}
+
+impl RefMemory {
+    fn positions(ref_: &str) -> impl Iterator<Item = usize> {
+        let mut hasher = rustc_hash::FxHasher::default();
+        std::hash::Hasher::write(&mut hasher, ref_.as_bytes());
+        let h = std::hash::Hasher::finish(&hasher);
+        // Double hashing from one 64-bit hash; FxHash's high bits are its best mixed.
+        let (h1, h2) = ((h >> 32) as usize, (h.rotate_left(17) as usize) | 1);
+        (0..REF_HASHES as usize).map(move |k| h1.wrapping_add(k.wrapping_mul(h2)) % REF_BITS)
+    }
+
+    fn in_generation(&self, generation: usize, ref_: &str) -> bool {
+        let bits = &self.bits[generation];
+        Self::positions(ref_).all(|p| bits[p / 64] & (1 << (p % 64)) != 0)
+    }
+
+    fn add(&mut self, ref_: &str) {
+        if ref_.is_empty() || self.in_generation(0, ref_) {
+            return;
+        }
+        if self.current == REMEMBERED_REFS {
+            let [current, previous] = &mut *self.bits;
+            *previous = *current;
+            *current = [0; REF_WORDS];
+            self.current = 0;
+        }
+        let bits = &mut self.bits[0];
+        for p in Self::positions(ref_) {
+            bits[p / 64] |= 1 << (p % 64);
+        }
+        self.current += 1;
+    }
+
+    /// Adds every ref of the tree. Recursive to [`REF_WALK_DEPTH`] levels, so a snapshot
+    /// allocates nothing (client-js trees are at most 10 deep, decoded ones at most
+    /// [`hark_rtvi::snapshot::MAX_TREE_DEPTH`]); a deeper subtree (a tree built in code) is
+    /// walked with a stack on the heap.
+    fn add_tree(&mut self, root: &A11yNode) {
+        self.add_within(root, 0);
+    }
+
+    fn add_within(&mut self, node: &A11yNode, depth: usize) {
+        if depth >= REF_WALK_DEPTH {
+            let mut stack = vec![node];
+            while let Some(n) = stack.pop() {
+                self.add(&n.ref_);
+                stack.extend(n.children.iter());
+            }
+            return;
+        }
+        self.add(&node.ref_);
+        for child in &node.children {
+            self.add_within(child, depth + 1);
+        }
+    }
+
+    fn seen(&self, ref_: &str) -> bool {
+        !ref_.is_empty() && (self.in_generation(0, ref_) || self.in_generation(1, ref_))
+    }
+}
+
 /// The user's selected text (ui-worker.md `selection`): the ref of the element the selection is
 /// in and the text, trimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,6 +289,8 @@ pub struct UiWorker {
     name: String,
     options: UiContextOptions,
     screen: RwLock<Option<Arc<Screen>>>,
+    /// The refs of the latest snapshots (stale vs made-up refs; [`RefMemory`]).
+    seen_refs: Mutex<RefMemory>,
     sink: Arc<dyn CommandSink>,
     /// The classifier and its fallback for screen questions (`crate::screen`).
     pub(crate) classifiers: crate::screen::Classifiers,
@@ -194,6 +317,7 @@ impl UiWorker {
             name: name.into(),
             options,
             screen: RwLock::new(None),
+            seen_refs: Mutex::default(),
             sink,
             classifiers: crate::screen::Classifiers {
                 primary: Some(Arc::new(crate::classifier::LocalClassifier::new())),
@@ -229,6 +353,12 @@ impl UiWorker {
     /// return at once (the local classifier starts its embedding work in the background).
     pub fn on_snapshot(&self, snapshot: impl Into<Arc<A11ySnapshot>>) {
         let screen = Arc::new(Screen::new(snapshot));
+        // Remembered before it is published, so every ref a question can read from the
+        // latest snapshot is known to have been shown (case U4 vs U1).
+        self.seen_refs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add_tree(&screen.snapshot.root);
         let previous = {
             let mut slot = self.screen.write().unwrap_or_else(|e| e.into_inner());
             slot.replace(Arc::clone(&screen))
@@ -241,6 +371,19 @@ impl UiWorker {
         {
             classifier.prepare(screen.snapshot());
         }
+    }
+
+    /// Whether `ref_` was on one of the latest snapshots this worker accepted (the current
+    /// one included): at least the last [`REMEMBERED_REFS`] distinct refs are remembered, so a
+    /// session of any length keeps a bounded memory. A ref refused by a command is
+    /// [`CommandError::StaleRef`] when seen, [`CommandError::UnknownRef`] when not. May
+    /// rarely answer `true` for a ref never shown (a 2 × 1 KiB Bloom filter), never `false`
+    /// for one of the latest.
+    pub fn has_seen_ref(&self, ref_: &str) -> bool {
+        self.seen_refs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .seen(ref_)
     }
 
     /// The latest snapshot and its refs, or `None` before the first one arrives.
@@ -428,10 +571,15 @@ impl UiWorker {
                 command: command.to_string(),
                 ref_: ref_.to_string(),
             }),
-            Some(screen) if !screen.has_ref(ref_) => Err(CommandError::StaleRef {
-                command: command.to_string(),
-                ref_: ref_.to_string(),
-            }),
+            Some(screen) if !screen.has_ref(ref_) => {
+                let command = command.to_string();
+                let ref_ = ref_.to_string();
+                Err(if self.has_seen_ref(&ref_) {
+                    CommandError::StaleRef { command, ref_ }
+                } else {
+                    CommandError::UnknownRef { command, ref_ }
+                })
+            }
             Some(_) => Ok(()),
         }
     }

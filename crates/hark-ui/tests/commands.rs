@@ -107,6 +107,100 @@ fn send_command_takes_any_name_and_null_payload_is_empty_object() {
     );
 }
 
+/// U4: a ref no snapshot of the session had (made up, or not a ref at all) is refused with
+/// its own text, which sends the model to the latest `<ui_state>`, not to re-read the page;
+/// a ref of an earlier snapshot keeps the stale text (U1).
+#[test]
+fn u4_a_ref_never_shown_is_unknown_not_stale() {
+    let (w, rec) = worker();
+    w.on_snapshot(snapshot_a());
+    for r in ["e999", "button \"Save\"", "#save", "E7", "e7 "] {
+        let err = w.click(r).unwrap_err();
+        assert_eq!(
+            err,
+            CommandError::UnknownRef {
+                command: "click".into(),
+                ref_: r.into()
+            },
+            "{r:?}"
+        );
+        assert!(!w.has_seen_ref(r), "{r:?}");
+    }
+    assert_eq!(
+        w.click("e999").unwrap_err().to_string(),
+        "e999 is not a ref the page has shown: no recent snapshot had it. Use only refs that \
+         appear in the latest <ui_state>, and send click again with one of them."
+    );
+    // Every ref-taking path tells the two apart, the free-form one too.
+    assert!(matches!(
+        w.send_command("add_note", json!({"ref": "e999"})),
+        Err(CommandError::UnknownRef { .. })
+    ));
+    assert!(matches!(
+        w.scroll_to("e998"),
+        Err(CommandError::UnknownRef { .. })
+    ));
+    // The page changes: e7 was shown, so it is stale; e999 still was never shown.
+    w.on_snapshot(snap(
+        json!({"root": {"ref": "e1", "role": "generic", "children": [
+        {"ref": "e19", "role": "button", "name": "Save"}]}, "captured_at": 1767225601000_i64}),
+    ));
+    assert!(w.has_seen_ref("e7") && w.has_seen_ref("e19") && w.has_seen_ref("e1"));
+    assert!(matches!(w.click("e7"), Err(CommandError::StaleRef { .. })));
+    assert!(matches!(
+        w.highlight("e999"),
+        Err(CommandError::UnknownRef { .. })
+    ));
+    assert!(!w.has_seen_ref(""), "the empty ref is never a ref");
+    assert!(rec.0.lock().unwrap().is_empty(), "nothing was sent");
+}
+
+/// The memory of refs is bounded (a session lives for hours): the refs of the last
+/// `REMEMBERED_REFS` are always known, much older ones are forgotten, and so read as unknown.
+#[test]
+fn the_memory_of_refs_shown_is_bounded_and_keeps_the_latest() {
+    use hark_ui::worker::REMEMBERED_REFS;
+    let (w, _rec) = worker();
+    // 200-node pages whose every ref changes, as the load generator sends them.
+    let page = |g: usize| {
+        let children: Vec<Value> = (0..199)
+            .map(|i| json!({"ref": format!("e{}", 256 * g + i + 2), "role": "button", "name": "Add"}))
+            .collect();
+        snap(
+            json!({"root": {"ref": format!("e{}", 256 * g + 1), "role": "main",
+                     "children": children}, "captured_at": g}),
+        )
+    };
+    let pages = 200;
+    for g in 0..pages {
+        w.on_snapshot(page(g));
+    }
+    // The latest REMEMBERED_REFS refs (five pages and more) are all known, stale when gone.
+    let recent = REMEMBERED_REFS / 200;
+    for g in pages - recent..pages - 1 {
+        for i in 0..200 {
+            let r = format!("e{}", 256 * g + i + 1);
+            assert!(w.has_seen_ref(&r), "{r}");
+        }
+        assert!(matches!(
+            w.click(&format!("e{}", 256 * g + 5)),
+            Err(CommandError::StaleRef { .. })
+        ));
+    }
+    // The first pages are forgotten: at most one in ten of their refs still reads as seen (a
+    // Bloom filter may say yes to a ref it never had, never no to one it has).
+    let old: Vec<String> = (0..10)
+        .flat_map(|g| (0..200).map(move |i| format!("e{}", 256 * g + i + 1)))
+        .collect();
+    let still = old.iter().filter(|r| w.has_seen_ref(r)).count();
+    assert!(still * 10 < old.len(), "{still} of {} old refs", old.len());
+    // And so do refs never shown at all.
+    let never = (0..2000)
+        .filter(|k| w.has_seen_ref(&format!("x{k}")))
+        .count();
+    assert!(never < 200, "{never} of 2000 never-shown refs read as seen");
+}
+
 /// U1: snapshot A has Save as e7; the page re-renders and snapshot B has it as e19 and no e7.
 #[test]
 fn u1_stale_ref_is_refused_not_sent() {

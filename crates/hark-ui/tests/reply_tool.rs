@@ -175,6 +175,60 @@ async fn u4_invented_and_malformed_refs_are_skipped_and_the_job_answered() {
     );
 }
 
+/// U4, what the model reads: the invented ref is named as never shown (not as stale, which
+/// would send the model to re-read the page), the malformed entries as skipped.
+#[test]
+fn u4_the_model_reads_that_an_invented_ref_was_never_shown() {
+    let (worker, mut rx) = worker();
+    let args = ReplyArgs::from_value(&json!({
+        "answer": "Here it is.",
+        "scroll_to": "e999",
+        "highlight": ["e3", null, 7, "button Submit"]
+    }));
+    let report = reply_tool::dispatch(&worker, &args, &RespondHandle::new());
+    assert_eq!(
+        report.skipped,
+        [
+            "highlight: skipped null, which is not a ref from the latest snapshot".to_string(),
+            "highlight: skipped 7, which is not a ref from the latest snapshot".to_string(),
+            messages::unknown_ref("scroll_to", "e999"),
+            messages::unknown_ref("highlight", "button Submit"),
+        ]
+    );
+    assert_eq!(sent(&mut rx).len(), 1, "only e3 was highlighted");
+}
+
+/// A fill with `"value": ""` clears the field; one without a value (missing or `null`) is
+/// skipped with its own text, never written as "".
+#[test]
+fn a_fill_without_a_value_is_skipped_and_an_empty_one_clears() {
+    let (worker, mut rx) = worker();
+    let args = ReplyArgs::from_value(&json!({
+        "answer": "Cleared.",
+        "fills": [{"ref": "e3", "value": ""}, {"ref": "e4"}, {"ref": "e4", "value": null}]
+    }));
+    let report = reply_tool::dispatch(&worker, &args, &RespondHandle::new());
+    assert_eq!(
+        sent(&mut rx),
+        [(
+            "set_input_value".to_string(),
+            json!({"value": "", "ref": "e3", "target_id": null, "replace": true})
+        )]
+    );
+    assert_eq!(
+        report.skipped,
+        [
+            messages::reply_fill_without_value(&json!({"ref": "e4"})),
+            messages::reply_fill_without_value(&json!({"ref": "e4", "value": null})),
+        ]
+    );
+    assert_eq!(
+        report.skipped[0],
+        "fills: skipped {\"ref\":\"e4\"}, which has no value: give each fill \
+         {\"ref\": \"eN\", \"value\": \"...\"}, with \"value\": \"\" to clear the field"
+    );
+}
+
 /// U9: only e4 (value "5") is filled and e9 clicked, in order, and the turn ends with the answer.
 #[tokio::test]
 async fn u9_malformed_lists_are_skipped() {
@@ -227,7 +281,7 @@ fn the_guards_record_what_they_skip() {
             "click: skipped null, which is not a ref from the latest snapshot",
             "fills: skipped \"x\", which is not a ref from the latest snapshot",
             "fills: skipped null, which is not a ref from the latest snapshot",
-            "fills: skipped {\"ref\":\"e3\"}, which is not a ref from the latest snapshot",
+            "fills: skipped {\"ref\":\"e3\"}, which has no value: give each fill {\"ref\": \"eN\", \"value\": \"...\"}, with \"value\": \"\" to clear the field",
         ]
     );
     // Not an object at all: nothing to do, and no answer.
@@ -237,12 +291,22 @@ fn the_guards_record_what_they_skip() {
     );
 }
 
-/// A stale ref refused by the worker is skipped, never an abort; the rest still acts.
+/// A ref refused by the worker is skipped, never an abort; the rest still acts. A ref of an
+/// earlier snapshot reads as stale (U1), one no snapshot had as unknown (U4).
 #[test]
 fn a_ref_the_worker_refuses_is_skipped() {
-    let (worker, mut rx) = worker();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let worker = UiWorker::new("ui", Arc::new(tx));
+    worker.on_snapshot(
+        A11ySnapshot::from_json(
+            r#"{"root":{"ref":"e1","role":"form","children":[
+            {"ref":"e7","role":"button","name":"Save"}]},"captured_at":1}"#,
+        )
+        .unwrap(),
+    );
+    worker.on_snapshot(A11ySnapshot::from_json(SNAPSHOT).unwrap());
     let handle = RespondHandle::new();
-    let args = ReplyArgs::from_value(&json!({"answer": "Ok.", "click": ["e7", "e9"]}));
+    let args = ReplyArgs::from_value(&json!({"answer": "Ok.", "click": ["e7", "e999", "e9"]}));
     let report = reply_tool::dispatch(&worker, &args, &handle);
     assert_eq!(
         report.acted,
@@ -255,7 +319,9 @@ fn a_ref_the_worker_refuses_is_skipped() {
         report.skipped,
         [
             "e7 is not on the screen any more: the page changed since that ref was read. \
-          Take the refs of the latest snapshot and send click again."
+          Take the refs of the latest snapshot and send click again.",
+            "e999 is not a ref the page has shown: no recent snapshot had it. Use only refs \
+          that appear in the latest <ui_state>, and send click again with one of them."
         ]
     );
     assert!(!report.answered, "no respond job in flight");

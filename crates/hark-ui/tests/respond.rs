@@ -306,6 +306,55 @@ async fn render_query_can_be_overridden() {
     );
 }
 
+/// A `respond` job without a query (missing, `null`, blank, or a custom `render_query` that
+/// finds none) is refused at once with its own text: no LLM turn on an empty question, no
+/// history, and the next job runs.
+#[tokio::test]
+async fn a_respond_job_without_a_query_is_refused_without_a_turn() {
+    let server = ScriptedServer::start(vec![Turn::text_reply(&["Gift wrap is on."])])
+        .await
+        .unwrap();
+    let (worker, _rx) = worker(UiContextOptions::default());
+    let responder = Responder::builder(worker.clone(), provider(&server), "m").build();
+    assert_eq!(
+        messages::respond_query_missing(),
+        "the respond job needs a query: send {\"query\": \"...\"} with the user's question or \
+         request in words, e.g. {\"query\": \"is gift wrap on?\"}."
+    );
+    for payload in [
+        json!({}),
+        Value::Null,
+        json!({"query": null}),
+        json!({"query": ""}),
+        json!({"query": "  \n"}),
+        json!({"question": "is gift wrap on?"}),
+    ] {
+        let request = JobRequest::new("j", "voice", "ui", "respond", payload.clone());
+        assert_eq!(
+            responder.respond(request).await,
+            JobResponse::error(messages::respond_query_missing()),
+            "{payload}"
+        );
+    }
+    assert!(server.requests().is_empty(), "no LLM call");
+    assert!(responder.context().messages().is_empty(), "no history");
+    assert!(responder.current_job().is_none());
+    // A custom reader that finds nothing is refused the same way.
+    let custom = Responder::builder(worker, provider(&server), "m")
+        .render_query(QueryFn(|_: &JobRequest| String::new()))
+        .build();
+    assert_eq!(
+        custom.respond(job("ignored")).await,
+        JobResponse::error(messages::respond_query_missing())
+    );
+    // A real question still runs.
+    assert_eq!(
+        responder.respond(job("is gift wrap on?")).await,
+        JobResponse::completed(json!({"answer": "Gift wrap is on."}))
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
 /// An LLM error answers the job with an error and releases it: the next job runs.
 #[tokio::test]
 async fn an_llm_error_answers_with_an_error_and_releases_the_job() {

@@ -9,7 +9,7 @@ use hark_ui::classifier::{
     Answer, ChoiceResult, Classifier, ClassifierError, Question, YesNoResult,
 };
 use hark_ui::screen::{MAX_ELEMENT_OPTIONS, named_elements};
-use hark_ui::{ScreenAction, UiWorker, messages};
+use hark_ui::{ScreenAction, ScreenError, UiWorker, messages};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
@@ -387,10 +387,83 @@ async fn each_action_sends_its_command_and_answers_done_and_label() {
             json!({"value": "bo@example.com", "ref": "e4", "target_id": null, "replace": true})
         )]
     );
-    // fill without a value writes "".
-    w.screen(&json!({"action": "fill", "target": "the email field"}))
+    // An explicit "" clears the field: it is a value.
+    let r = w
+        .screen(&json!({"action": "fill", "target": "the email field", "value": ""}))
         .await;
-    assert_eq!(commands(&mut rx)[0].1["value"], json!(""));
+    assert_eq!(r.response, Some(json!({"done": true, "label": "Email"})));
+    assert_eq!(
+        commands(&mut rx),
+        vec![(
+            "set_input_value".into(),
+            json!({"value": "", "ref": "e4", "target_id": null, "replace": true})
+        )]
+    );
+}
+
+/// A `fill` without a value (missing, `null`, a list, an object) is refused naming the action
+/// and what to send, before the classifier is asked: it never wipes the field (the trial's
+/// search box holding "mugs"). The same holds for every action that writes a value, and for
+/// `act` from Rust.
+#[tokio::test]
+async fn an_action_that_writes_a_value_refuses_a_missing_one() {
+    let c = Scripted::new(|_, q| choose(q, "e4", 0.93));
+    let (w, mut rx) = worker_with(Some(c.clone()));
+    w.on_snapshot(checkout());
+    assert_eq!(
+        messages::screen_value_missing("fill"),
+        "the screen action \"fill\" needs a value: send the text to write as \"value\", \
+         e.g. \"ana@example.com\", or \"value\": \"\" to clear the field."
+    );
+    for payload in [
+        json!({"action": "fill", "target": "the search field"}),
+        json!({"action": "fill", "target": "the search field", "value": null}),
+        json!({"action": "fill", "target": "the search field", "value": ["mugs"]}),
+        json!({"action": "fill", "target": "the search field", "value": {"text": "mugs"}}),
+    ] {
+        let r = w.screen(&payload).await;
+        assert_eq!(r.status, JobStatus::Error, "{payload}");
+        assert_eq!(
+            r.response,
+            Some(json!({"error": messages::screen_value_missing("fill"), "kind": "value_missing"})),
+            "{payload}"
+        );
+    }
+    // Numbers and booleans are text to write, as before.
+    let r = w
+        .screen(&json!({"action": "fill", "target": "the email field", "value": 5}))
+        .await;
+    assert_eq!(r.response, Some(json!({"done": true, "label": "Email"})));
+    assert_eq!(commands(&mut rx)[0].1["value"], json!("5"));
+    // Every action that writes a value, through `act` too.
+    for action in [
+        ScreenAction::Click,
+        ScreenAction::ScrollTo,
+        ScreenAction::Highlight,
+        ScreenAction::SelectText,
+        ScreenAction::SetInputValue,
+    ] {
+        assert_eq!(
+            action.needs_value(),
+            action == ScreenAction::SetInputValue,
+            "{action:?}"
+        );
+        if action.needs_value() {
+            assert_eq!(
+                w.act(action, "the email field", None).await,
+                Err(ScreenError::ValueMissing(action.job_name().into()))
+            );
+        }
+    }
+    // The missing target is named first; the actions that write nothing ignore "value".
+    let r = w.screen(&json!({"action": "fill"})).await;
+    assert_eq!(
+        r.response.unwrap()["error"],
+        json!(messages::screen_target_missing("fill"))
+    );
+    let asked = c.calls().len();
+    assert_eq!(asked, 1, "only the fill of 5 asked the classifier");
+    assert!(commands(&mut rx).is_empty(), "nothing was wiped");
 }
 
 #[tokio::test]
@@ -400,7 +473,7 @@ async fn actions_below_confidence_do_nothing() {
     w.on_snapshot(checkout());
     for action in ["click", "scroll_to", "highlight", "select_text", "fill"] {
         let r = w
-            .screen(&json!({"action": action, "target": "something"}))
+            .screen(&json!({"action": action, "target": "something", "value": "x"}))
             .await;
         assert_eq!(r.status, JobStatus::Completed);
         assert_eq!(r.response, Some(json!({"done": false, "label": null})));

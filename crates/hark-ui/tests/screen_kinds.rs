@@ -38,6 +38,8 @@ fn every_kind_has_one_stable_name() {
             "half_offsets",
             "session_ended",
             "screen_changed",
+            "value_missing",
+            "unknown_ref",
         ]
     );
     let mut all: Vec<ScreenErrorKind> = ScreenErrorKind::OWN.to_vec();
@@ -75,6 +77,17 @@ fn each_screen_error_answers_its_kind_beside_its_text() {
         (
             ScreenError::ScreenChanged("click".into()),
             ScreenErrorKind::ScreenChanged,
+        ),
+        (
+            ScreenError::ValueMissing("fill".into()),
+            ScreenErrorKind::ValueMissing,
+        ),
+        (
+            command(CommandError::UnknownRef {
+                command: "click".into(),
+                ref_: "e999".into(),
+            }),
+            ScreenErrorKind::UnknownRef,
         ),
         (
             ScreenError::Classifier(ClassifierError::of_kind(ErrorKind::Timeout, "slow")),

@@ -66,7 +66,7 @@ fn the_tool_has_the_schema_description_and_interruption_rule() {
             "properties": {
                 "action": {"type": "string", "description": "One of \"find\", \"check\", \"select\", \"list\", \"selection\", \"click\", \"scroll_to\", \"highlight\", \"select_text\" or \"fill\"."},
                 "target": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "The description, criteria or role the action needs; none for \"selection\"."},
-                "value": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "The text to write, only for \"fill\"."}
+                "value": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "The text to write, only for \"fill\", and required there: \"\" clears the field."}
             },
             "required": ["action"]
         })
@@ -82,7 +82,9 @@ fn the_tool_has_the_schema_description_and_interruption_rule() {
         "- selection:",
         "\"this\"",
         "click, scroll_to, highlight, select_text, fill:",
-        "fill writes value",
+        "fill needs a value",
+        "value \"\" clears the field",
+        "a fill without a value is refused, never a clear",
         "label",
         "confidence",
         "probability",
@@ -242,5 +244,54 @@ async fn a_worker_on_the_bus_answers_the_tool() {
     assert_eq!(
         r,
         json!({"error": "no worker named nobody is on the bus: register it first, or check the name"})
+    );
+}
+
+/// The trial's fault, end to end: `fill` with no value on a search box holding "mugs" answers an
+/// error naming the action and what to send, and sends the page nothing; `"value": ""` is the
+/// way to clear it (and `"value": null` reads as no value).
+#[tokio::test]
+async fn fill_without_a_value_is_refused_and_an_empty_value_clears() {
+    use hark_rtvi::ServerMessage;
+    use hark_ui::classifier::LocalClassifier;
+
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ServerMessage>();
+    let worker = Arc::new(
+        UiWorker::new("ui", Arc::new(tx)).with_classifier(Arc::new(LocalClassifier::lexical())),
+    );
+    worker.on_snapshot(
+        hark_rtvi::A11ySnapshot::from_json(
+            r#"{"root":{"ref":"e1","role":"main","children":[
+            {"ref":"e2","role":"searchbox","name":"Search","value":"mugs"},
+            {"ref":"e3","role":"button","name":"Log in"}]},"captured_at":1}"#,
+        )
+        .unwrap(),
+    );
+    for args in [
+        json!({"action": "fill", "target": "the search field"}),
+        json!({"action": "fill", "target": "the search field", "value": null}),
+    ] {
+        let r = call(worker.clone(), DEFAULT_SCREEN_TIMEOUT, args.clone()).await;
+        assert_eq!(
+            r,
+            json!({"error": "the screen action \"fill\" needs a value: send the text to write as \"value\", e.g. \"ana@example.com\", or \"value\": \"\" to clear the field."}),
+            "{args}"
+        );
+    }
+    assert!(rx.try_recv().is_err(), "the field was not wiped");
+    let r = call(
+        worker,
+        DEFAULT_SCREEN_TIMEOUT,
+        json!({"action": "fill", "target": "the search field", "value": ""}),
+    )
+    .await;
+    assert_eq!(r, json!({"done": true, "label": "Search"}));
+    let Ok(ServerMessage::UiCommand(command)) = rx.try_recv() else {
+        panic!("set_input_value sent")
+    };
+    assert_eq!(command.command, "set_input_value");
+    assert_eq!(
+        command.payload,
+        json!({"value": "", "ref": "e2", "target_id": null, "replace": true})
     );
 }

@@ -163,7 +163,9 @@ impl Failure {
             | ScreenErrorKind::RefNotAString
             | ScreenErrorKind::BadOffsets
             | ScreenErrorKind::HalfOffsets
-            | ScreenErrorKind::ScreenChanged => Failure::Other,
+            | ScreenErrorKind::ScreenChanged
+            | ScreenErrorKind::ValueMissing
+            | ScreenErrorKind::UnknownRef => Failure::Other,
         }
     }
 

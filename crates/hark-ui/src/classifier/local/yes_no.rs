@@ -60,7 +60,7 @@ const VALUE_VERBS: &[&str] = &[
 /// # Errors
 /// [`Unreadable`] when the question is none of the kinds in the module docs.
 pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> {
-    let lower = question.to_lowercase();
+    let lower = on_off_as_checked(&question.to_lowercase());
     let raw = join_phrases(words(&lower));
     let query = Query::parse(&lower);
     let has = |list: &[&str]| raw.iter().any(|w| list.contains(&w.as_str()));
@@ -116,6 +116,7 @@ pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> 
             .content
             .retain(|(w, _)| !matches!(w.as_str(), "value" | "have" | "has" | "no" | "without"));
         let (node, confidence) = find(&subject, tree).ok_or(Unreadable)?;
+        let sw = toggle_state(sw, node);
         let p = if state_holds(sw, node) {
             TREE_YES
         } else {
@@ -167,6 +168,70 @@ pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> 
         return presence(&subject, tree, has(&["visible"]));
     }
     Err(Unreadable)
+}
+
+/// Verbs before a last "on" / "off" that make it a switch's state ("is it turned on?").
+const SWITCH_VERBS: &[&str] = &["turned", "switched", "toggled", "ticked", "flipped", "set"];
+/// Words before a last "on" that make it a preposition, not a state ("what can I click on?").
+const NOT_A_STATE: &[&str] = &[
+    "click", "tap", "press", "based", "depend", "depends", "rely", "focus", "log", "sign", "go",
+    "carry", "put", "try", "hover", "count", "sit", "sits", "work", "works", "keep", "move",
+];
+
+/// A switch's state said as "on" / "off" is a checkbox's state, read as "checked" /
+/// "unchecked": "is gift wrap on?", "is dark mode turned off?", "is it set to on?", "are the
+/// notifications switched on?". Only a last "on" / "off" of a state question (it starts with
+/// a form of "be", or the word before is a verb of switching); "what can I click on?" and "is
+/// Pay now on screen?" are left as they are. `lower` is the lowercased question; the offline
+/// parser does the same for its texts (`offline::parse`), so both paths read alike.
+pub fn on_off_as_checked(lower: &str) -> String {
+    let body = lower.trim().trim_end_matches(['?', '.', '!', ' ']);
+    let ws: Vec<&str> = body.split_whitespace().collect();
+    let Some((&last, rest)) = ws.split_last() else {
+        return lower.to_string();
+    };
+    let word = match last {
+        "on" => "checked",
+        "off" => "unchecked",
+        _ => return lower.to_string(),
+    };
+    let mut keep = rest.len();
+    // "set to on", "turned on", "switched off".
+    if keep >= 2 && rest[keep - 1] == "to" && rest[keep - 2] == "set" {
+        keep -= 2;
+    } else if keep >= 1 && SWITCH_VERBS.contains(&rest[keep - 1]) {
+        keep -= 1;
+    } else {
+        let state_question = matches!(
+            rest.first().copied(),
+            Some("is" | "are" | "was" | "were" | "isn't" | "aren't")
+        );
+        let before = rest.last().copied().unwrap_or("");
+        if !state_question || keep < 2 || NOT_A_STATE.contains(&before) {
+            return lower.to_string();
+        }
+    }
+    let mut out = rest[..keep].join(" ");
+    out.push(' ');
+    out.push_str(word);
+    out.push('?');
+    out
+}
+
+/// A checkbox or switch asked "enabled" / "disabled" means on / off ("is gift wrap
+/// enabled?", "is dark mode disabled?") unless it is greyed out itself: then the question is
+/// about that, and the word keeps its meaning. Other elements keep the word's meaning ("is the
+/// pay button disabled?").
+fn toggle_state(word: StateWord, node: &Node) -> StateWord {
+    let toggle = matches!(
+        node.role.as_str(),
+        "checkbox" | "switch" | "menuitemcheckbox"
+    );
+    match word {
+        StateWord::Enabled if toggle && !node.has(state::DISABLED) => StateWord::Checked,
+        StateWord::Disabled if toggle && !node.has(state::DISABLED) => StateWord::Unchecked,
+        other => other,
+    }
 }
 
 /// P(something matching `subject` is on screen): the calibrated confidence of the best match
@@ -326,7 +391,16 @@ impl Comparison {
 }
 
 /// P(match) for each candidate against select criteria: `sigmoid(2·(score − 0.5))` from the
-/// choice scorer, capped at 0.15 when a role, state, container or number constraint fails.
+/// choice scorer, capped at 0.15 when a role, state, container or number constraint fails, or
+/// when the criteria have content words and none of them is in the element's own name or
+/// value ([`own_words_match`]).
+///
+/// The scorer's score is made for *choosing*: it counts a word found only in an element's
+/// context (a sibling's name, an ancestor's) at 0.6, which ranks well among options but, read
+/// as an absolute probability, made every element of a small page match ("the cart" gave "Log
+/// in" 0.998 because "Cart (2)" sits beside it). Context still adds to an element whose own
+/// words match ("the mug's add to cart button"), and still gives its number to a comparison
+/// ("items under $5": the price beside a "Remove" button).
 ///
 /// # Errors
 /// [`Unreadable`] when the criteria name nothing the scorer can use (no content, role, state,
@@ -362,7 +436,7 @@ pub fn select_probabilities(
         .enumerate()
         .map(|(i, c)| {
             let mut s = scored.scores[i];
-            let mut ok = scored.ok[i];
+            let mut ok = scored.ok[i] && (!query.has_content() || own_words_match(&query, c.node));
             if let Some(cmp) = comparison {
                 if node_number(c.node).is_some_and(|x| cmp.holds(x)) {
                     s += 1.0;
@@ -374,6 +448,24 @@ pub fn select_probabilities(
             if ok { p } else { p.min(0.15) }
         })
         .collect())
+}
+
+/// Whether some content word of `query` (its full-weight ones, or all when it has none of
+/// those; quoted words too) is in the node's own name or value, not only its context.
+pub fn own_words_match(query: &Query, node: &Node) -> bool {
+    let full = query.content.iter().any(|(_, w)| *w >= 1.0);
+    let own = |w: &str| {
+        node.name_tokens
+            .iter()
+            .chain(&node.value_tokens)
+            .any(|t| super::text::similarity(w, &t.word) > 0.0)
+    };
+    query
+        .content
+        .iter()
+        .filter(|(_, weight)| !full || *weight >= 1.0)
+        .any(|(w, _)| own(w))
+        || query.quoted.iter().flatten().any(|w| own(w))
 }
 
 /// `should_respond`'s rule: P(yes) from the event's name and payload keys. Navigation, route,
