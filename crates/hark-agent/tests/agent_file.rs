@@ -345,9 +345,9 @@ from = "status"
             "line 13: error: webhook lookup_order: the URL scheme is http. The scheme must be \
              https, or http with allow_private_network.",
             "line 17: error: lookup_order: {{customer.id}} names a value the call state does not \
-             have. Fix the path, or add the field to the State type.",
+             have. Fix the path, or add a [state.<name>] table for it.",
             "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. \
-             Fix the path, or add the field to the State type.",
+             Fix the path, or add a [state.<name>] table for it.",
             "line 18: error: lookup_order: {{order_ref}} is neither an argument of lookup_order \
              nor a State value. Use one of: order_id, customer_id, who, customer.",
             "line 29: error: lookup_order: when status is \"shiped\", which status never holds. It \
@@ -355,7 +355,7 @@ from = "status"
             "line 30: error: lookup_order: the result field state is not in LookupOrder. Use one \
              of: status.",
             "line 33: error: lookup_order: order_status is not a State value. Use one of: \
-             customer, or add the field to the State type.",
+             customer, or add a [state.<name>] table for it.",
         ]
     );
 
@@ -377,17 +377,16 @@ from = "status"
              is not set, so every call fails with \"could not authenticate\" until it is. Set \
              HARK_TEST_H2_UNSET_TOKEN.",
             "line 17: error: lookup_order: {{customer.id}} names a value the call state does not have. \
-             Fix the path, or add the field to the State type.",
+             Fix the path, or add a [state.<name>] table for it.",
             "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. Fix the \
-             path, or add the field to the State type.",
+             path, or add a [state.<name>] table for it.",
             "line 18: error: lookup_order: {{order_ref}} is neither an argument of lookup_order nor a \
              State value. Use one of: order_id, customer_id, who, customer.",
             "line 28: error: lookup_order: when status is \"shiped\", which status never holds. It holds: \
              \"held\", \"shipped\".",
             "line 29: error: lookup_order: the result field state is not in LookupOrder. Use one of: \
              status.",
-            "line 32: error: lookup_order: order_status is not a State value. Use one of: customer, or add \
-             the field to the State type.",
+            "line 32: error: lookup_order: order_status is not a State value. Use one of: customer, or add a [state.<name>] table for it.",
         ]
     );
 }
@@ -727,15 +726,14 @@ url = "https://orders.example.com/again"
             "line 16: error: webhook find_order: locked id: {{@call_id}} at character 1 no longer \
              exists. {{@call_id}} is now {{call.carrier_call_id}} or {{call.session_id}}.",
             "line 17: error: find_order: {{nme}} names a value the call state does not have. Fix \
-             the path, or add the field to the State type.",
+             the path, or add a [state.<name>] table for it.",
             "line 18: error: webhook find_order: its locked names session, which is also a query \
              value of the URL. Rename the argument or drop the value from the URL.",
             "line 30: error: find_order: its own reply names the tool other_tool. Leave tool out, \
-             or put the reply on the registry.",
+             or make it a top-level [[reply]] row that names its tool.",
             "line 37: error: find_order: assign saves order_id (string) into vip, which takes \
              boolean. Save a field of that type, or change the State value's type.",
-            "line 41: error: find_order: vipp is not a State value. Use one of: name, vip, or add \
-             the field to the State type.",
+            "line 41: error: find_order: vipp is not a State value. Use one of: name, vip, or add a [state.<name>] table for it.",
             "line 47: error: find_order: the result field eta is not in FindOrder. Use one of: \
              order_id, status.",
             "line 51: error: find_order: when status is \"shiped\", which status never holds. It \

@@ -121,3 +121,39 @@ fn a_ui_model_with_the_local_classifier_and_a_language_word_are_warned_of() {
     let fine = format!("{PROMPT}language = \"es-419\"\n");
     assert_eq!(problems(&fine), Vec::<String>::new());
 }
+
+#[test]
+fn a_word_key_given_a_boolean_and_a_goodbye_without_end_call_are_named() {
+    let text = format!("{PROMPT}{}interruption = true\n", webhook("lookup"));
+    let error = text.parse::<AgentFile>().unwrap_err();
+    assert_eq!(
+        error.problems[0].to_string(),
+        "line 6: error: [[webhook]] interruption must be one of the words \"provider_default\", \
+         \"continue\" or \"cancel\", in quotes, like interruption = \"provider_default\" (found \
+         true)."
+    );
+    let text = format!("{PROMPT}[tools]\nbuiltin = [\"user_phone_number\"]\ngoodbye = \"Bye!\"\n");
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: warning: [tools] goodbye is unused: only the built-in end_call says it. Add \
+             \"end_call\" to [tools] builtin, or remove goodbye."
+        ]
+    );
+}
+
+#[test]
+fn the_tool_layers_rust_words_are_said_in_the_files_terms() {
+    let text = format!(
+        "{PROMPT}[state.customer]\ntype = \"string\"\n{}[[assign]]\ntool = \"lookup\"\n\
+         state = \"order_status\"\n",
+        webhook("lookup")
+    );
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].ends_with("or add a [state.<name>] table for it."),
+        "{found:#?}"
+    );
+    assert!(!found[0].contains("State type"), "{found:#?}");
+}

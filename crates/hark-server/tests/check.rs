@@ -127,7 +127,7 @@ type = "string"
         // against the State in the same pass, on the locked value's own line.
         format!(
             "{shown}:12: error: order_status: {{{{last_order}}}} names a value the call state does \
-             not have. Fix the path, or add the field to the State type."
+             not have. Fix the path, or add a [state.<name>] table for it."
         ),
         format!("{shown}: 5 errors"),
     ];

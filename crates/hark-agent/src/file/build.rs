@@ -39,10 +39,12 @@ impl Found<'_> {
     }
 
     pub(super) fn error(&mut self, line: Option<usize>, text: impl Into<String>) {
+        let text = messages::in_file_terms(&text.into());
         self.errors.push(Problem::error(line, text));
     }
 
     pub(super) fn warning(&mut self, line: Option<usize>, text: impl Into<String>) {
+        let text = messages::in_file_terms(&text.into());
         self.warnings.push(Problem::warning(line, text));
     }
 
@@ -146,7 +148,11 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             }
             "user_phone_number" => user_phone_number_tool().ok(),
             "end_call" => {
-                let goodbye = f.tools.goodbye.as_deref().unwrap_or("Goodbye!");
+                let goodbye = f
+                    .tools
+                    .goodbye
+                    .as_ref()
+                    .map_or("Goodbye!", |g| g.get_ref().as_str());
                 match end_call_tool("End the call when the caller is done.", goodbye) {
                     Ok(tool) => Some(tool),
                     Err(error) => {
@@ -171,6 +177,12 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
                 failed.insert(name.get_ref().clone());
             }
         }
+    }
+    if let Some(goodbye) = &f.tools.goodbye
+        && !f.tools.builtin.iter().any(|b| b.get_ref() == "end_call")
+    {
+        let line = found.line(goodbye);
+        found.warning(line, messages::goodbye_unused());
     }
     for name in &f.tools.local {
         match host.local_tool(name.get_ref()) {

@@ -175,8 +175,9 @@ pub struct ToolsFormat {
     /// Tools from the host program's catalogue.
     #[serde(default)]
     pub local: Vec<Spanned<String>>,
-    /// `end_call`'s goodbye line (default "Goodbye!").
-    pub goodbye: Option<String>,
+    /// `end_call`'s goodbye line (default "Goodbye!"); spanned: without `end_call` in
+    /// `builtin` it is unused, and a warning names its line.
+    pub goodbye: Option<Spanned<String>>,
 }
 
 /// The HTTP method of a webhook: `"GET"`, `"POST"`, … (the lower-case spellings are read too:

@@ -53,6 +53,64 @@ pub fn wrong_type(table: &str, key: &str, item: bool, expected: &str, found: &st
     format!("{table}{subject} must be {shape}, like {example} (found {found}).")
 }
 
+/// A tool layer's text (written for Rust code) in the agent file's terms: "the State type" is
+/// the file's `[state.<name>]` tables, "the registry" its top-level rows. Texts without those
+/// words come back as they are.
+///
+/// Example: `… or add the field to the State type.` → `… or add a [state.<name>] table for it.`
+pub fn in_file_terms(text: &str) -> String {
+    if !text.contains("State type") && !text.contains("on the registry") {
+        return text.to_string();
+    }
+    text.replace(
+        "or add the field to the State type",
+        "or add a [state.<name>] table for it",
+    )
+    .replace(
+        "needs the State type. Build the registry with .state::<State>().",
+        "needs State values: declare each one it reads in a [state.<name>] table.",
+    )
+    .replace(
+        "or put the reply on the registry",
+        "or make it a top-level [[reply]] row that names its tool",
+    )
+}
+
+/// A key that takes one of some words (`interruption`, `method`, `provider`, `classifier`,
+/// `auth.kind`), given another kind of value (`found`, as written).
+///
+/// Example: `[[webhook]] interruption must be one of the words "provider_default", "continue"
+/// or "cancel", in quotes, like interruption = "provider_default" (found true).`
+pub fn wrong_type_word(table: &str, key: &str, found: &str) -> String {
+    let short = key.rsplit('.').next().unwrap_or(key).trim_matches('"');
+    let words: &[&str] = match short {
+        "interruption" => &["provider_default", "continue", "cancel"],
+        "method" => &["GET", "POST", "PUT", "PATCH", "DELETE"],
+        "provider" => &["openai-compatible", "anthropic", "gemini"],
+        "classifier" => &["local", "llm"],
+        "kind" => &["bearer", "api_key"],
+        _ => &[],
+    };
+    let table = if table.is_empty() {
+        String::new()
+    } else {
+        format!("{table} ")
+    };
+    match words {
+        [] => {
+            format!("{table}{key} must be a word in quotes, like {key} = \"...\" (found {found}).")
+        }
+        [first, ..] => {
+            let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+            let (last, rest) = quoted.split_last().expect("two or more words");
+            format!(
+                "{table}{key} must be one of the words {} or {last}, in quotes, like {key} = \"{first}\" (found {found}).",
+                rest.join(", ")
+            )
+        }
+    }
+}
+
 /// The shape serde's `expected` names, in words, and an example value; `key` gives the unit of
 /// a number where the format has one (`timeout`: seconds).
 fn shape_of(key: &str, expected: &str) -> (String, String) {
@@ -165,6 +223,11 @@ pub fn screen_tool_name_taken(name: &str) -> String {
     format!(
         "the tool name {name} is the UI worker's own tool, which every session adds. Give your tool another name, or set [ui] worker = false."
     )
+}
+
+/// Warning: `[tools] goodbye` without `end_call` among the built-in tools, which is what says it.
+pub fn goodbye_unused() -> String {
+    "[tools] goodbye is unused: only the built-in end_call says it. Add \"end_call\" to [tools] builtin, or remove goodbye.".to_string()
 }
 
 /// A built-in tool that does not exist.

@@ -24,6 +24,13 @@ pub(crate) struct Place {
 /// `text`, or `None` when it is not an "invalid type" error or its key cannot be read (then
 /// the caller keeps the general parse message).
 pub(crate) fn rewrite(text: &str, message: &str, start: usize) -> Option<String> {
+    // toml's own error for a value of a key that takes one of some words (`interruption`,
+    // `method`, `provider`, …) written as a number, a boolean or a list.
+    if message.trim().starts_with("wanted string or table") {
+        let place = place_of(text, start)?;
+        let found = value_at(text, start);
+        return Some(messages::wrong_type_word(&place.table, &place.key, &found));
+    }
     let rest = message.trim().strip_prefix("invalid type: ")?;
     let (found, expected) = rest.rsplit_once(", expected ")?;
     let place = place_of(text, start)?;
@@ -35,6 +42,14 @@ pub(crate) fn rewrite(text: &str, message: &str, start: usize) -> Option<String>
         expected,
         found.trim(),
     ))
+}
+
+/// The value written at byte `start`, as written (up to the end of its line, a `,` or a `}`).
+fn value_at(text: &str, start: usize) -> String {
+    let start = floor_char_boundary(text, start);
+    let rest = &text[start..];
+    let end = rest.find(['\n', ',', '}']).unwrap_or(rest.len());
+    rest[..end].trim().to_string()
 }
 
 /// Reads the key of the value at byte `start`: the text before it is `key =` (a key's value),
@@ -135,5 +150,15 @@ mod tests {
             "[[webhook]] timeout must be a number of seconds, like timeout = 5 (found string \"5s\")."
         );
         assert_eq!(rewrite(text, "unknown field `x`", start), None);
+
+        // A key that takes one of some words, written as a boolean.
+        let text = "[[webhook]]\nname = \"x\"\ninterruption = true\n";
+        let start = text.find("true").unwrap();
+        assert_eq!(
+            rewrite(text, "wanted string or table", start).unwrap(),
+            "[[webhook]] interruption must be one of the words \"provider_default\", \
+             \"continue\" or \"cancel\", in quotes, like interruption = \"provider_default\" \
+             (found true)."
+        );
     }
 }
