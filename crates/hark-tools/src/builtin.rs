@@ -185,8 +185,12 @@ impl ToolExecutor for EndCall {
 
 /// `end_call` ("End the call"): a tool with no arguments whose success ends the conversation.
 /// `goodbye` is its announce line, said with `announce_wait` so it plays before the call ends.
-/// Output: `Done` (`{"ok": true}`). Fails when `goodbye` is not a valid line.
+/// Output: `Done` (`{"ok": true}`). Fails when `goodbye` is empty (or only spaces) or not a
+/// valid line.
 pub fn end_call_tool(description: &str, goodbye: &str) -> Result<ToolSpec, BuildError> {
+    if goodbye.trim().is_empty() {
+        return Err(BuildError::new(messages::blank_goodbye()));
+    }
     Ok(ToolSpec::new(
         messages::END_CALL,
         description,

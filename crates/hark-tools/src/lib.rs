@@ -148,7 +148,7 @@ pub use schema::Dialect;
 pub use sink::{SinkError, Source, ToolEvent, ToolSink, ToolStage};
 pub use spec::{BuildError, Interruption, Locked, Runner, ToolSpec, runner, to_result};
 pub use speech::{InMemorySpeech, Speech, SpeechEvent};
-pub use state::{CallState, State, StateModel, Transcript, TranscriptMessage};
+pub use state::{CallState, State, StateModel, StateRefusal, Transcript, TranscriptMessage};
 
 /// What the `#[tool]` macro's generated code refers to. Not a stable API.
 #[doc(hidden)]

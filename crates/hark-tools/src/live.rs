@@ -49,11 +49,19 @@ pub struct LiveCall {
     late: Mutex<Vec<Late>>,
 }
 
-#[derive(Debug)]
 struct Late {
     tool: String,
     arguments: Arguments,
     handle: JoinHandle<(Result<Value, ToolError>, u64)>,
+}
+
+impl std::fmt::Debug for Late {
+    /// The tool's name only: the arguments are values, and a `Debug` may reach a log.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Late")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LiveCall {
@@ -229,7 +237,8 @@ impl ToolRegistry {
         };
         if let Some(line) = &announced {
             live.speech.say(line).await;
-            if tool.announce_wait {
+            // A tool that ends the call always lets its goodbye play out first.
+            if tool.announce_wait || tool.ends_the_call() {
                 live.speech.wait_playout().await;
             }
         }
@@ -558,21 +567,21 @@ impl ToolRegistry {
                 })
                 .collect();
             let names: Vec<String> = saves.iter().map(|(n, _)| n.clone()).collect();
-            match live.state.save_batch(saves, self.state_model()) {
+            match live.state.save_all(saves, self.state_model()) {
                 Ok(()) => saved = names,
-                Err(reason) => {
-                    let field = reason.split(':').next().unwrap_or("").to_string();
-                    tracing::warn!(
-                        tool = name,
-                        "the State refused the values {name} saves: {reason}"
+                Err(refusal) => {
+                    // The refusal's own text may quote the value: the log and the sinks get
+                    // the field and the kind only.
+                    self.emit_with(
+                        ToolEvent {
+                            stage: ToolStage::SaveRefused,
+                            tool: name.to_string(),
+                            source: Source::Model,
+                            ms: None,
+                            error: Some(refusal.event_text()),
+                        },
+                        Some(&refusal.kind),
                     );
-                    self.emit(ToolEvent {
-                        stage: ToolStage::SaveRefused,
-                        tool: name.to_string(),
-                        source: Source::Model,
-                        ms: None,
-                        error: Some(format!("the State refused {field}")),
-                    });
                 }
             }
         }

@@ -160,11 +160,21 @@ pub fn name_its_output(tool: &str) -> String {
     )
 }
 
-/// "hidden" names a field the output does not have.
-pub fn hidden_field_unknown(tool: &str, field: &str, output: &str) -> String {
+/// "hidden" names a field the output does not have; `fields` are the output's top-level fields
+/// (hidden leaves out top-level fields only).
+pub fn hidden_field_unknown(tool: &str, field: &str, output: &str, fields: &[String]) -> String {
     format!(
-        "{tool}: hidden names {field}, which {output} does not have. Use one of the output's fields."
+        "{tool}: hidden names {field}, which {output} does not have. Use one of the output's fields: {}.",
+        one_of(fields)
     )
+}
+
+fn one_of(fields: &[String]) -> String {
+    if fields.is_empty() {
+        "(none)".to_string()
+    } else {
+        fields.join(", ")
+    }
 }
 
 /// The schema the model reads refused a hand-written schema (one line per problem).
@@ -194,6 +204,38 @@ pub fn duplicate_tool(tool: &str) -> String {
 /// that does not exist).
 pub fn decode_error_line(path: &str, reason: &str) -> String {
     argument_error_line(path, reason)
+}
+
+/// A `date` argument that is not a day `YYYY-MM-DD` (one line of the argument error, after the
+/// argument's path). The same words as an agent file's `date` input.
+pub fn not_a_date() -> String {
+    "is not a date: give it as year-month-day, like 2026-10-16".to_string()
+}
+
+/// A `time` argument that is not a time of day `HH:MM`.
+pub fn not_a_time() -> String {
+    "is not a time of day: give it as hours:minutes on a 24-hour clock, like 09:30".to_string()
+}
+
+/// A `date-time` argument that is not a date and time (RFC 3339).
+pub fn not_a_date_time() -> String {
+    "is not a date and time: give it like 2026-10-16T09:30:00+02:00".to_string()
+}
+
+/// What the model reads for a value its type refused when the schema gives it a `format` hark
+/// knows (after the argument's path): [`not_a_date`], [`not_a_time`], [`not_a_date_time`],
+/// [`not_a_phone_number`]; another format reads `does not fit its format. <its words>`, like
+/// `does not fit its format. An email address.` `None` for the number formats schemars writes
+/// (`uint8`, `int32`…), which say nothing beyond the type.
+pub fn format_refused(format: &str) -> Option<String> {
+    match format {
+        "date" => Some(not_a_date()),
+        "time" => Some(not_a_time()),
+        "date-time" => Some(not_a_date_time()),
+        "phone" => Some(not_a_phone_number()),
+        other => hark_schema::messages::describe_format(other)
+            .map(|words| format!("does not fit its format. {words}")),
+    }
 }
 
 /// Text of a phone number that does not parse.
@@ -253,6 +295,23 @@ pub fn still_running(tool: &str) -> String {
 /// The note that carries a late result of a `continue` tool into a later request, once.
 pub fn late_result(tool: &str, result: &str) -> String {
     format!("{tool} finished: {result}")
+}
+
+/// An announce line that is empty or only spaces: the caller would hear nothing.
+pub fn blank_announce_line(tool: &str) -> String {
+    format!(
+        "{tool}: an announce line is empty. Write the words the caller hears, or remove the line."
+    )
+}
+
+/// A reply line that is empty or only spaces.
+pub fn blank_reply_line(tool: &str) -> String {
+    format!("{tool}: a reply line is empty. Write the words the caller hears, or remove the line.")
+}
+
+/// `end_call_tool` with a goodbye that is empty or only spaces.
+pub fn blank_goodbye() -> String {
+    "end_call: the goodbye is empty. Write what the caller hears before the call ends, like \"Goodbye!\".".to_string()
 }
 
 /// A template error inside a tool's announce line, locked value or reply line.
@@ -357,6 +416,24 @@ pub fn reply_on_ending_tool(tool: &str) -> String {
 /// A reply with no line to say.
 pub fn reply_without_lines(tool: &str) -> String {
     format!("{tool}: a reply has no line to say. Give it at least one line in say.")
+}
+
+/// A `when`, `{{result.…}}` or assign path the output has down to `level` (a field of the
+/// output) but not below it: `missing` is the name `level` does not have, `fields` the names it
+/// has. `find_order: the result field box.sise is not in FindOrder: box has no field sise. Use
+/// one of: size.`
+pub fn unknown_nested_result_field(
+    tool: &str,
+    field: &str,
+    output: &str,
+    level: &str,
+    missing: &str,
+    fields: &[String],
+) -> String {
+    format!(
+        "{tool}: the result field {field} is not in {output}: {level} has no field {missing}. Use one of: {}.",
+        one_of(fields)
+    )
 }
 
 /// A `when` or `{{result.…}}` path the output does not have.

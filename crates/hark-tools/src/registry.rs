@@ -508,7 +508,21 @@ impl ToolRegistry {
         }
     }
 
+    /// Tells the log and every sink of `event`: the log gets the same stage names as the sinks
+    /// and the same fields, never a value (see [`log_event`]).
     pub(crate) fn emit(&self, event: ToolEvent) {
+        self.emit_with(event, None);
+    }
+
+    /// [`emit`](Self::emit), with the kind of error for the log (a save the State refused).
+    pub(crate) fn emit_with(&self, event: ToolEvent, kind: Option<&str>) {
+        log_event(&event, kind);
+        self.emit_unlogged(event);
+    }
+
+    /// Tells every sink of `event`, for a caller that logged it in its own words
+    /// (`tool.succeeded … ran=true`, `tool.refused … reason=…`, which the guide quotes).
+    fn emit_unlogged(&self, event: ToolEvent) {
         let sinks = self.sinks_snapshot();
         for sink in sinks {
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| sink.on_event(&event)));
@@ -825,7 +839,7 @@ impl ToolRegistry {
             _ => None,
         };
         tracing::info!(tool = name, ms, ran, "{}", stage.as_str());
-        self.emit(ToolEvent {
+        self.emit_unlogged(ToolEvent {
             stage,
             tool: name.to_string(),
             source,
@@ -837,7 +851,7 @@ impl ToolRegistry {
 
     pub(crate) fn refuse(&self, name: &str, source: Source, error: ToolError) -> ToolOutcome {
         tracing::info!(tool = name, reason = error.event_text(), "tool.refused");
-        self.emit(ToolEvent {
+        self.emit_unlogged(ToolEvent {
             stage: ToolStage::Refused,
             tool: name.to_string(),
             source,
@@ -853,6 +867,27 @@ impl ToolRegistry {
             error: Some(error),
             ms: 0,
         }
+    }
+}
+
+/// Writes one sink event to the log, under the sink's stage name (`tool.started`,
+/// `tool.save_refused`, `tool.replied`; the registry logs `tool.succeeded`, `tool.failed` and
+/// `tool.refused` where it ends a call, with `ran` and `reason`) with the tool, the source, `ms`
+/// and the event's error text: the fields a sink gets, never an argument or result value.
+/// `tool.started` is logged at debug, `tool.save_refused` at warn (with the kind of error),
+/// every other stage at info.
+pub(crate) fn log_event(event: &ToolEvent, kind: Option<&str>) {
+    let stage = event.stage.as_str();
+    let tool = event.tool.as_str();
+    let source = match event.source {
+        Source::Model => "model",
+        Source::Event => "event",
+    };
+    let error = event.error.as_deref();
+    match event.stage {
+        ToolStage::Started => tracing::debug!(tool, source, "{stage}"),
+        ToolStage::SaveRefused => tracing::warn!(tool, source, error, kind, "{stage}"),
+        _ => tracing::info!(tool, source, ms = event.ms, error, "{stage}"),
     }
 }
 

@@ -250,12 +250,7 @@ pub(crate) fn compile(tools: &[ToolSpec], rows: Rows) -> Result<Compiled, Vec<St
                 continue;
             };
             let Some(source) = walk::field_at(output, output, &row.path) else {
-                problems.push(messages::unknown_result_field(
-                    name,
-                    &row.path.join("."),
-                    tool.output().name(),
-                    &tool.output().field_names(),
-                ));
+                problems.push(unknown_result_path(tool, &row.path));
                 continue;
             };
             let from = walk::types(source, output);
@@ -336,6 +331,10 @@ fn compile_reply(
     }
     let mut lines = Vec::new();
     for line in &reply.say {
+        if line.trim().is_empty() {
+            problems.push(messages::blank_reply_line(name));
+            continue;
+        }
         match Template::parse(line) {
             Err(e) => problems.push(messages::template_problem(name, "reply", &e.to_string())),
             Ok(t) => {
@@ -343,12 +342,7 @@ fn compile_reply(
                     match p.scope {
                         Scope::Result => {
                             if !open_output && walk::field_at(output, output, &p.path).is_none() {
-                                problems.push(messages::unknown_result_field(
-                                    name,
-                                    &p.path.join("."),
-                                    tool.output().name(),
-                                    &output_fields,
-                                ));
+                                problems.push(unknown_result_path(tool, &p.path));
                             }
                         }
                         Scope::Value => {
@@ -380,6 +374,32 @@ fn compile_reply(
     })
 }
 
+/// The problem for a result path the output of `tool` does not have: at the top, the output's
+/// fields; below a field the output has, that level's fields, naming the level.
+fn unknown_result_path(tool: &ToolSpec, path: &[String]) -> String {
+    let output = tool.output().schema();
+    let field = path.join(".");
+    let known = (1..path.len())
+        .rev()
+        .find_map(|k| walk::field_at(output, output, &path[..k]).map(|sub| (k, sub)));
+    match known {
+        Some((k, sub)) => messages::unknown_nested_result_field(
+            tool.name(),
+            &field,
+            tool.output().name(),
+            &path[..k].join("."),
+            &path[k],
+            &walk::property_names(sub, output),
+        ),
+        None => messages::unknown_result_field(
+            tool.name(),
+            &field,
+            tool.output().name(),
+            &tool.output().field_names(),
+        ),
+    }
+}
+
 /// Checks `when` conditions on the result fields of `tool` (dotted paths) and parses them:
 /// every field must be in the output (unless the output is open), every value one the field can
 /// hold when it is a Literal, bool or enum ("Save a result and speak it", point 10).
@@ -396,12 +416,7 @@ pub(crate) fn check_when(
     for (field, values) in conditions {
         let path = split(field);
         match walk::field_at(output, output, &path) {
-            None if !open_output => problems.push(messages::unknown_result_field(
-                name,
-                field,
-                tool.output().name(),
-                &output_fields,
-            )),
+            None if !open_output => problems.push(unknown_result_path(tool, &path)),
             None => {}
             Some(schema) => check_held(name, field, values, schema, output, problems),
         }

@@ -368,18 +368,13 @@ impl ToolSpec {
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
     {
+        let schema = schema_of::<I>();
         let executor = TypedExecutor::<I> {
             run,
+            schema: Arc::new(schema.clone()),
             _input: PhantomData,
         };
-        Self::build(
-            name,
-            description,
-            schema_of::<I>(),
-            output,
-            Arc::new(executor),
-            true,
-        )
+        Self::build(name, description, schema, output, Arc::new(executor), true)
     }
 
     /// Changes the name the model calls the tool by.
@@ -426,7 +421,7 @@ impl ToolSpec {
         let problems: Vec<String> = fields
             .iter()
             .filter(|f| !known.contains(f))
-            .map(|f| messages::hidden_field_unknown(&self.name, f, self.output.name()))
+            .map(|f| messages::hidden_field_unknown(&self.name, f, self.output.name(), &known))
             .collect();
         if !problems.is_empty() {
             return Err(BuildError { problems });
@@ -551,6 +546,10 @@ impl ToolSpec {
         let mut problems = Vec::new();
         let mut templates = Vec::new();
         for line in lines {
+            if line.as_ref().trim().is_empty() {
+                problems.push(messages::blank_announce_line(&self.name));
+                continue;
+            }
             match Template::parse(line.as_ref()) {
                 Ok(t) => {
                     for p in t.placeholders() {
@@ -588,7 +587,9 @@ impl ToolSpec {
     }
 
     /// The `ends_conversation` effect ("End the call"): a call that succeeds ends the
-    /// conversation. It never fires on a refused or failed call (T5).
+    /// conversation. It never fires on a refused or failed call (T5). The tool's announce line
+    /// (its goodbye) always plays out before the tool runs, as with
+    /// [`announce_wait(true)`](Self::announce_wait): the caller hears it before the call ends.
     pub fn ends_conversation(mut self) -> Self {
         self.ends_conversation = true;
         self
@@ -644,7 +645,7 @@ impl ToolSpec {
             return Err(BuildError { problems });
         }
         self.precheck = Some(Precheck(Arc::new(move |arguments: &Arguments| {
-            let input: P = decode(arguments.clone())?;
+            let input: P = decode_with(arguments.clone(), &schema)?;
             match function(input) {
                 Some(outcome) => to_result(outcome).map(Some),
                 None => Ok(None),
@@ -735,14 +736,17 @@ where
     Arc::new(function)
 }
 
-/// Serialises a typed result; a value serde cannot write is an internal failure.
+/// Serialises a typed result; a value serde cannot write is an internal failure. Its details,
+/// which go to the log, name no value: serde's own text may quote one.
 pub fn to_result<O: Serialize>(output: O) -> Result<Value, ToolError> {
     serde_json::to_value(output)
-        .map_err(|e| ToolError::internal(format!("the result could not be serialised: {e}")))
+        .map_err(|_| ToolError::internal("the result could not be serialised"))
 }
 
 struct TypedExecutor<I> {
     run: Runner<I>,
+    /// `I`'s schema: a value the type refuses reads the words of its `format`.
+    schema: Arc<Value>,
     _input: PhantomData<fn() -> I>,
 }
 
@@ -761,7 +765,7 @@ where
         arguments: Arguments,
         context: &'a ToolContext,
     ) -> BoxFuture<'a, Result<Value, ToolError>> {
-        match decode::<I>(arguments) {
+        match decode_with::<I>(arguments, &self.schema) {
             Ok(input) => (self.run)(input, context),
             Err(error) => Box::pin(async move { Err(error) }),
         }
@@ -770,27 +774,58 @@ where
 
 /// Decodes checked arguments into the input type; a value the schema let through but the type
 /// refuses (a day that does not exist, a phone number that does not parse) becomes an
-/// `InvalidArguments` error naming the field.
+/// `InvalidArguments` error naming the field. Without the schema it reads the type's own words;
+/// [`decode_with`] gives the words of the value's `format`.
 pub fn decode<I: DeserializeOwned>(arguments: Arguments) -> Result<I, ToolError> {
+    decode_in::<I>(arguments, None)
+}
+
+/// Like [`decode`], with the input's JSON Schema: a value the type refuses whose schema gives a
+/// `format` hark knows reads that format's words, never a library's
+/// (`day: is not a date: give it as year-month-day, like 2026-10-16`; see
+/// [`messages::format_refused`]). Other failures read `<path>: <the type's reason>`. Sinks and
+/// logs get `<path> (format)` or `<path> (type)`, never the value.
+pub fn decode_with<I: DeserializeOwned>(
+    arguments: Arguments,
+    schema: &Value,
+) -> Result<I, ToolError> {
+    decode_in::<I>(arguments, Some(schema))
+}
+
+fn decode_in<I: DeserializeOwned>(
+    arguments: Arguments,
+    schema: Option<&Value>,
+) -> Result<I, ToolError> {
     let value = Value::Object(arguments);
     // The common case decodes straight from the value; only a failure pays for the path-tracking
-    // decoder that names the field (the same error text either way).
+    // decoder that names the field.
     if let Ok(input) = I::deserialize(&value) {
         return Ok(input);
     }
     serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        let reason = error.inner().to_string();
+        let segments = crate::state::path_segments(error.path());
+        let path = segments.join(".");
         let field = if path.is_empty() {
             "(arguments)".to_string()
         } else {
             path.clone()
         };
-        ToolError::invalid_arguments(
-            vec![messages::decode_error_line(&path, &reason)],
-            format!("{field} (type)"),
-        )
+        let friendly = schema
+            .and_then(|s| crate::walk::format_at(s, s, &segments))
+            .and_then(messages::format_refused);
+        match friendly {
+            Some(reason) => ToolError::invalid_arguments(
+                vec![messages::decode_error_line(&path, &reason)],
+                format!("{field} (format)"),
+            ),
+            None => ToolError::invalid_arguments(
+                vec![messages::decode_error_line(
+                    &path,
+                    &error.inner().to_string(),
+                )],
+                format!("{field} (type)"),
+            ),
+        }
     })
 }
 

@@ -26,7 +26,88 @@ pub trait State: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'stat
 
 impl<T> State for T where T: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static {}
 
-pub(crate) type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
+pub(crate) type Check = dyn Fn(&Value) -> Result<(), StateRefusal> + Send + Sync;
+
+/// Why the State refused a save, with the parts that never hold a value kept apart from the
+/// checker's own text, which may ("Save a result and speak it", point 2: the log and the sinks
+/// get the field and the kind of error, never the value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateRefusal {
+    /// The dotted path of the refused State value, as far as the State type names it (`tier`,
+    /// `customer.tier`); empty for the whole State. Never a value: a map key or a list index
+    /// below a named field is left out.
+    pub field: String,
+    /// The kind of error, never a value: serde's (`invalid type`, `invalid value`, `unknown
+    /// variant`, `missing field`, `custom`…) or the JSON Schema keyword (`type`, `enum`…).
+    pub kind: String,
+    /// The checker's own text, `field: reason`. It may quote the value (``unknown variant
+    /// `platinum` ``): for the author's own use, never for a log or a sink.
+    pub detail: String,
+}
+
+impl StateRefusal {
+    /// A refusal of the value at `segments` (outermost first) under the State `schema`: the
+    /// field keeps only the names the schema has.
+    pub(crate) fn new(schema: &Value, segments: &[String], kind: &str, detail: String) -> Self {
+        let mut known = 0;
+        while known < segments.len()
+            && walk::field_at(schema, schema, &segments[..=known]).is_some()
+        {
+            known += 1;
+        }
+        Self {
+            field: segments[..known].join("."),
+            kind: kind.to_string(),
+            detail,
+        }
+    }
+
+    /// What the log and the sinks get: `the State refused tier` (never the value).
+    pub fn event_text(&self) -> String {
+        if self.field.is_empty() {
+            "the State refused the save".to_string()
+        } else {
+            format!("the State refused {}", self.field)
+        }
+    }
+}
+
+impl fmt::Display for StateRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+/// The kind of a serde decode error, from the start of its text (serde's own wording), never
+/// the value it may quote.
+pub(crate) fn serde_kind(message: &str) -> &'static str {
+    const KINDS: [&str; 7] = [
+        "invalid type",
+        "invalid value",
+        "invalid length",
+        "unknown variant",
+        "unknown field",
+        "missing field",
+        "duplicate field",
+    ];
+    KINDS
+        .into_iter()
+        .find(|k| message.starts_with(k))
+        .unwrap_or("custom")
+}
+
+/// The segments of a serde path (`tier`, `guests`, `0`, `born`), outermost first.
+pub(crate) fn path_segments(path: &serde_path_to_error::Path) -> Vec<String> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .map(|segment| match segment {
+            Segment::Seq { index } => index.to_string(),
+            Segment::Map { key } => key.clone(),
+            Segment::Enum { variant } => variant.clone(),
+            Segment::Unknown => "?".to_string(),
+        })
+        .collect()
+}
 
 /// The State type as the registry knows it: its name, JSON Schema, and the check a save must pass
 /// (the new State must decode into the type). Built with [`StateModel::of`].
@@ -48,15 +129,23 @@ impl fmt::Debug for StateModel {
 impl StateModel {
     /// The model of the State type `S`.
     pub fn of<S: State>() -> Self {
+        let schema = Arc::new(schema_of::<S>());
+        let root = schema.clone();
         Self {
             name: S::schema_name().into_owned(),
-            schema: Arc::new(schema_of::<S>()),
-            check: Arc::new(|value: &Value| {
+            schema,
+            check: Arc::new(move |value: &Value| {
                 serde_path_to_error::deserialize::<_, S>(value.clone())
                     .map(|_| ())
                     .map_err(|e| {
-                        let path = e.path().to_string();
-                        format!("{path}: {}", e.inner())
+                        let reason = e.inner().to_string();
+                        let detail = format!("{}: {reason}", e.path());
+                        StateRefusal::new(
+                            &root,
+                            &path_segments(e.path()),
+                            serde_kind(&reason),
+                            detail,
+                        )
                     })
             }),
         }
@@ -91,8 +180,14 @@ impl StateModel {
         walk::description(property, &self.schema)
     }
 
-    /// Checks a whole State (a JSON object) against the type: `Err` names the field and reason.
+    /// Checks a whole State (a JSON object) against the type: `Err` names the field and reason
+    /// (the reason may quote the value: never log it; see [`refusal`](Self::refusal)).
     pub fn check(&self, state: &Value) -> Result<(), String> {
+        (self.check)(state).map_err(|refusal| refusal.detail)
+    }
+
+    /// Like [`check`](Self::check), with the refusal's field and kind apart from its text.
+    pub fn refusal(&self, state: &Value) -> Result<(), StateRefusal> {
         (self.check)(state)
     }
 }
@@ -257,6 +352,17 @@ impl CallState {
         saves: Vec<(String, Value)>,
         model: Option<&StateModel>,
     ) -> Result<(), String> {
+        self.save_all(saves, model)
+            .map_err(|refusal| refusal.detail)
+    }
+
+    /// Like [`save_batch`](Self::save_batch), with the refusal's field and kind apart from its
+    /// text (which may quote the value): what a log or a sink may get.
+    pub fn save_all(
+        &self,
+        saves: Vec<(String, Value)>,
+        model: Option<&StateModel>,
+    ) -> Result<(), StateRefusal> {
         let mut inner = self.lock();
         let mut next = inner.values.clone();
         for (name, value) in saves {
@@ -264,7 +370,7 @@ impl CallState {
         }
         if let Some(model) = model {
             let whole = Value::Object(next);
-            model.check(&whole)?;
+            model.refusal(&whole)?;
             let Value::Object(map) = whole else {
                 return Ok(());
             };

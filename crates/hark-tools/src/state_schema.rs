@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::output::pointer_to_path;
-use crate::state::StateModel;
+use crate::state::{StateModel, StateRefusal};
 
 impl StateModel {
     /// A State model named `name` whose values are described by `schema`, a JSON Schema object
@@ -51,19 +51,32 @@ impl StateModel {
             .build(&schema)
             .map_err(|e| format!("the State {name} is not valid JSON Schema: {e}"))?;
         let validator = Arc::new(validator);
+        let schema = Arc::new(schema);
+        let root = schema.clone();
         Ok(Self {
             name,
-            schema: Arc::new(schema),
+            schema,
             check: Arc::new(
                 move |value: &Value| match validator.iter_errors(value).next() {
                     None => Ok(()),
                     Some(error) => {
                         let path = pointer_to_path(error.instance_path().as_str());
-                        Err(if path.is_empty() {
+                        let detail = if path.is_empty() {
                             error.to_string()
                         } else {
                             format!("{path}: {error}")
-                        })
+                        };
+                        let segments: Vec<String> = error
+                            .instance_path()
+                            .iter()
+                            .map(|segment| segment.to_string())
+                            .collect();
+                        Err(StateRefusal::new(
+                            &root,
+                            &segments,
+                            error.kind().keyword(),
+                            detail,
+                        ))
                     }
                 },
             ),

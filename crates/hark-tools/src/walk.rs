@@ -40,6 +40,38 @@ pub(crate) fn field_at<'a>(
     })
 }
 
+/// The `format` of the value at `path` (field names and list indexes, outermost first) under
+/// `schema`: its own, or the one its non-null `anyOf`/`oneOf` branches give. `None` when the
+/// path leads nowhere or the value has no format.
+pub(crate) fn format_at<'a>(
+    schema: &'a Value,
+    root: &'a Value,
+    path: &[String],
+) -> Option<&'a str> {
+    let own = resolve(schema, root);
+    let Some((first, rest)) = path.split_first() else {
+        if let Some(format) = own.get("format").and_then(Value::as_str) {
+            return Some(format);
+        }
+        return branches(schema, root)
+            .into_iter()
+            .find_map(|b| b.get("format").and_then(Value::as_str));
+    };
+    branches(schema, root).into_iter().find_map(|b| {
+        let sub = b
+            .get("properties")
+            .and_then(|p| p.get(first))
+            .or_else(|| {
+                first
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|_| b.get("items").filter(|i| i.is_object()))
+            })
+            .or_else(|| b.get("additionalProperties").filter(|a| a.is_object()))?;
+        format_at(sub, root, rest)
+    })
+}
+
 /// The property names of an object schema (following `$ref` and non-null branches).
 pub(crate) fn property_names(schema: &Value, root: &Value) -> Vec<String> {
     let mut names = Vec::new();

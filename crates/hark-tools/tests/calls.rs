@@ -633,7 +633,7 @@ fn hidden_field_the_output_lacks_fails_at_build() {
     let error = find_order(json!({})).hidden(["readback"]).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "find_order: hidden names readback, which Order does not have. Use one of the output's fields."
+        "find_order: hidden names readback, which Order does not have. Use one of the output's fields: status, note, read_back."
     );
 }
 
