@@ -201,6 +201,99 @@ pub fn screen_value_missing(action: &str) -> String {
     )
 }
 
+/// Roles whose element holds text of its own: `set_input_value` (the `screen` job's `fill`)
+/// writes only into these (a native `<select>` is a `combobox`, which takes its option's text).
+/// The client refuses the command on any other element, so the job never sends it there.
+pub const TEXT_ENTRY_ROLES: &[&str] =
+    &["textbox", "searchbox", "combobox", "spinbutton", "textarea"];
+
+/// Roles of plain text: a `click` on one does nothing a user asked for, so the `screen` job's
+/// click never chooses one.
+pub const STATIC_TEXT_ROLES: &[&str] = &[
+    "text",
+    "StaticText",
+    "paragraph",
+    "strong",
+    "emphasis",
+    "LabelText",
+];
+
+/// Roles of a list to choose from, or of one of its options (a `fill` of one is refused with
+/// [`screen_cannot_act`]'s "click the option" advice).
+const CHOICE_ROLES: &[&str] = &["listbox", "menu", "menubar", "radiogroup", "tree", "grid"];
+/// Roles of a choice in such a list.
+const OPTION_ROLES: &[&str] = &["option", "menuitem", "menuitemradio", "treeitem", "tab"];
+/// Roles a click turns on or off.
+const TOGGLE_ROLES: &[&str] = &["checkbox", "radio", "switch", "menuitemcheckbox"];
+
+/// Refusal of a `screen` action (or [`crate::UiWorker::act`]) whose description best names an
+/// element the action cannot act on: says what the element is and what to do instead. Read by
+/// the voice model, which never sees refs, so it names the element by role and label. `action`
+/// is the job's action name (`fill`, `click`); `value` is the text a `fill` was to write;
+/// `disabled` when the element is disabled (a click or fill on it does nothing).
+///
+/// Examples:
+/// - `button "Size: Small" does not take text, so fill cannot write "Medium" into it. If it
+///   opens a list (a dropdown), click it to open the list, then click the option "Medium";
+///   otherwise click it.`
+/// - `listbox "Size" is a list of options, not a text field, so fill cannot write "Medium"
+///   into it: click the option "Medium" in it instead.`
+/// - `paragraph "Free returns" is plain text, not a control, so a click on it does nothing:
+///   click the button or link the user means, or use find or highlight to point at the text.`
+pub fn screen_cannot_act(
+    action: &str,
+    role: &str,
+    label: &str,
+    value: Option<&str>,
+    disabled: bool,
+) -> String {
+    if disabled {
+        return format!(
+            "{role} \"{label}\" is disabled, so {action} would do nothing: tell the user what it \
+             waits for (a field still to fill, an option to choose), or act on another element."
+        );
+    }
+    if action == "fill" {
+        let value = value.unwrap_or("");
+        return if role == "button" {
+            format!(
+                "{role} \"{label}\" does not take text, so fill cannot write \"{value}\" into \
+                 it. If it opens a list (a dropdown), click it to open the list, then click the \
+                 option \"{value}\"; otherwise click it."
+            )
+        } else if CHOICE_ROLES.contains(&role) {
+            format!(
+                "{role} \"{label}\" is a list of options, not a text field, so fill cannot \
+                 write \"{value}\" into it: click the option \"{value}\" in it instead."
+            )
+        } else if OPTION_ROLES.contains(&role) {
+            format!(
+                "{role} \"{label}\" is a choice, not a text field, so fill cannot write into \
+                 it: click it to choose it."
+            )
+        } else if TOGGLE_ROLES.contains(&role) {
+            format!(
+                "{role} \"{label}\" is turned on or off by a click, not filled: click it to \
+                 change it."
+            )
+        } else {
+            format!(
+                "{role} \"{label}\" does not take text, so fill cannot write into it: \
+                 describe the text field to fill (a textbox, search box, combobox or number \
+                 field)."
+            )
+        };
+    }
+    if STATIC_TEXT_ROLES.contains(&role) {
+        return format!(
+            "{role} \"{label}\" is plain text, not a control, so a {action} on it does nothing: \
+             click the button or link the user means, or use find or highlight to point at the \
+             text."
+        );
+    }
+    format!("{role} \"{label}\" cannot take {action}: describe another element.")
+}
+
 /// The `screen` tool's description for the voice LLM (Hark's own words, the content of
 /// pipecat's `screen` tool docstring, rtvi-ui.md §5.3).
 pub fn screen_tool_description() -> &'static str {

@@ -116,6 +116,209 @@ fn name_of(node: &A11yNode) -> &str {
     node.name.as_deref().unwrap_or("")
 }
 
+/// Longest context a label takes from an element's item, in characters (then cut with `…`).
+const MAX_CONTEXT_CHARS: usize = 40;
+
+/// How many ancestors up [`element_labels`] looks for the item an element sits in.
+const CONTEXT_LEVELS: usize = 5;
+
+/// State tags that tell same-named elements apart in a label, each with the word for its
+/// absence (words the local classifier reads as states: "the unchecked one").
+const LABEL_STATES: &[(&str, &str)] = &[
+    ("checked", "unchecked"),
+    ("selected", "unselected"),
+    ("expanded", "collapsed"),
+    ("disabled", "enabled"),
+];
+
+/// Ordinal words for the last resort of [`element_labels`].
+const ORDINAL_WORDS: &[&str] = &[
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+];
+
+/// The label each of `elements` (named elements of the tree under `root`, as
+/// [`named_elements`] gives them) has in the `screen` job's answers: its name, and, when
+/// another of `elements` has the same role and name (case U5: "Toggle Todo" on every row), what tells
+/// them apart in parentheses: first the text of the item it sits in (the nearest ancestor
+/// holding no other element of that name: `Toggle Todo (Buy milk)`); then, for those still
+/// alike, the state tags that differ (`checked` / `unchecked`, `selected` / `unselected`,
+/// `expanded` / `collapsed`, `disabled` / `enabled`); then their place among the rest
+/// (`first`, `second`, …, in document order). A unique name is its own label.
+pub fn element_labels(root: &A11yNode, elements: &[&A11yNode]) -> Vec<String> {
+    let names: Vec<&str> = elements.iter().map(|n| name_of(n)).collect();
+    let alike =
+        |i: usize, j: usize| i != j && names[i] == names[j] && elements[i].role == elements[j].role;
+    let shared: Vec<bool> = (0..elements.len())
+        .map(|i| (0..elements.len()).any(|j| alike(i, j)))
+        .collect();
+    if !shared.contains(&true) {
+        return names.iter().map(|n| n.to_string()).collect();
+    }
+    let flat = Flat::of(root);
+    let at: Vec<Option<usize>> = elements.iter().map(|e| flat.index(e)).collect();
+    // Per element: the parts in its parentheses.
+    let mut parts: Vec<Vec<String>> = vec![Vec::new(); elements.len()];
+    for i in 0..elements.len() {
+        if !shared[i] {
+            continue;
+        }
+        let Some(e) = at[i] else { continue };
+        let peers: Vec<usize> = (0..elements.len())
+            .filter(|&j| alike(i, j))
+            .filter_map(|j| at[j])
+            .collect();
+        if let Some(text) = flat.context(e, names[i], &peers) {
+            parts[i].push(text);
+        }
+    }
+    // Still alike: the state tags that differ, then the place.
+    for step in 0..2 {
+        let keys: Vec<String> = (0..elements.len())
+            .map(|i| {
+                let role = &elements[i].role;
+                format!("{role}\u{0}{}\u{0}{}", names[i], parts[i].join("\u{0}"))
+            })
+            .collect();
+        let mut done = vec![false; elements.len()];
+        for i in 0..elements.len() {
+            if !shared[i] || done[i] {
+                continue;
+            }
+            let group: Vec<usize> = (i..elements.len())
+                .filter(|&j| keys[j] == keys[i])
+                .collect();
+            group.iter().for_each(|&j| done[j] = true);
+            if group.len() < 2 {
+                continue;
+            }
+            if step == 0 {
+                let has = |j: usize, tag: &str| elements[j].state().iter().any(|t| t == tag);
+                for (tag, absent) in LABEL_STATES {
+                    let on = group.iter().filter(|&&j| has(j, tag)).count();
+                    if on == 0 || on == group.len() {
+                        continue;
+                    }
+                    for &j in &group {
+                        let word = if has(j, tag) { *tag } else { *absent };
+                        parts[j].push(word.to_string());
+                    }
+                }
+            } else {
+                let mut ordered = group.clone();
+                ordered.sort_by_key(|&j| at[j].unwrap_or(usize::MAX));
+                for (k, &j) in ordered.iter().enumerate() {
+                    parts[j].push(match ORDINAL_WORDS.get(k) {
+                        Some(w) => (*w).to_string(),
+                        None => format!("number {}", k + 1),
+                    });
+                }
+            }
+        }
+    }
+    names
+        .iter()
+        .zip(parts)
+        .map(|(name, parts)| {
+            if parts.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name} ({})", parts.join(", "))
+            }
+        })
+        .collect()
+}
+
+/// A tree in document order (pre-order), with each node's parent and the end of its subtree.
+struct Flat<'a> {
+    nodes: Vec<&'a A11yNode>,
+    parent: Vec<Option<usize>>,
+    /// One past the last node of each node's subtree.
+    end: Vec<usize>,
+}
+
+impl<'a> Flat<'a> {
+    fn of(root: &'a A11yNode) -> Self {
+        let mut flat = Flat {
+            nodes: Vec::new(),
+            parent: Vec::new(),
+            end: Vec::new(),
+        };
+        // (node, parent, whether its children were pushed)
+        let mut stack: Vec<(&'a A11yNode, Option<usize>, Option<usize>)> = vec![(root, None, None)];
+        while let Some((node, parent, me)) = stack.pop() {
+            if let Some(me) = me {
+                flat.end[me] = flat.nodes.len();
+                continue;
+            }
+            let me = flat.nodes.len();
+            flat.nodes.push(node);
+            flat.parent.push(parent);
+            flat.end.push(me + 1);
+            stack.push((node, parent, Some(me)));
+            stack.extend(node.children.iter().rev().map(|c| (c, Some(me), None)));
+        }
+        flat
+    }
+
+    fn index(&self, node: &A11yNode) -> Option<usize> {
+        self.nodes.iter().position(|n| std::ptr::eq(*n, node))
+    }
+
+    fn inside(&self, node: usize, ancestor: usize) -> bool {
+        ancestor <= node && node < self.end[ancestor]
+    }
+
+    /// The text of the item element `e` (named `name`) sits in: the nearest ancestor (at most
+    /// [`CONTEXT_LEVELS`] up) that holds none of `peers`, and in it the first name in document
+    /// order outside `e` that is not `name` (else the ancestor's own name), cut to
+    /// [`MAX_CONTEXT_CHARS`].
+    fn context(&self, e: usize, name: &str, peers: &[usize]) -> Option<String> {
+        let mut up = self.parent[e];
+        for _ in 0..CONTEXT_LEVELS {
+            let a = up?;
+            if peers.iter().any(|&p| self.inside(p, a)) {
+                return None;
+            }
+            let text = (a + 1..self.end[a])
+                .filter(|&d| !self.inside(d, e))
+                .map(|d| self.nodes[d].name.as_deref().unwrap_or("").trim())
+                .find(|t| !t.is_empty() && *t != name)
+                .or_else(|| {
+                    Some(self.nodes[a].name.as_deref().unwrap_or("").trim())
+                        .filter(|t| !t.is_empty() && *t != name)
+                });
+            if let Some(text) = text {
+                return Some(cut(text));
+            }
+            up = self.parent[a];
+        }
+        None
+    }
+}
+
+/// `text` on one line, at most [`MAX_CONTEXT_CHARS`] characters (cut at a word, then `…`).
+fn cut(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= MAX_CONTEXT_CHARS {
+        return one_line;
+    }
+    let head: String = one_line.chars().take(MAX_CONTEXT_CHARS).collect();
+    let head = match head.rfind(' ') {
+        Some(space) if space > 0 => &head[..space],
+        _ => head.as_str(),
+    };
+    format!("{}…", head.trim_end_matches([',', ';', ':', '.']))
+}
+
+/// An element chosen for a description, with what an action needs to know of it.
+struct Picked {
+    found: FoundElement,
+    /// The element's own name (the label may add what tells it apart).
+    name: String,
+    role: String,
+    disabled: bool,
+}
+
 /// An element `which_element` considered: its ref, its name (the label the voice LLM reads)
 /// and the classifier's confidence, in `[0, 1]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +409,23 @@ impl ScreenAction {
         }
     }
 
+    /// Whether the action can act on `node`: [`UiWorker::act`] and the `screen` job send it
+    /// only to such an element (case U6), and refuse when the description names another: `fill` writes only into an element that takes
+    /// text ([`messages::TEXT_ENTRY_ROLES`]) and is not disabled; `click` never goes to plain
+    /// text ([`messages::STATIC_TEXT_ROLES`]) nor to a disabled element (the client ignores
+    /// both); `scroll_to`, `highlight` and `select_text` act on any element.
+    pub fn can_act_on(self, node: &A11yNode) -> bool {
+        self.acts_on(&node.role, node.state().iter().any(|t| t == "disabled"))
+    }
+
+    fn acts_on(self, role: &str, disabled: bool) -> bool {
+        match self {
+            Self::SetInputValue => !disabled && messages::TEXT_ENTRY_ROLES.contains(&role),
+            Self::Click => !disabled && !messages::STATIC_TEXT_ROLES.contains(&role),
+            Self::ScrollTo | Self::Highlight | Self::SelectText => true,
+        }
+    }
+
     /// The command name it sends.
     pub fn command(self) -> &'static str {
         match self {
@@ -243,6 +463,21 @@ pub enum ScreenError {
     /// tells the voice model to ask the screen again, never to use refs.
     #[error("{}", messages::screen_changed(.0))]
     ScreenChanged(String),
+    /// The description best names an element the action cannot act on
+    /// ([`ScreenAction::can_act_on`]: a `fill` of a button or a listbox, a `click` on plain
+    /// text or on a disabled button), and no element it can act on fits; nothing was sent.
+    /// `text` ([`messages::screen_cannot_act`]) says what the element is and what to do.
+    #[error("{text}")]
+    NotActionable {
+        /// The job's action name (`fill`, `click`, …).
+        action: String,
+        /// The element's role.
+        role: String,
+        /// The element's label, as the answers give it.
+        label: String,
+        /// The refusal the requester reads.
+        text: String,
+    },
 }
 
 impl ScreenError {
@@ -258,6 +493,7 @@ impl ScreenError {
             ScreenError::TargetMissing(_) => ScreenErrorKind::TargetMissing,
             ScreenError::ValueMissing(_) => ScreenErrorKind::ValueMissing,
             ScreenError::ScreenChanged(_) => ScreenErrorKind::ScreenChanged,
+            ScreenError::NotActionable { .. } => ScreenErrorKind::NotActionable,
             ScreenError::Command(e) => match e {
                 CommandError::NoSnapshot { .. } => ScreenErrorKind::NoSnapshot,
                 CommandError::StaleRef { .. } => ScreenErrorKind::StaleRef,
@@ -324,12 +560,15 @@ pub enum ScreenErrorKind {
     /// `unknown_ref`: the command's ref is in no recent snapshot, made up or malformed
     /// ([`CommandError::UnknownRef`], case U4).
     UnknownRef,
+    /// `not_actionable`: the description names an element the action cannot act on
+    /// ([`ScreenError::NotActionable`]).
+    NotActionable,
 }
 
 impl ScreenErrorKind {
     /// Every kind that is not a classifier's, in declaration order (the classifier's are
     /// [`ErrorKind::ALL`]).
-    pub const OWN: [ScreenErrorKind; 12] = [
+    pub const OWN: [ScreenErrorKind; 13] = [
         ScreenErrorKind::UnknownAction,
         ScreenErrorKind::TargetMissing,
         ScreenErrorKind::NoSnapshot,
@@ -342,6 +581,7 @@ impl ScreenErrorKind {
         ScreenErrorKind::ScreenChanged,
         ScreenErrorKind::ValueMissing,
         ScreenErrorKind::UnknownRef,
+        ScreenErrorKind::NotActionable,
     ];
 
     /// The kind's wire name (see each variant); a classifier's kind is its
@@ -361,6 +601,7 @@ impl ScreenErrorKind {
             ScreenErrorKind::ScreenChanged => "screen_changed",
             ScreenErrorKind::ValueMissing => "value_missing",
             ScreenErrorKind::UnknownRef => "unknown_ref",
+            ScreenErrorKind::NotActionable => "not_actionable",
         }
     }
 
@@ -450,14 +691,21 @@ impl UiWorker {
         &self,
         description: &str,
     ) -> Result<Option<FoundElement>, ClassifierError> {
+        Ok(self.choose_element(description).await?.map(|p| p.found))
+    }
+
+    /// [`UiWorker::find_element`], with the element's own name, role and whether it is
+    /// disabled. The label is the element's [`element_labels`] label.
+    async fn choose_element(&self, description: &str) -> Result<Option<Picked>, ClassifierError> {
         let Some(screen) = self.snapshot() else {
             return Ok(None);
         };
-        let elements = named_elements(&screen.snapshot().root);
-        if elements.is_empty() {
+        let root = &screen.snapshot().root;
+        let all = named_elements(root);
+        if all.is_empty() {
             return Ok(None);
         }
-        let options = elements
+        let options = all
             .iter()
             .map(|n| {
                 (
@@ -473,16 +721,23 @@ impl UiWorker {
         )];
         let answers = self.ask(&state, &questions).await?;
         let choice = choice_answer(&answers, FIND)?;
-        let Some(node) = elements.iter().find(|n| n.ref_ == choice.choice) else {
+        let Some(k) = all.iter().position(|n| n.ref_ == choice.choice) else {
             return Err(ClassifierError::of_kind(
                 ErrorKind::BadAnswer,
                 messages::classifier_choice_not_an_option(FIND, &choice.choice),
             ));
         };
-        Ok(Some(FoundElement {
-            ref_: node.ref_.clone(),
-            label: name_of(node).to_string(),
-            confidence: choice.confidence,
+        let node = all[k];
+        let label = element_labels(root, &all).swap_remove(k);
+        Ok(Some(Picked {
+            found: FoundElement {
+                ref_: node.ref_.clone(),
+                label,
+                confidence: choice.confidence,
+            },
+            name: name_of(node).to_string(),
+            role: node.role.clone(),
+            disabled: node.state().iter().any(|t| t == "disabled"),
         }))
     }
 
@@ -551,13 +806,14 @@ impl UiWorker {
             .collect();
         let state = json!({"criteria": criteria, "screen": ui_state(&screen)});
         let answers = self.ask(&state, &questions).await?;
+        let labels = element_labels(&screen.snapshot().root, &elements);
         let mut matches = Vec::new();
-        for node in &elements {
+        for (node, label) in elements.iter().zip(labels) {
             let result = yes_no_answer(&answers, &node.ref_)?;
             if result.is_yes() {
                 matches.push(ElementMatch {
                     ref_: node.ref_.clone(),
-                    label: name_of(node).to_string(),
+                    label,
                     probability: result.probability,
                 });
             }
@@ -603,12 +859,19 @@ impl UiWorker {
     /// [`ScreenError::ValueMissing`] before anything is asked or sent; ignored by the other
     /// actions). Returns the ref acted on, or `None` when nothing matched confidently.
     ///
+    /// The command goes only to an element the action can act on
+    /// ([`ScreenAction::can_act_on`]): when the description names one it cannot (a `fill` of a
+    /// button or a listbox, a `click` on plain text or a disabled button), the one element of
+    /// the same name it can act on takes it (the field a label names), else nothing is sent
+    /// and the error says what the element is and what to do (case U6).
+    ///
     /// When a newer snapshot replaced the screen between finding the element and sending the
     /// command, the element is found again on the latest snapshot (at most [`STALE_RETRIES`]
     /// times) and the command goes to its ref there (issue 9).
     ///
     /// # Errors
     /// [`ScreenError::ValueMissing`] for a `set_input_value` without a value;
+    /// [`ScreenError::NotActionable`] when the element meant cannot take the action;
     /// [`ScreenError::Classifier`]; [`ScreenError::ScreenChanged`] when the screen changed
     /// under every try; [`ScreenError::Command`] when the command is refused otherwise (the
     /// session ended).
@@ -640,13 +903,14 @@ impl UiWorker {
         }
         let mut retries = 0;
         loop {
-            let Some(found) = self
-                .find_element(description)
+            let Some(picked) = self
+                .choose_element(description)
                 .await?
-                .filter(|f| f.confidence >= DEFAULT_THRESHOLD)
+                .filter(|p| p.found.confidence >= DEFAULT_THRESHOLD)
             else {
                 return Ok(None);
             };
+            let found = self.target_of(action, picked, value)?;
             let r = found.ref_.as_str();
             let sent = match action {
                 ScreenAction::Click => self.click(r),
@@ -679,6 +943,46 @@ impl UiWorker {
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+
+    /// The element the action goes to when the description best names `p`: `p` itself when
+    /// the action can act on it ([`ScreenAction::can_act_on`]); else the one element of the
+    /// same name it can act on (the field a label text names); else the refusal that says
+    /// what `p` is and what to do ([`ScreenError::NotActionable`]).
+    fn target_of(
+        &self,
+        action: ScreenAction,
+        p: Picked,
+        value: Option<&str>,
+    ) -> Result<FoundElement, ScreenError> {
+        if action.acts_on(&p.role, p.disabled) {
+            return Ok(p.found);
+        }
+        if let Some(screen) = self.snapshot() {
+            let root = &screen.snapshot().root;
+            let all = named_elements(root);
+            let twins: Vec<usize> = (0..all.len())
+                .filter(|&k| {
+                    all[k].ref_ != p.found.ref_
+                        && name_of(all[k]) == p.name
+                        && action.can_act_on(all[k])
+                })
+                .collect();
+            if let [k] = twins[..] {
+                return Ok(FoundElement {
+                    ref_: all[k].ref_.clone(),
+                    label: element_labels(root, &all).swap_remove(k),
+                    confidence: p.found.confidence,
+                });
+            }
+        }
+        let name = action.job_name();
+        Err(ScreenError::NotActionable {
+            action: name.to_string(),
+            text: messages::screen_cannot_act(name, &p.role, &p.found.label, value, p.disabled),
+            role: p.role,
+            label: p.found.label,
+        })
     }
 
     /// The named elements on screen, read with plain code (no classifier): role, name, state

@@ -94,7 +94,10 @@ async fn click_add_to_cart_for_a_product_clicks_that_rows_button() {
         "put the travel mug in my cart",
     ] {
         let turn = offline.turn(text).await;
-        assert_eq!(turn.sentence, "I clicked \"Add to cart\".", "{text}");
+        assert_eq!(
+            turn.sentence, "I clicked \"Add to cart (Travel mug)\".",
+            "{text}"
+        );
         assert_eq!(
             commands(&mut rx),
             vec![(
@@ -112,7 +115,7 @@ async fn click_add_to_cart_for_a_product_clicks_that_rows_button() {
     );
     assert_eq!(
         turn.calls[0].answer,
-        Ok(json!({"done": true, "label": "Add to cart"}))
+        Ok(json!({"done": true, "label": "Add to cart (Milk frother)"}))
     );
     assert_eq!(
         commands(&mut rx)[0].1["ref"],

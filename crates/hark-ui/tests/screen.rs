@@ -795,7 +795,10 @@ async fn u5_same_named_items_check_and_find() {
         .screen(&json!({"action": "find", "target": "the unchecked one"}))
         .await;
     let answer = r.response.unwrap();
-    assert_eq!(answer, json!({"label": "Toggle Todo", "confidence": 0.9}));
+    assert_eq!(
+        answer,
+        json!({"label": "Toggle Todo (travel to Paris, unchecked)", "confidence": 0.9})
+    );
     assert_no_refs(&answer, &page);
     assert_eq!(
         w.which_element("the unchecked one", 0.5).await.unwrap(),
@@ -807,7 +810,7 @@ async fn u5_same_named_items_check_and_find() {
         .await;
     assert_eq!(
         r.response,
-        Some(json!({"done": true, "label": "Toggle Todo"}))
+        Some(json!({"done": true, "label": "Toggle Todo (travel to Paris, unchecked)"}))
     );
     assert_eq!(commands(&mut rx)[0].1["ref"], json!("e48"), "not e66");
 

@@ -40,6 +40,7 @@ fn every_kind_has_one_stable_name() {
             "screen_changed",
             "value_missing",
             "unknown_ref",
+            "not_actionable",
         ]
     );
     let mut all: Vec<ScreenErrorKind> = ScreenErrorKind::OWN.to_vec();

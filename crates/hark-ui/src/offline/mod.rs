@@ -165,7 +165,8 @@ impl Failure {
             | ScreenErrorKind::HalfOffsets
             | ScreenErrorKind::ScreenChanged
             | ScreenErrorKind::ValueMissing
-            | ScreenErrorKind::UnknownRef => Failure::Other,
+            | ScreenErrorKind::UnknownRef
+            | ScreenErrorKind::NotActionable => Failure::Other,
         }
     }
 

@@ -68,6 +68,10 @@ pub struct Query {
     pub has_verb: bool,
 }
 
+/// Score bonus of an element in the state a description asks for when an element of the same
+/// role and name is not in it (case U5: "the unchecked one" among same-named todos).
+pub const CONTRAST_BONUS: f64 = 0.5;
+
 /// Weight of a role word ("button") as a content word.
 pub const ROLE_WORD_WEIGHT: f64 = 0.25;
 
@@ -603,6 +607,19 @@ pub fn score(
                 .is_some_and(|w| node.name_tokens.iter().any(|t| &t.word == w));
             if state_holds(sw, node) {
                 s += 1.0;
+                // "the unchecked one": the state sets it apart from a peer of the same role
+                // and name that lacks it (a todo's box beside a checked todo's), not from
+                // nothing (the toggle-all box).
+                let contrasted = candidates.iter().any(|o| {
+                    !std::ptr::eq(o.node, node)
+                        && o.node.role == node.role
+                        && o.node.name == node.name
+                        && state_applies(sw, o.node)
+                        && !state_holds(sw, o.node)
+                });
+                if contrasted {
+                    s += CONTRAST_BONUS;
+                }
             } else if in_name {
                 s += 0.5;
             } else {

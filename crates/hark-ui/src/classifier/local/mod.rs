@@ -510,24 +510,38 @@ impl LocalClassifier {
         } else {
             calibration::CHOICE
         };
-        let confidence = calibration.probability(&scored.features);
         let best = scored.best;
+        // A state asked of several elements that meet it alike ("the unchecked one" with two
+        // unchecked todos): the state does not single one out, so they share the
+        // probability and none is a confident pick (case U5).
+        let tied: Vec<usize> = if query.states.is_empty() {
+            vec![best]
+        } else {
+            (0..scored.scores.len())
+                .filter(|&i| {
+                    i == best
+                        || scored.ok[i] && (scored.scores[i] - scored.scores[best]).abs() < 1e-9
+                })
+                .collect()
+        };
+        let confidence = calibration.probability(&scored.features) / tied.len() as f64;
         let rest: f64 = scored
             .scores
             .iter()
             .enumerate()
-            .filter(|(i, _)| *i != best)
+            .filter(|(i, _)| !tied.contains(i))
             .map(|(_, s)| (s - scored.scores[best]).exp())
             .sum();
+        let left = 1.0 - confidence * tied.len() as f64;
         let probabilities = scored
             .scores
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                if i == best {
+                if tied.contains(&i) {
                     confidence
                 } else {
-                    (1.0 - confidence) * (s - scored.scores[best]).exp() / rest
+                    left * (s - scored.scores[best]).exp() / rest
                 }
             })
             .collect();
