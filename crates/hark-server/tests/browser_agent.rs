@@ -266,7 +266,7 @@ async fn the_voice_agent_shops_fills_a_form_and_survives_an_interruption_in_the_
     );
     assert_eq!(bodies[1]["model"], "classifier-model");
     let result = &bodies[2]["messages"].as_array().unwrap().last().unwrap()["content"];
-    assert_eq!(result, r#"{"done":true,"label":"Add to cart"}"#);
+    assert_eq!(result, r#"{"done":true,"label":"Add to cart (Blue mug)"}"#);
 
     // 2. A form filled by voice: ask_screen → the worker's respond job → its reply tool fills
     //    the email and answers; the answer is said verbatim, no voice model turn follows.

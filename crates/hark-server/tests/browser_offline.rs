@@ -154,7 +154,10 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
     // 1. Click: the blue mug's own "Add to cart" button. The answer comes after the command it
     // reports, so once it shows, the cart has changed.
     say(&browser, "click add to cart for the blue mug").await;
-    assert_eq!(bot_reply(&browser, 1).await, "I clicked \"Add to cart\".");
+    assert_eq!(
+        bot_reply(&browser, 1).await,
+        "I clicked \"Add to cart (Blue mug)\"."
+    );
     let cart = browser
         .execute(
             "return document.getElementById('cart-link').textContent",
