@@ -8,6 +8,10 @@
 //! - `decode_render_scaling/N`: generated trees of N = 1 000 … 100 000 nodes (lists of items,
 //!   depth ≤ 5): time per node should stay flat (linear time).
 //!
+//! - `worker_on_snapshot/200`: `UiWorker::on_snapshot` with no classifier (what the worker
+//!   itself does per snapshot: the shared `Screen`, the refs remembered for stale-vs-unknown
+//!   refusals, the swap of the latest snapshot), the same 200-node page.
+//!
 //! Run: `cargo bench -p hark-ui --bench render`, then `python3 bench/pipecat_render.py` for
 //! pipecat's side of `decode_render/200` and `render_only/200`.
 //!
@@ -129,5 +133,17 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_worker(c: &mut Criterion) {
+    let snap = std::sync::Arc::new(A11ySnapshot::from_json(SNAPSHOT_200).expect("bench input"));
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let worker = hark_ui::UiWorker::new("bench", std::sync::Arc::new(tx)).without_classifier();
+    let mut g = c.benchmark_group("worker_on_snapshot");
+    g.throughput(Throughput::Elements(200));
+    g.bench_function("200", |b| {
+        b.iter(|| worker.on_snapshot(std::sync::Arc::clone(black_box(&snap))))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_worker);
 criterion_main!(benches);
