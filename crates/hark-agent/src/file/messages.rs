@@ -304,21 +304,10 @@ pub fn bad_timeout(tool: &str, seconds: f64) -> String {
     )
 }
 
-/// The model sent a `date` input that is not a day `YYYY-MM-DD` (checked when the tool is
-/// called; one line of the argument error, after the input's name).
-pub fn not_a_date() -> String {
-    "is not a date: give it as year-month-day, like 2026-10-16".to_string()
-}
-
-/// The model sent a `time` input that is not a time of day `HH:MM`.
-pub fn not_a_time() -> String {
-    "is not a time of day: give it as hours:minutes on a 24-hour clock, like 09:30".to_string()
-}
-
-/// The model sent a `date-time` input that is not a date and time (RFC 3339).
-pub fn not_a_date_time() -> String {
-    "is not a date and time: give it like 2026-10-16T09:30:00+02:00".to_string()
-}
+/// The model sent a `date`, `time` or `date-time` input that does not parse (checked when the
+/// tool is called): the tool layer's own words, so a webhook and a Rust tool read alike
+/// ([`hark_tools::messages::not_a_date`] and its siblings).
+pub use hark_tools::messages::{not_a_date, not_a_date_time, not_a_time};
 
 /// A field's `values` list is empty: no value could ever be sent.
 ///
