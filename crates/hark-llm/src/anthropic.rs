@@ -19,6 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
+use hark_schema::Dialect;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
@@ -27,6 +28,7 @@ use crate::error::{LlmError, OpenCall, ProviderLabel};
 use crate::messages;
 use crate::retry::Pause;
 use crate::sse::SseEvent;
+use crate::tool_schema::parameters_for;
 use crate::transport::{self, Decoder, HttpOptions, Transport, cut, decode};
 use crate::types::{ChatRequest, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage};
 
@@ -99,7 +101,7 @@ impl Provider for Anthropic {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        Ok(request_body(request))
+        request_body(request, &self.transport.label)
     }
 
     fn stream(&self, request: &ChatRequest) -> BoxStream<'static, Result<StreamEvent, LlmError>> {
@@ -129,7 +131,7 @@ fn push_turn(turns: &mut Vec<(String, Vec<Value>)>, role: &str, blocks: Vec<Valu
     }
 }
 
-fn request_body(request: &ChatRequest) -> Value {
+fn request_body(request: &ChatRequest, label: &ProviderLabel) -> Result<Value, LlmError> {
     let mut system: Vec<&str> = Vec::new();
     let mut turns: Vec<(String, Vec<Value>)> = Vec::new();
     for m in &request.messages {
@@ -179,20 +181,25 @@ fn request_body(request: &ChatRequest) -> Value {
         .collect();
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let tools = request
             .tools
             .iter()
             .map(|t| {
+                let dialect = if t.strict {
+                    Dialect::AnthropicStrict
+                } else {
+                    Dialect::Anthropic
+                };
                 let mut m = Map::new();
                 m.insert("name".into(), json!(t.name));
                 m.insert("description".into(), json!(t.description));
-                m.insert("input_schema".into(), t.parameters.clone());
+                m.insert("input_schema".into(), parameters_for(t, dialect, label)?);
                 if t.strict {
                     m.insert("strict".into(), json!(true));
                 }
-                Value::Object(m)
+                Ok(Value::Object(m))
             })
-            .collect();
+            .collect::<Result<Vec<Value>, LlmError>>()?;
         body.insert("tools".into(), Value::Array(tools));
         let mut choice = match &request.tool_choice {
             ToolChoice::Auto => json!({"type": "auto"}),
@@ -212,7 +219,7 @@ fn request_body(request: &ChatRequest) -> Value {
         body.insert("temperature".into(), crate::types::f32_json(t));
     }
     body.insert("stream".into(), json!(true));
-    Value::Object(body)
+    Ok(Value::Object(body))
 }
 
 #[derive(Debug, Default)]

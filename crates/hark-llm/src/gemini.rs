@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
+use hark_schema::{Dialect, takes_no_arguments};
 use reqwest::header::{HeaderMap, HeaderName};
 use serde_json::{Map, Value, json};
 
@@ -32,6 +33,7 @@ use crate::error::{LlmError, ProviderLabel};
 use crate::messages;
 use crate::retry::Pause;
 use crate::sse::SseEvent;
+use crate::tool_schema::parameters_for;
 use crate::transport::{self, Decoder, HttpOptions, Transport, cut, decode};
 use crate::types::{ChatRequest, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage};
 
@@ -116,10 +118,7 @@ impl Provider for Gemini {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        request_body(request, self.schema_field).map_err(|detail| LlmError::InvalidRequest {
-            provider: self.transport.label.clone(),
-            detail,
-        })
+        request_body(request, self.schema_field, &self.transport.label)
     }
 
     fn stream(&self, request: &ChatRequest) -> BoxStream<'static, Result<StreamEvent, LlmError>> {
@@ -150,23 +149,11 @@ fn push_turn(turns: &mut Vec<(String, Vec<Value>)>, role: &str, parts: Vec<Value
     }
 }
 
-fn takes_no_arguments(schema: &Value) -> bool {
-    let Value::Object(m) = schema else {
-        return false;
-    };
-    let no_properties = match m.get("properties") {
-        None => true,
-        Some(Value::Object(p)) => p.is_empty(),
-        Some(_) => false,
-    };
-    no_properties
-        && matches!(
-            m.get("additionalProperties"),
-            None | Some(Value::Bool(false))
-        )
-}
-
-fn request_body(request: &ChatRequest, field: GeminiSchemaField) -> Result<Value, String> {
+fn request_body(
+    request: &ChatRequest,
+    field: GeminiSchemaField,
+    label: &ProviderLabel,
+) -> Result<Value, LlmError> {
     let mut system: Vec<Value> = Vec::new();
     let mut turns: Vec<(String, Vec<Value>)> = Vec::new();
     for (pos, m) in request.messages.iter().enumerate() {
@@ -215,7 +202,10 @@ fn request_body(request: &ChatRequest, field: GeminiSchemaField) -> Result<Value
                             .map(|c| c.name.clone()),
                         _ => None,
                     })
-                    .ok_or_else(|| messages::tool_result_without_call(tool_call_id))?;
+                    .ok_or_else(|| LlmError::InvalidRequest {
+                        provider: label.clone(),
+                        detail: messages::tool_result_without_call(tool_call_id),
+                    })?;
                 let response = match serde_json::from_str::<Value>(content) {
                     Ok(Value::Object(o)) => Value::Object(o),
                     Ok(other) => json!({"output": other}),
@@ -241,11 +231,13 @@ fn request_body(request: &ChatRequest, field: GeminiSchemaField) -> Result<Value
         .collect();
     body.insert("contents".into(), Value::Array(contents));
     if !request.tools.is_empty() {
-        let key = match field {
-            GeminiSchemaField::Parameters => "parameters",
-            GeminiSchemaField::ParametersJsonSchema => "parametersJsonSchema",
+        let (key, dialect) = match field {
+            GeminiSchemaField::Parameters => ("parameters", Dialect::GeminiParameters),
+            GeminiSchemaField::ParametersJsonSchema => {
+                ("parametersJsonSchema", Dialect::GeminiJsonSchema)
+            }
         };
-        let decls: Vec<Value> = request
+        let decls = request
             .tools
             .iter()
             .map(|t| {
@@ -253,11 +245,11 @@ fn request_body(request: &ChatRequest, field: GeminiSchemaField) -> Result<Value
                 d.insert("name".into(), json!(t.name));
                 d.insert("description".into(), json!(t.description));
                 if !takes_no_arguments(&t.parameters) {
-                    d.insert(key.into(), t.parameters.clone());
+                    d.insert(key.into(), parameters_for(t, dialect, label)?);
                 }
-                Value::Object(d)
+                Ok(Value::Object(d))
             })
-            .collect();
+            .collect::<Result<Vec<Value>, LlmError>>()?;
         body.insert("tools".into(), json!([{"functionDeclarations": decls}]));
         let config = match &request.tool_choice {
             ToolChoice::Auto => None,

@@ -72,6 +72,7 @@ mod repair;
 mod retry;
 mod sse;
 pub mod testing;
+mod tool_schema;
 mod transport;
 mod types;
 

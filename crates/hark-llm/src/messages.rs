@@ -154,3 +154,15 @@ as one JSON object."
 pub fn script_exhausted(request_number: usize) -> String {
     format!("scripted server: no turn left for request {request_number}. Add a turn to the script.")
 }
+
+/// A tool whose parameters the provider's dialect cannot express (`detail`: every keyword,
+/// its place and the fix).
+pub fn tool_schema_refused(tool: &str, dialect: &str, detail: &str) -> String {
+    format!("the parameters of tool {tool} cannot be sent in the {dialect} dialect: {detail}")
+}
+
+/// The scripted server's 400 for a tool schema the real API would refuse: the tool, where its
+/// schema sits in the body, and the rules it breaks.
+pub fn scripted_schema_refused(tool: &str, field: &str, breaks: &str) -> String {
+    format!("Invalid schema for tool {tool} at {field}: {breaks}")
+}

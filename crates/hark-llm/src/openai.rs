@@ -18,6 +18,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
+use hark_schema::Dialect;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -27,6 +28,7 @@ use crate::error::{LlmError, OpenCall, ProviderLabel};
 use crate::messages;
 use crate::retry::Pause;
 use crate::sse::SseEvent;
+use crate::tool_schema::parameters_for;
 use crate::transport::{self, Decoder, HttpOptions, Transport, cut, decode};
 use crate::types::{
     ChatRequest, FinishReason, Message, ResponseFormat, StreamEvent, TokenLogprob, ToolCall,
@@ -137,12 +139,13 @@ impl Provider for OpenAiCompatible {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        Ok(request_body(
+        request_body(
             request,
             self.developer_as_system,
             self.include_usage,
             self.max_tokens_field,
-        ))
+            &self.transport.label,
+        )
     }
 
     fn stream(&self, request: &ChatRequest) -> BoxStream<'static, Result<StreamEvent, LlmError>> {
@@ -161,7 +164,8 @@ fn request_body(
     developer_as_system: bool,
     include_usage: bool,
     max_tokens_field: MaxTokensField,
-) -> Value {
+    label: &ProviderLabel,
+) -> Result<Value, LlmError> {
     let messages: Vec<Value> = request
         .messages
         .iter()
@@ -212,20 +216,25 @@ fn request_body(
     body.insert("model".into(), json!(request.model));
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let tools = request
             .tools
             .iter()
             .map(|t| {
+                let dialect = if t.strict {
+                    Dialect::OpenAiStrict
+                } else {
+                    Dialect::OpenAi
+                };
                 let mut f = Map::new();
                 f.insert("name".into(), json!(t.name));
                 f.insert("description".into(), json!(t.description));
-                f.insert("parameters".into(), t.parameters.clone());
+                f.insert("parameters".into(), parameters_for(t, dialect, label)?);
                 if t.strict {
                     f.insert("strict".into(), json!(true));
                 }
-                json!({"type": "function", "function": f})
+                Ok(json!({"type": "function", "function": f}))
             })
-            .collect();
+            .collect::<Result<Vec<Value>, LlmError>>()?;
         body.insert("tools".into(), Value::Array(tools));
         match &request.tool_choice {
             ToolChoice::Auto => {}
@@ -281,7 +290,7 @@ fn request_body(
     if include_usage {
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
-    Value::Object(body)
+    Ok(Value::Object(body))
 }
 
 #[derive(Debug, Deserialize)]

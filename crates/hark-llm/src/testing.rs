@@ -8,6 +8,11 @@
 //! client sees when a provider's connection breaks. Turns are served in order whatever the path,
 //! so [`Turn::raw`] also serves recorded Anthropic or Gemini streams.
 //!
+//! Every tool schema of every request is checked against the rules of the provider the path
+//! names ([`provider_rules`]): a schema the real API would refuse is answered with the 400 that
+//! API sends, naming the tool, the schema's place and the rule, and the scripted turn is kept
+//! for the next request. [`ScriptedServer::schema_refusals`] lists them.
+//!
 //! [`RecordingPause`] replaces the retry sleep: it records the waits and returns at once.
 //!
 //! This module is not for production: the server trusts its client and keeps everything in
@@ -26,6 +31,9 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use crate::messages;
 use crate::retry::Pause;
+
+pub mod provider_rules;
+mod streams;
 
 /// One request the server received.
 #[derive(Debug, Clone, PartialEq)]
@@ -259,6 +267,7 @@ impl Turn {
 struct State {
     turns: VecDeque<Turn>,
     requests: Vec<RecordedRequest>,
+    refusals: Vec<String>,
 }
 
 /// A scripted OpenAI-compatible server on loopback. Dropping it stops it.
@@ -290,7 +299,7 @@ impl ScriptedServer {
         let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
             turns: turns.into(),
-            requests: Vec::new(),
+            ..State::default()
         }));
         let shared = state.clone();
         let task = tokio::spawn(async move {
@@ -330,6 +339,12 @@ impl ScriptedServer {
         lock(&self.state).requests.clone()
     }
 
+    /// Every tool schema refused so far ([`provider_rules`]), one line per request with the
+    /// rules its schemas break.
+    pub fn schema_refusals(&self) -> Vec<String> {
+        lock(&self.state).refusals.clone()
+    }
+
     /// The JSON bodies of every request received so far.
     pub fn bodies(&self) -> Vec<Value> {
         lock(&self.state)
@@ -346,13 +361,29 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
+    let breaks = provider_rules::rule_breaks(&request);
+    let refused = provider_rules::Api::of_path(&request.path)
+        .filter(|_| !breaks.is_empty())
+        .map(|api| {
+            let message = breaks.join(" ");
+            let reply = Turn::status_with_body(400, &provider_rules::refusal_body(api, &message));
+            (message, reply)
+        });
     let turn = {
         let mut s = lock(&state);
         s.requests.push(request);
         let n = s.requests.len();
-        s.turns
-            .pop_front()
-            .unwrap_or_else(|| Turn::status(500, &messages::script_exhausted(n)))
+        match refused {
+            // The real API refuses the request; the scripted turn waits for the next one.
+            Some((message, reply)) => {
+                s.refusals.push(message);
+                reply
+            }
+            None => s
+                .turns
+                .pop_front()
+                .unwrap_or_else(|| Turn::status(500, &messages::script_exhausted(n))),
+        }
     };
     if let Some(d) = turn.delay {
         tokio::time::sleep(d).await;

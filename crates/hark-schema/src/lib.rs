@@ -14,6 +14,9 @@
 //!   it send for optional values.
 //! - [`takes_no_arguments`] tells a tool without arguments, whose Gemini declaration leaves
 //!   `parameters` out.
+//! - [`provider_rule_breaks`] checks a schema as it is sent against what the provider's API
+//!   refuses (`research/tool-anchors.md` §c); [`conform`] keeps a schema that passes and
+//!   brings any other into the dialect: every provider client runs it on every tool.
 //! - [`messages`] holds every sentence, refusals and words alike.
 //!
 //! ```
@@ -51,6 +54,7 @@ mod error;
 mod keywords;
 pub mod messages;
 mod normalise;
+mod provider_rules;
 
 pub use dialect::{
     Dialect, OPENAI_STRICT_MAX_ENUM, OPENAI_STRICT_MAX_OBJECT_DEPTH, drop_strict_nulls,
@@ -58,3 +62,4 @@ pub use dialect::{
 };
 pub use error::{SchemaError, SchemaErrors};
 pub use normalise::{MAX_DEPTH, MAX_SCHEMAS, normalise};
+pub use provider_rules::{GEMINI_PARAMETERS_FIELDS, conform, provider_rule_breaks};

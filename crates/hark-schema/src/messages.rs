@@ -192,6 +192,87 @@ pub fn objects_too_deep(dialect: &str, limit: usize) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Rules a provider's API checks on a tool schema as it is sent (`provider_rules.rs`): what the
+// API answers with a 400, in words a developer reads.
+
+/// The root is not `type: object`.
+pub fn rule_root_object(dialect: &str) -> String {
+    format!("{dialect} takes only an object schema (\"type\": \"object\") as a tool's parameters.")
+}
+
+/// A keyword the provider refuses.
+pub fn rule_keyword_refused(dialect: &str, keyword: &str) -> String {
+    format!("{dialect} refuses {keyword}.")
+}
+
+/// An object that is not closed in a strict mode.
+pub fn rule_closed_object(dialect: &str) -> String {
+    format!("{dialect} needs \"additionalProperties\": false on every object.")
+}
+
+/// A property left out of `required` in OpenAI strict mode.
+pub fn rule_every_property_required(dialect: &str, property: &str) -> String {
+    format!(
+        "{dialect} needs every property in required, and {property} is not (an optional value \
+is written as a type list with \"null\")."
+    )
+}
+
+/// A string format the provider does not take.
+pub fn rule_format_refused(dialect: &str, format: &str) -> String {
+    format!("{dialect} does not take the string format {format}.")
+}
+
+/// A Gemini `parameters` key that is not a field of its `Schema`.
+pub fn rule_gemini_unknown_field(key: &str) -> String {
+    format!(
+        "Gemini parameters: Invalid JSON payload received. Unknown name \"{key}\": it is not \
+a field of Gemini's Schema (an OpenAPI subset)."
+    )
+}
+
+/// A Gemini `type` that is a list, or not one of its types.
+pub fn rule_gemini_one_type(found: &Value) -> String {
+    format!(
+        "Gemini parameters take one type per schema (string, number, integer, boolean, array or \
+object), and this one is {found}: a type list is refused (\"Proto field is not repeating\"); \
+write one type with \"nullable\": true."
+    )
+}
+
+/// A Gemini schema without a type.
+pub fn rule_gemini_type_missing() -> String {
+    "Gemini parameters need a type on every schema (or anyOf).".to_owned()
+}
+
+/// A Gemini `anyOf` beside other fields.
+pub fn rule_gemini_any_of_alone() -> String {
+    "Gemini parameters: when using anyOf it must be the only field.".to_owned()
+}
+
+/// A Gemini object without properties.
+pub fn rule_gemini_empty_object() -> String {
+    "Gemini parameters: properties should be non-empty for OBJECT type (a tool without \
+arguments is declared without parameters)."
+        .to_owned()
+}
+
+/// A Gemini `required` entry that names no property.
+pub fn rule_gemini_required_unknown(name: &str) -> String {
+    format!("Gemini parameters: required names {name}, which is not defined in properties.")
+}
+
+/// A Gemini array without one item schema.
+pub fn rule_gemini_array_items() -> String {
+    "Gemini parameters: an array needs items, one schema.".to_owned()
+}
+
+/// A Gemini subschema that is not an object.
+pub fn rule_gemini_not_a_schema() -> String {
+    "Gemini parameters: every schema is an object.".to_owned()
+}
+
+// ---------------------------------------------------------------------------------------------
 // Words the model reads in place of a keyword.
 
 /// Words for a `format`. `None` for the integer and number formats schemars writes (`uint8`,

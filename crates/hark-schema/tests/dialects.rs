@@ -10,8 +10,18 @@ fn object(props: Value, required: Value) -> Value {
     json!({"type": "object", "properties": props, "required": required})
 }
 
+/// The schema in dialect `d`, which must keep every rule of the provider's API
+/// (`provider_rule_breaks`): every dialect test is also a conformance test.
 fn out(schema: &Value, d: Dialect) -> Value {
-    for_dialect(schema, d).unwrap_or_else(|e| panic!("{d:?}: {e}"))
+    let sent = for_dialect(schema, d).unwrap_or_else(|e| panic!("{d:?}: {e}"));
+    if !hark_schema::takes_no_arguments(&sent) {
+        let breaks = hark_schema::provider_rule_breaks(&sent, d);
+        assert!(
+            breaks.is_empty(),
+            "{d:?} output breaks its rules: {breaks:?}\n{sent:#}"
+        );
+    }
+    sent
 }
 
 fn refused(schema: &Value, d: Dialect) -> SchemaErrors {

@@ -1,0 +1,149 @@
+//! Every tool schema reaches its provider in that provider's dialect, whoever built it
+//! (issue 23, item 1), and the scripted server refuses one that breaks the provider's rules as
+//! the real API does.
+
+use std::sync::Arc;
+
+use hark_llm::testing::{RecordingPause, ScriptedServer, Turn};
+use hark_llm::{
+    Anthropic, ChatRequest, Gemini, LlmError, Message, OpenAiCompatible, Provider, ToolDefinition,
+};
+use serde_json::{Value, json};
+
+/// Optional values as JSON Schema type lists, as the UI worker's `reply` tool writes them.
+fn reply_like() -> ToolDefinition {
+    ToolDefinition::new(
+        "reply",
+        "Answer the user.",
+        json!({
+            "type": "object",
+            "properties": {
+                "answer": {"type": "string"},
+                "scroll_to": {"type": ["string", "null"]},
+                "click": {"type": ["array", "null"], "items": {"type": "string"}}
+            },
+            "required": ["answer"]
+        }),
+    )
+}
+
+fn request() -> ChatRequest {
+    ChatRequest::new("m", vec![Message::User("What is on screen?".into())])
+        .with_tools(vec![reply_like()])
+}
+
+#[tokio::test]
+async fn a_type_list_reaches_gemini_as_one_type() {
+    let server = ScriptedServer::start(vec![Turn::gemini_text("Hi.")])
+        .await
+        .unwrap();
+    let gemini = Gemini::with_base_url(server.base_url(), "k");
+    let done = gemini.complete(&request()).await.unwrap();
+    assert_eq!(done.text, "Hi.");
+    assert_eq!(server.schema_refusals(), Vec::<String>::new());
+    let sent = &server.bodies()[0]["tools"][0]["functionDeclarations"][0]["parameters"];
+    // One type each: the optional values lose their null branch (the model leaves them out).
+    assert_eq!(sent["properties"]["scroll_to"], json!({"type": "string"}));
+    assert_eq!(sent["properties"]["click"]["type"], "array");
+}
+
+#[tokio::test]
+async fn anthropic_and_openai_take_the_schema_as_written() {
+    let server = ScriptedServer::start(vec![
+        Turn::anthropic_text("Hi."),
+        Turn::text_reply(&["Hi."]),
+    ])
+    .await
+    .unwrap();
+    let anthropic = Anthropic::with_base_url(server.base_url(), "k");
+    assert_eq!(anthropic.complete(&request()).await.unwrap().text, "Hi.");
+    let openai = OpenAiCompatible::new(server.base_url(), None);
+    assert_eq!(openai.complete(&request()).await.unwrap().text, "Hi.");
+    assert_eq!(server.schema_refusals(), Vec::<String>::new());
+    let bodies = server.bodies();
+    assert_eq!(
+        bodies[0]["tools"][0]["input_schema"],
+        reply_like().parameters
+    );
+    assert_eq!(
+        bodies[1]["tools"][0]["function"]["parameters"],
+        reply_like().parameters
+    );
+}
+
+#[tokio::test]
+async fn a_strict_tool_is_closed_for_openai_strict_mode() {
+    let server = ScriptedServer::start(vec![Turn::text_reply(&["Hi."])])
+        .await
+        .unwrap();
+    let mut tool = reply_like();
+    tool.strict = true;
+    let openai = OpenAiCompatible::new(server.base_url(), None);
+    openai
+        .complete(&ChatRequest::new("m", vec![Message::User("Hi".into())]).with_tools(vec![tool]))
+        .await
+        .unwrap();
+    assert_eq!(server.schema_refusals(), Vec::<String>::new());
+    let sent = &server.bodies()[0]["tools"][0]["function"]["parameters"];
+    assert_eq!(sent["additionalProperties"], false);
+    assert_eq!(sent["required"], json!(["answer", "scroll_to", "click"]));
+}
+
+#[tokio::test]
+async fn a_schema_no_dialect_can_express_is_refused_before_sending() {
+    let server = ScriptedServer::start(vec![]).await.unwrap();
+    let gemini = Gemini::with_base_url(server.base_url(), "k");
+    let tool = ToolDefinition::new(
+        "lookup",
+        "Looks up.",
+        json!({"type": "object", "properties": {"m": {"type": "object",
+            "additionalProperties": {"type": "integer"}}}}),
+    );
+    let err = gemini
+        .complete(&ChatRequest::new("m", vec![Message::User("Hi".into())]).with_tools(vec![tool]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LlmError::InvalidRequest { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("the parameters of tool lookup cannot be sent in the Gemini parameters dialect: /properties/m/additionalProperties"),
+        "{err}"
+    );
+    assert!(server.requests().is_empty());
+}
+
+/// The checker inside the scripted server: a body that skipped the dialect gets Gemini's 400.
+#[tokio::test]
+async fn the_scripted_server_refuses_a_type_list_for_gemini_like_the_api() {
+    let server = ScriptedServer::start(vec![Turn::gemini_text("Hi.")])
+        .await
+        .unwrap();
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+        "tools": [{"functionDeclarations": [{"name": "reply", "description": "Answer.",
+            "parameters": reply_like().parameters}]}]});
+    let url = format!(
+        "{}/models/m:streamGenerateContent?alt=sse",
+        server.base_url()
+    );
+    let reply = reqwest::Client::new()
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 400);
+    let answer: Value = reply.json().await.unwrap();
+    assert_eq!(answer["error"]["status"], "INVALID_ARGUMENT");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Invalid schema for tool reply at tools[0].function_declarations[0].parameters: /properties/scroll_to/type: Gemini parameters take one type per schema"
+        ),
+        "{message}"
+    );
+    assert_eq!(server.schema_refusals(), [message]);
+    // The scripted turn is kept for the next request, which keeps the rules.
+    let gemini = Gemini::with_base_url(server.base_url(), "k")
+        .with_pause(Arc::new(RecordingPause::new(0.0)));
+    assert_eq!(gemini.complete(&request()).await.unwrap().text, "Hi.");
+}
