@@ -33,6 +33,14 @@ pub fn tool_rounds_exhausted(rounds: usize) -> String {
     )
 }
 
+/// What the caller hears when the model still calls a tool in the request after the round
+/// limit (which offers no tool) and says nothing: those calls do not run, and the caller is
+/// never left in silence (issue 23, item 9).
+pub fn tool_rounds_exhausted_line() -> String {
+    "Sorry, I could not finish that just now. Could you tell me again, maybe one step at a time?"
+        .to_owned()
+}
+
 /// The history note that carries the late result of a `continue` tool, once (hark-tools'
 /// wording, "A tool the caller talks over", point 3).
 pub fn late_result(tool: &str, result: &str) -> String {

@@ -431,6 +431,17 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
                     rounds = limit,
                     "the model still called tools after the most rounds per turn; those calls do not run"
                 );
+                // The request offered no tool; a model that calls one anyway and says nothing
+                // must not leave the caller in silence.
+                if reply.text.trim().is_empty()
+                    && !reply.interrupted
+                    && !reply.failed()
+                    && !stop.is_cancelled()
+                {
+                    let line = messages::tool_rounds_exhausted_line();
+                    let _ = shared.speech.say_segment(&line).await;
+                    reply.text = line;
+                }
             }
             if !generation.is_discarded() && (shared.speech.spoke() || !reply.interrupted) {
                 record_text(shared, &reply.text);

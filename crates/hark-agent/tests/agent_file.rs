@@ -174,7 +174,7 @@ fn a_typo_names_the_key_and_its_line() {
     assert_eq!(
         err.problems[0].to_string(),
         "line 5: error: unknown field `modle`, expected one of `provider`, `model`, `base_url`, \
-         `api_key_env`. Fix this key or value; every key is in \
+         `api_key_env`, `roles`. Fix this key or value; every key is in \
          docs/guide/agent-file-reference.md."
     );
     let err = "system_prompt = \"x\"\n[llm]\nprovider = \"openai\"\nmodel = \"m\"\n"
@@ -756,7 +756,7 @@ fn a_parse_error_offers_only_keys_the_file_takes() {
     assert_eq!(
         err.problems[0].to_string(),
         "line 5: error: unknown field `api-key`, expected one of `provider`, `model`, `base_url`, \
-         `api_key_env`. Fix this key or value; every key is in docs/guide/agent-file-reference.md."
+         `api_key_env`, `roles`. Fix this key or value; every key is in docs/guide/agent-file-reference.md."
     );
     assert!(!err.problems[0].text.contains("`api_key`"));
     assert_eq!(

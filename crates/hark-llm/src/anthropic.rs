@@ -137,7 +137,15 @@ fn request_body(request: &ChatRequest, label: &ProviderLabel) -> Result<Value, L
     for m in &request.messages {
         match m {
             Message::System(t) | Message::Developer(t) if turns.is_empty() => system.push(t),
-            Message::System(t) | Message::Developer(t) | Message::User(t) => {
+            Message::System(t) | Message::Developer(t) => {
+                let note = messages::context_note(t);
+                push_turn(
+                    &mut turns,
+                    "user",
+                    vec![json!({"type": "text", "text": note})],
+                );
+            }
+            Message::User(t) => {
                 push_turn(&mut turns, "user", vec![json!({"type": "text", "text": t})]);
             }
             Message::Assistant {

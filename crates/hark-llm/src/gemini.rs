@@ -161,7 +161,11 @@ fn request_body(
             Message::System(t) | Message::Developer(t) if turns.is_empty() => {
                 system.push(json!({"text": t}));
             }
-            Message::System(t) | Message::Developer(t) | Message::User(t) => {
+            Message::System(t) | Message::Developer(t) => {
+                let note = messages::context_note(t);
+                push_turn(&mut turns, "user", vec![json!({"text": note})]);
+            }
+            Message::User(t) => {
                 push_turn(&mut turns, "user", vec![json!({"text": t})]);
             }
             Message::Assistant {

@@ -83,7 +83,7 @@ use serde_json::Value;
 pub use anthropic::{ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION, Anthropic};
 pub use error::{LlmError, OpenCall, ProviderLabel, TimeoutPhase};
 pub use gemini::{Gemini, GeminiSchemaField};
-pub use openai::{MaxTokensField, OpenAiCompatible};
+pub use openai::{MaxTokensField, OpenAiCompatible, Roles};
 pub use repair::{RepairError, repair_arguments};
 pub use retry::{Pause, RetryPolicy, TokioPause, is_retryable_status};
 pub use transport::{HttpOptions, VOICE_FIRST_BYTE_TIMEOUT};

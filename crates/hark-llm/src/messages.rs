@@ -166,3 +166,11 @@ pub fn tool_schema_refused(tool: &str, dialect: &str, detail: &str) -> String {
 pub fn scripted_schema_refused(tool: &str, field: &str, breaks: &str) -> String {
     format!("Invalid schema for tool {tool} at {field}: {breaks}")
 }
+
+/// A system or developer text that comes after the conversation began, sent as user-role
+/// text to a provider or server that takes system text only first (OpenAI-compatible with
+/// `Roles::Portable`, Anthropic, Gemini): marked so the model reads it as the application's
+/// context, not as something the user said.
+pub fn context_note(text: &str) -> String {
+    format!("[Context from the application, not said by the user]\n{text}")
+}

@@ -45,6 +45,27 @@ pub enum MaxTokensField {
     MaxCompletionTokens,
 }
 
+/// Which chat roles, and where, an OpenAI-compatible server takes ([`OpenAiCompatible::with_roles`]).
+///
+/// OpenAI takes a `developer` role and `system` messages anywhere in the history. Many chat
+/// templates of self-hosted servers (vLLM, llama.cpp, Ollama) refuse a `developer` role, a
+/// system message after the first, or two user messages in a row. [`Roles::Portable`] sends
+/// what every template takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Roles {
+    /// One `system` message first, then `user`/`assistant`/`tool` turns (the default). The
+    /// [`Message::System`] and [`Message::Developer`] texts before every other message are
+    /// joined into that one system message; a later one (a `<ui_state>`, a late tool result, a
+    /// note of the turn loop) keeps its place in time and goes as `user` text marked as
+    /// context from the application ([`messages::context_note`]), joined with a user message
+    /// next to it so user and assistant turns alternate.
+    #[default]
+    Portable,
+    /// OpenAI's roles: `developer` messages (`system` with
+    /// [`OpenAiCompatible::developer_as_system`]) and `system` messages anywhere, as given.
+    OpenAi,
+}
+
 /// A client for an OpenAI-compatible chat completions endpoint.
 ///
 /// `base_url` is the API root the provider documents, e.g. `https://api.openai.com/v1`,
@@ -56,6 +77,7 @@ pub struct OpenAiCompatible {
     transport: Arc<Transport>,
     base_url: String,
     developer_as_system: bool,
+    roles: Roles,
     include_usage: bool,
     max_tokens_field: MaxTokensField,
     extra_headers: HeaderMap,
@@ -71,6 +93,7 @@ impl OpenAiCompatible {
             transport: Arc::new(Transport::new(label, api_key)),
             base_url,
             developer_as_system: false,
+            roles: Roles::default(),
             include_usage: true,
             max_tokens_field: MaxTokensField::default(),
             extra_headers: HeaderMap::new(),
@@ -89,8 +112,14 @@ impl OpenAiCompatible {
         self
     }
 
-    /// Sends [`Message::Developer`] with role `system`, for servers whose chat template knows no
-    /// `developer` role (many llama.cpp and Ollama models, Groq).
+    /// Which roles the server takes (default [`Roles::Portable`]).
+    pub fn with_roles(mut self, roles: Roles) -> Self {
+        self.roles = roles;
+        self
+    }
+
+    /// With [`Roles::OpenAi`], sends [`Message::Developer`] with role `system`, for servers
+    /// whose chat template knows no `developer` role but takes system messages anywhere.
     pub fn developer_as_system(mut self, yes: bool) -> Self {
         self.developer_as_system = yes;
         self
@@ -142,6 +171,7 @@ impl Provider for OpenAiCompatible {
         request_body(
             request,
             self.developer_as_system,
+            self.roles,
             self.include_usage,
             self.max_tokens_field,
             &self.transport.label,
@@ -162,56 +192,19 @@ impl Provider for OpenAiCompatible {
 fn request_body(
     request: &ChatRequest,
     developer_as_system: bool,
+    roles: Roles,
     include_usage: bool,
     max_tokens_field: MaxTokensField,
     label: &ProviderLabel,
 ) -> Result<Value, LlmError> {
-    let messages: Vec<Value> = request
-        .messages
-        .iter()
-        .map(|m| match m {
-            Message::System(text) => json!({"role": "system", "content": text}),
-            Message::Developer(text) => {
-                let role = if developer_as_system {
-                    "system"
-                } else {
-                    "developer"
-                };
-                json!({"role": role, "content": text})
-            }
-            Message::User(text) => json!({"role": "user", "content": text}),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                let mut m = Map::new();
-                m.insert("role".into(), json!("assistant"));
-                m.insert(
-                    "content".into(),
-                    if content.is_empty() && !tool_calls.is_empty() {
-                        Value::Null
-                    } else {
-                        json!(content)
-                    },
-                );
-                if !tool_calls.is_empty() {
-                    let calls: Vec<Value> = tool_calls
-                        .iter()
-                        .map(|c| {
-                            json!({"id": c.id, "type": "function",
-                                   "function": {"name": c.name, "arguments": c.arguments}})
-                        })
-                        .collect();
-                    m.insert("tool_calls".into(), Value::Array(calls));
-                }
-                Value::Object(m)
-            }
-            Message::Tool {
-                tool_call_id,
-                content,
-            } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
-        })
-        .collect();
+    let messages = match roles {
+        Roles::OpenAi => request
+            .messages
+            .iter()
+            .map(|m| wire_message(m, developer_as_system))
+            .collect(),
+        Roles::Portable => portable_messages(&request.messages),
+    };
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     body.insert("messages".into(), Value::Array(messages));
@@ -291,6 +284,91 @@ fn request_body(
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Ok(Value::Object(body))
+}
+
+/// One message as OpenAI takes it.
+fn wire_message(m: &Message, developer_as_system: bool) -> Value {
+    match m {
+        Message::System(text) => json!({"role": "system", "content": text}),
+        Message::Developer(text) => {
+            let role = if developer_as_system {
+                "system"
+            } else {
+                "developer"
+            };
+            json!({"role": role, "content": text})
+        }
+        Message::User(text) => json!({"role": "user", "content": text}),
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let mut m = Map::new();
+            m.insert("role".into(), json!("assistant"));
+            m.insert(
+                "content".into(),
+                if content.is_empty() && !tool_calls.is_empty() {
+                    Value::Null
+                } else {
+                    json!(content)
+                },
+            );
+            if !tool_calls.is_empty() {
+                let calls: Vec<Value> = tool_calls
+                    .iter()
+                    .map(|c| {
+                        json!({"id": c.id, "type": "function",
+                                   "function": {"name": c.name, "arguments": c.arguments}})
+                    })
+                    .collect();
+                m.insert("tool_calls".into(), Value::Array(calls));
+            }
+            Value::Object(m)
+        }
+        Message::Tool {
+            tool_call_id,
+            content,
+        } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
+    }
+}
+
+/// The history as every chat template takes it ([`Roles::Portable`]): one system message
+/// first, later system and developer texts as user text marked as context, and consecutive
+/// user texts joined.
+fn portable_messages(history: &[Message]) -> Vec<Value> {
+    let leading = history
+        .iter()
+        .take_while(|m| matches!(m, Message::System(_) | Message::Developer(_)))
+        .count();
+    let system: Vec<&str> = history[..leading]
+        .iter()
+        .filter_map(|m| match m {
+            Message::System(t) | Message::Developer(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<Value> = Vec::with_capacity(history.len() + 1);
+    if !system.is_empty() {
+        out.push(json!({"role": "system", "content": system.join("\n\n")}));
+    }
+    for m in &history[leading..] {
+        let user_text = match m {
+            Message::System(t) | Message::Developer(t) => messages::context_note(t),
+            Message::User(t) => t.clone(),
+            other => {
+                out.push(wire_message(other, false));
+                continue;
+            }
+        };
+        match out.last_mut() {
+            Some(last) if last["role"] == "user" && last["content"].is_string() => {
+                let joined = format!("{}\n\n{user_text}", last["content"].as_str().unwrap_or(""));
+                last["content"] = Value::String(joined);
+            }
+            _ => out.push(json!({"role": "user", "content": user_text})),
+        }
+    }
+    out
 }
 
 #[derive(Debug, Deserialize)]

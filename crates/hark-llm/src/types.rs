@@ -2,8 +2,8 @@
 //! and what comes back.
 //!
 //! Spec: DESIGN.md, "What a call looks like" (history → `LlmProvider.stream` → text deltas and
-//! tool calls). Tool schemas are plain JSON, already in the provider's dialect
-//! (`hark_schema::for_dialect`); this crate sends them as given.
+//! tool calls). Tool schemas are plain JSON; each provider brings them into its dialect
+//! (`hark_schema::conform`) where it builds the request body.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +15,8 @@ use crate::error::LlmError;
 /// One request for a model turn.
 ///
 /// Shape: a model name, the history in order, the tools the model may call, and sampling limits.
+/// Tool schemas may be in any dialect `hark_schema::normalise` accepts: each provider brings
+/// them into its own (`hark_schema::conform`) where it builds the body.
 /// Each provider maps it to its own wire body (see [`OpenAiCompatible`](crate::OpenAiCompatible),
 /// [`Anthropic`](crate::Anthropic), [`Gemini`](crate::Gemini)).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -99,8 +101,8 @@ impl ChatRequest {
 ///
 /// | variant | OpenAI-compatible | Anthropic | Gemini |
 /// | --- | --- | --- | --- |
-/// | `System` | `system` message | top-level `system` text while no other turn came before it, else a user text block | `systemInstruction` text while no other turn came before it, else a user text part |
-/// | `Developer` | `developer` message (`system` when [`OpenAiCompatible::developer_as_system`](crate::OpenAiCompatible::developer_as_system) is set, for servers that do not know the role) | as `System` | as `System` |
+/// | `System` | [`Roles::Portable`](crate::Roles::Portable) (the default): joined into the one leading `system` message while no other message came before it, else user text marked as context ([`messages::context_note`](crate::messages::context_note)) joined with a user message next to it; [`Roles::OpenAi`](crate::Roles::OpenAi): a `system` message | top-level `system` text while no other turn came before it, else a user text block marked as context | `systemInstruction` text while no other turn came before it, else a user text part marked as context |
+/// | `Developer` | `Roles::Portable`: as `System`; `Roles::OpenAi`: a `developer` message (`system` when [`OpenAiCompatible::developer_as_system`](crate::OpenAiCompatible::developer_as_system) is set) | as `System` | as `System` |
 /// | `User` | `user` message | `user` text block | `user` text part |
 /// | `Assistant` | `assistant` message with `tool_calls` | `assistant` text and `tool_use` blocks | `model` text and `functionCall` parts |
 /// | `Tool` | `tool` message | `tool_result` block in a `user` message (consecutive results share one message) | `functionResponse` part in a `user` turn, named after the call it answers |
@@ -129,15 +131,17 @@ pub enum Message {
     },
 }
 
-/// A tool the model may call. `parameters` is a JSON Schema object in the provider's dialect.
+/// A tool the model may call. `parameters` is a JSON Schema object; the provider it is sent to
+/// brings it into its dialect (`hark_schema::conform`), so a schema written once reaches every
+/// provider in a form it takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolDefinition {
     /// The tool's name (`[a-zA-Z0-9_-]{1,64}` for every provider).
     pub name: String,
     /// What the tool does, as the model reads it.
     pub description: String,
-    /// The arguments' JSON Schema (root `type: object`), in the dialect of the provider it is
-    /// sent to (`hark_schema::for_dialect`).
+    /// The arguments' JSON Schema (root `type: object`). Sent as it is when it keeps the
+    /// provider's rules, else in the provider's dialect (`hark_schema::conform`).
     pub parameters: Value,
     /// Sends `strict: true` (OpenAI structured outputs, Anthropic strict tool use); ignored by
     /// Gemini. The schema must then be in the strict dialect.

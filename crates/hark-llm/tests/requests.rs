@@ -4,7 +4,7 @@
 
 use hark_llm::{
     Anthropic, ChatRequest, Gemini, GeminiSchemaField, LlmError, MaxTokensField, Message,
-    OpenAiCompatible, Provider, ToolCall, ToolChoice, ToolDefinition,
+    OpenAiCompatible, Provider, Roles, ToolCall, ToolChoice, ToolDefinition, messages,
 };
 use serde_json::{Value, json};
 
@@ -144,6 +144,7 @@ fn developer_messages_map_per_provider() {
         ],
     );
     let openai = OpenAiCompatible::new("http://x/v1", None)
+        .with_roles(Roles::OpenAi)
         .request_body(&req)
         .unwrap();
     assert_eq!(
@@ -155,6 +156,7 @@ fn developer_messages_map_per_provider() {
         json!({"role": "developer", "content": "<ui_event>cart opened</ui_event>"})
     );
     let as_system = OpenAiCompatible::new("http://x/v1", None)
+        .with_roles(Roles::OpenAi)
         .developer_as_system(true)
         .request_body(&req)
         .unwrap();
@@ -163,14 +165,25 @@ fn developer_messages_map_per_provider() {
         json!({"role": "system", "content": "Be brief."})
     );
 
-    // Leading instructions become the system prompt; later ones stay in place as user text.
+    // The portable roles (the default): one system message first, later text as context.
+    let portable = OpenAiCompatible::new("http://x/v1", None)
+        .request_body(&req)
+        .unwrap();
+    assert_eq!(
+        portable["messages"],
+        json!([{"role": "system", "content": "Be brief."},
+               {"role": "user", "content": format!("Hi\n\n{}", messages::context_note("<ui_event>cart opened</ui_event>"))}])
+    );
+
+    // Leading instructions become the system prompt; later ones stay in place as user text
+    // marked as context.
     let anthropic = Anthropic::new("k").request_body(&req).unwrap();
     assert_eq!(anthropic["system"], json!("Be brief."));
     assert_eq!(
         anthropic["messages"],
         json!([{"role": "user", "content": [
             {"type": "text", "text": "Hi"},
-            {"type": "text", "text": "<ui_event>cart opened</ui_event>"}
+            {"type": "text", "text": messages::context_note("<ui_event>cart opened</ui_event>")}
         ]}])
     );
     let gemini = Gemini::new("k").request_body(&req).unwrap();
@@ -180,7 +193,7 @@ fn developer_messages_map_per_provider() {
     );
     assert_eq!(
         gemini["contents"],
-        json!([{"role": "user", "parts": [{"text": "Hi"}, {"text": "<ui_event>cart opened</ui_event>"}]}])
+        json!([{"role": "user", "parts": [{"text": "Hi"}, {"text": messages::context_note("<ui_event>cart opened</ui_event>")}]}])
     );
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hark_llm::{Anthropic, Gemini, HttpOptions, OpenAiCompatible, Provider};
+use hark_llm::{Anthropic, Gemini, HttpOptions, OpenAiCompatible, Provider, Roles};
 use hark_tools::{
     Assign, StateModel, ToolRegistry, ToolReply, ToolSpec, current_datetime_tool, end_call_tool,
     user_phone_number_tool,
@@ -14,7 +14,7 @@ use toml::Spanned;
 
 use super::fields::{self, Nullable};
 use super::flow;
-use super::format::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat};
+use super::format::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat, RolesKind};
 use super::host::Host;
 use super::messages;
 use super::placeholders::{Unfilled, fill};
@@ -558,6 +558,13 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
             "GEMINI_API_KEY",
         ),
     };
+    if let Some(roles) = &section.roles
+        && provider != ProviderKind::OpenaiCompatible
+    {
+        let line = found.line(roles);
+        found.error(line, messages::roles_not_for_provider(label));
+        return None;
+    }
     let base_url = match &section.base_url {
         Some(text) => {
             let filled = found.fill(text, "[llm] base_url", host)?;
@@ -609,13 +616,19 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
     if section.api_key.is_some() {
         return None;
     }
+    let roles = match section.roles.as_ref().map(|r| *r.get_ref()) {
+        None | Some(RolesKind::Portable) => Roles::Portable,
+        Some(RolesKind::Openai) => Roles::OpenAi,
+    };
     // A voice call cannot wait 30 s on a silent provider: the voice deadlines (first byte 10 s)
     // let the turn loop say its hold line and retry sooner (issue 9, provider faults).
     let http = HttpOptions::for_voice();
     let client: Arc<dyn Provider> = match provider {
-        ProviderKind::OpenaiCompatible => {
-            Arc::new(OpenAiCompatible::new(base_url, key).with_http_options(http))
-        }
+        ProviderKind::OpenaiCompatible => Arc::new(
+            OpenAiCompatible::new(base_url, key)
+                .with_http_options(http)
+                .with_roles(roles),
+        ),
         ProviderKind::Anthropic => Arc::new(
             Anthropic::with_base_url(base_url, key.unwrap_or_default()).with_http_options(http),
         ),

@@ -98,6 +98,16 @@ pub enum ProviderKind {
     Gemini,
 }
 
+/// `[llm] roles`: which chat roles an OpenAI-compatible server takes (`hark_llm::Roles`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RolesKind {
+    /// One system message first, then user/assistant/tool turns (the default).
+    Portable,
+    /// OpenAI's: `developer` and mid-history `system` messages.
+    Openai,
+}
+
 /// `[llm]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -113,6 +123,8 @@ pub struct LlmFormat {
     pub api_key_env: Option<Spanned<String>>,
     /// Never allowed: read only so the error can say where keys go (its value is never shown).
     pub api_key: Option<Spanned<toml::Value>>,
+    /// The roles the server takes (`openai-compatible` only; default `portable`).
+    pub roles: Option<Spanned<RolesKind>>,
 }
 
 /// The type of a State value, an input or an output field.

@@ -139,6 +139,14 @@ pub fn key_in_file() -> String {
     "[llm] api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\".".to_string()
 }
 
+/// `[llm] roles` with a provider other than `openai-compatible`.
+pub fn roles_not_for_provider(provider: &str) -> String {
+    format!(
+        "[llm] roles is for provider openai-compatible only; provider {provider} always takes \
+its system text first and later notes as marked user text. Remove roles."
+    )
+}
+
 /// A provider that needs a key names no variable.
 pub fn key_env_missing(provider: &str, example: &str) -> String {
     format!(

@@ -43,6 +43,7 @@
 //! base_url = "https://api.openai.com/v1"   # default: the provider's public API
 //! model = "gpt-4.1-mini"
 //! api_key_env = "HARK_DOC_EXAMPLE_KEY" # the key's environment variable; never the key
+//! roles = "portable"                   # openai-compatible only: or "openai" (developer, mid-history system)
 //!
 //! [state.booking_ref]                  # one table per State value
 //! type = "string"                      # string integer number boolean date time date-time phone object array

@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use hark_agent::{AgentSettings, ChannelOutput, VoiceAgent, check_tool_results};
 use hark_llm::testing::{ScriptedServer, Turn};
-use hark_llm::{Message, OpenAiCompatible, ToolCall};
+use hark_llm::{Message, OpenAiCompatible, Roles, ToolCall};
 use hark_rtvi::message::ServerMessage;
 use hark_tools::{
     Arguments, CallInfo, CallState, Output, ToolContext, ToolError, ToolEvent, ToolExecutor,
@@ -104,10 +104,12 @@ pub async fn rig_with(
     settings: impl FnOnce(AgentSettings) -> AgentSettings,
 ) -> Rig {
     let server = ScriptedServer::start(turns).await.expect("scripted server");
-    let provider = Arc::new(OpenAiCompatible::new(
-        server.base_url(),
-        Some("sk-test".into()),
-    ));
+    // OpenAI roles send the history as the agent keeps it (system notes in place), which is
+    // what these tests read back; the portable default is pinned in agent_file_roles.rs and
+    // tool_round_limit.rs.
+    let provider = Arc::new(
+        OpenAiCompatible::new(server.base_url(), Some("sk-test".into())).with_roles(Roles::OpenAi),
+    );
     let registry = Arc::new(registry);
     let events = Events::listen(&registry);
     let settings = settings(AgentSettings::new(
