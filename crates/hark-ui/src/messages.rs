@@ -510,6 +510,15 @@ pub fn respond_llm_failed(detail: &str) -> String {
     format!("the UI worker could not answer: its LLM call failed ({detail})")
 }
 
+/// The note of the last request of a `respond` job whose model kept calling tools: after
+/// `rounds` rounds it must answer in words (the request also offers no tool call).
+pub fn respond_rounds_exhausted(rounds: usize) -> String {
+    format!(
+        "You have called tools {rounds} times for this request, the most allowed. Do not call \
+         tools now: answer the user in words with what you found on the screen."
+    )
+}
+
 /// The `respond` job's model kept calling tools past the round limit.
 pub fn respond_too_many_rounds(rounds: usize) -> String {
     format!(

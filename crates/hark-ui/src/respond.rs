@@ -20,7 +20,9 @@
 //!    run in order (the [`ToolRegistry`]'s, and the reply tool when enabled,
 //!    [`crate::reply_tool`]), their results go back to the model, and the next round starts,
 //!    unless a tool answered the job with [`RespondHandle::respond_to_job`]. After
-//!    [`RespondOptions::max_rounds`] rounds the job answers with an error.
+//!    [`RespondOptions::max_rounds`] rounds of tool calls, one last request offers no tool
+//!    call (`tool_choice: none` on every provider): its text is the answer; a tool call in it
+//!    does not run, and without text the job answers with an error.
 //! 5. An LLM error answers the job with status `error` and `{"error": …}`. Dropping the job's
 //!    future (cancellation) releases the lock and clears the in-flight job, so the next job
 //!    runs.
@@ -33,7 +35,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::future::BoxFuture;
-use hark_llm::{ChatRequest, Message, Provider, ToolCall, ToolDefinition};
+use hark_llm::{ChatRequest, Message, Provider, ToolCall, ToolChoice, ToolDefinition};
 use hark_rtvi::JobStatus;
 use hark_tools::{Dialect, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
@@ -296,7 +298,10 @@ pub struct RespondOptions {
     pub dialect: Dialect,
     /// Offer the reply tool ([`crate::reply_tool`]). Default `false`.
     pub reply_tool: bool,
-    /// Inference rounds per job before it answers with an error. Default 8.
+    /// Most rounds of tool calls per job (default 8). After that many, one last request offers
+    /// no tool call (`tool_choice: none`) with [`messages::respond_rounds_exhausted`]; its
+    /// text is the answer, and a tool call in it does not run (the job then answers with
+    /// [`messages::respond_too_many_rounds`]).
     pub max_rounds: usize,
     /// Sampling temperature; `None` leaves the provider's default.
     pub temperature: Option<f32>,
@@ -366,7 +371,7 @@ impl ResponderBuilder {
         self
     }
 
-    /// Maximum inference rounds per job (at least 1).
+    /// Most rounds of tool calls per job (at least 1; see [`RespondOptions::max_rounds`]).
     pub fn max_rounds(mut self, rounds: usize) -> Self {
         self.options.max_rounds = rounds.max(1);
         self
@@ -499,7 +504,8 @@ impl Responder {
 
     async fn turn(&self) -> JobResponse {
         let definitions = self.tool_definitions();
-        for _round in 0..self.options.max_rounds {
+        let limit = self.options.max_rounds;
+        for round in 0..=limit {
             if self.worker.options().auto_inject_ui_state {
                 self.context
                     .before_inference(&self.worker.render_ui_state());
@@ -507,6 +513,17 @@ impl Responder {
             let mut request = ChatRequest::new(&self.options.model, self.context.llm_messages())
                 .with_tools(definitions.clone());
             request.temperature = self.options.temperature;
+            // After `limit` rounds of tool calls the request offers no tool call (every
+            // provider's "none" setting) and tells the model to answer in words.
+            let last = round == limit;
+            if last && !request.tools.is_empty() {
+                request.tool_choice = ToolChoice::None;
+                request
+                    .messages
+                    .push(Message::Developer(messages::respond_rounds_exhausted(
+                        limit,
+                    )));
+            }
             let completion = match self.provider.complete(&request).await {
                 Ok(c) => c,
                 Err(error) => {
@@ -531,6 +548,22 @@ impl Responder {
                     response: (!text.is_empty()).then(|| json!({ ANSWER_KEY: text })),
                 };
             }
+            if last {
+                // The model called a tool where it could not: none runs.
+                tracing::warn!(
+                    worker = self.worker.name(),
+                    rounds = limit,
+                    "respond job: the model still called tools after the most rounds; those calls do not run"
+                );
+                let text = completion.text.trim();
+                if text.is_empty() {
+                    return JobResponse::error(messages::respond_too_many_rounds(limit));
+                }
+                return JobResponse {
+                    status: JobStatus::Completed,
+                    response: Some(json!({ ANSWER_KEY: text })),
+                };
+            }
             // A reply with tool calls is a preamble: run the tools, feed back their results.
             self.context.push_structured(
                 ContextMessage::new(Role::Assistant, completion.text.clone()),
@@ -553,7 +586,7 @@ impl Responder {
                 return answer;
             }
         }
-        JobResponse::error(messages::respond_too_many_rounds(self.options.max_rounds))
+        JobResponse::error(messages::respond_too_many_rounds(limit))
     }
 
     async fn run_tool(&self, call: &ToolCall) -> String {

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hark_llm::OpenAiCompatible;
 use hark_llm::testing::{ScriptedServer, Turn};
+use hark_llm::{OpenAiCompatible, Roles};
 use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage};
 use hark_tools::{ToolError, ToolRegistry, ToolSpec};
 use hark_ui::bus::{Bus, JobReply, JobRequest, JobUpdates};
@@ -27,11 +27,13 @@ fn worker(options: UiContextOptions) -> (Arc<UiWorker>, UnboundedReceiver<Server
     (Arc::new(worker), rx)
 }
 
+/// OpenAI roles: the requests carry the worker's context as it keeps it (`<ui_state>` as a
+/// developer message), which these tests read; the portable default is pinned in
+/// hark-llm's openai_roles.rs.
 fn provider(server: &ScriptedServer) -> Arc<OpenAiCompatible> {
-    Arc::new(OpenAiCompatible::new(
-        server.base_url(),
-        Some("sk-test".into()),
-    ))
+    Arc::new(
+        OpenAiCompatible::new(server.base_url(), Some("sk-test".into())).with_roles(Roles::OpenAi),
+    )
 }
 
 fn job(query: &str) -> JobRequest {
@@ -452,6 +454,8 @@ async fn too_many_tool_rounds_answer_with_an_error() {
     let server = ScriptedServer::start(vec![
         tool_call("c1", "nothing_here", "{}"),
         tool_call("c2", "nothing_here", "{}"),
+        // The request after the limit offers no tool call; a call anyway does not run.
+        tool_call("c3", "nothing_here", "{}"),
     ])
     .await
     .unwrap();
