@@ -161,6 +161,11 @@ pub fn tool_schema_refused(tool: &str, dialect: &str, detail: &str) -> String {
     format!("the parameters of tool {tool} cannot be sent in the {dialect} dialect: {detail}")
 }
 
+/// A strict response format whose schema OpenAI strict mode cannot express.
+pub fn response_schema_refused(name: &str, dialect: &str, detail: &str) -> String {
+    format!("the response format {name} cannot be sent in the {dialect} dialect: {detail}")
+}
+
 /// The scripted server's 400 for a tool schema the real API would refuse: the tool, where its
 /// schema sits in the body, and the rules it breaks.
 pub fn scripted_schema_refused(tool: &str, field: &str, breaks: &str) -> String {

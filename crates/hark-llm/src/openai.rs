@@ -268,6 +268,13 @@ fn request_body(
             schema,
             strict,
         }) => {
+            // Structured outputs hold a strict schema to strict mode's rules, as a strict
+            // tool's: brought into the dialect in the same one place.
+            let schema = if *strict {
+                &crate::tool_schema::response_schema_for(name, schema, label)?
+            } else {
+                schema
+            };
             body.insert(
                 "response_format".into(),
                 json!({"type": "json_schema",

@@ -29,3 +29,19 @@ pub(crate) fn parameters_for(
         detail: messages::tool_schema_refused(&tool.name, dialect.name(), &errors.to_string()),
     })
 }
+
+/// A strict response format's `schema` as OpenAI strict mode takes it (structured outputs).
+///
+/// # Errors
+/// [`LlmError::InvalidRequest`] naming the format and every keyword strict mode cannot express.
+pub(crate) fn response_schema_for(
+    name: &str,
+    schema: &Value,
+    provider: &ProviderLabel,
+) -> Result<Value, LlmError> {
+    let dialect = Dialect::OpenAiStrict;
+    hark_schema::conform(schema, dialect).map_err(|errors| LlmError::InvalidRequest {
+        provider: provider.clone(),
+        detail: messages::response_schema_refused(name, dialect.name(), &errors.to_string()),
+    })
+}

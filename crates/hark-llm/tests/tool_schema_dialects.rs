@@ -147,3 +147,26 @@ async fn the_scripted_server_refuses_a_type_list_for_gemini_like_the_api() {
         .with_pause(Arc::new(RecordingPause::new(0.0)));
     assert_eq!(gemini.complete(&request()).await.unwrap().text, "Hi.");
 }
+
+/// A sibling path: a strict response format (OpenAI structured outputs) is held to strict
+/// mode's rules like a strict tool, and brought into them where the body is built.
+#[tokio::test]
+async fn a_strict_response_format_is_closed_for_openai_strict_mode() {
+    let server = ScriptedServer::start(vec![Turn::text_reply(&["{}"])])
+        .await
+        .unwrap();
+    let mut request = ChatRequest::new("m", vec![Message::User("Hi".into())]);
+    request.response_format = Some(hark_llm::ResponseFormat::JsonSchema {
+        name: "answers".into(),
+        schema: json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+        strict: true,
+    });
+    OpenAiCompatible::new(server.base_url(), None)
+        .complete(&request)
+        .await
+        .unwrap();
+    assert_eq!(server.schema_refusals(), Vec::<String>::new());
+    let sent = &server.bodies()[0]["response_format"]["json_schema"]["schema"];
+    assert_eq!(sent["additionalProperties"], false);
+    assert_eq!(sent["required"], json!(["ok"]));
+}

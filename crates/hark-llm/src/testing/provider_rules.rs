@@ -7,7 +7,7 @@
 //!
 //! | path | provider | schemas checked |
 //! | --- | --- | --- |
-//! | `…/chat/completions` | OpenAI-compatible | `tools[].function.parameters` (`strict: true`: OpenAI strict mode) |
+//! | `…/chat/completions` | OpenAI-compatible | `tools[].function.parameters` (`strict: true`: OpenAI strict mode); a strict `response_format.json_schema.schema` (strict mode) |
 //! | `…/messages` | Anthropic | `tools[].input_schema` (`strict: true`: strict tool use) |
 //! | `…:streamGenerateContent`, `…:generateContent` | Gemini | `tools[].functionDeclarations[].parameters` / `parametersJsonSchema` |
 
@@ -44,7 +44,7 @@ impl Api {
     }
 }
 
-/// One tool schema of a request body: the tool's name, where the schema sits in the body, the
+/// One schema of a request body (a tool's, or a strict response format's): its name, where the schema sits in the body, the
 /// schema, and the dialect its API reads it in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SentSchema {
@@ -73,6 +73,21 @@ pub fn sent_schemas(api: Api, body: &Value) -> Vec<SentSchema> {
     };
     let strict = |v: &Value| v.get("strict") == Some(&Value::Bool(true));
     let mut out = Vec::new();
+    // OpenAI structured outputs: a strict response format is held to strict mode's rules.
+    if api == Api::OpenAiCompatible
+        && let Some(format) = body
+            .get("response_format")
+            .and_then(|f| f.get("json_schema"))
+        && strict(format)
+        && let Some(schema) = format.get("schema")
+    {
+        out.push(SentSchema {
+            tool: name(format),
+            field: "response_format.json_schema.schema".into(),
+            schema: schema.clone(),
+            dialect: Dialect::OpenAiStrict,
+        });
+    }
     for (i, tool) in tools.iter().enumerate() {
         match api {
             Api::OpenAiCompatible => {
