@@ -5,8 +5,13 @@
 //! retries; takes tool definitions as plain JSON"), issue 8 item 1, issue 9 (argument repair),
 //! cases T3, T6, T10 (`cases/README.md`).
 //!
-//! - Build a [`ChatRequest`] from [`Message`]s and [`ToolDefinition`]s (schemas already in the
-//!   provider's dialect, from `hark_schema::for_dialect`).
+//! - Build a [`ChatRequest`] from [`Message`]s and [`ToolDefinition`]s. Each provider brings
+//!   every tool schema (and a strict response format's) into its own dialect where it builds the
+//!   body (`hark_schema::conform`: sent as it is when it keeps the API's rules), so no caller can
+//!   skip it (issue 23).
+//! - [`OpenAiCompatible::with_roles`]: the roles the server takes; the default
+//!   [`Roles::Portable`] sends one system message first, what every chat template of vLLM,
+//!   llama.cpp and Ollama takes.
 //! - [`Provider::stream`] yields [`StreamEvent`]s: text deltas, tool calls assembled by index
 //!   (parallel calls may interleave), usage, and the finish reason. [`Provider::complete`]
 //!   collects them into a [`Completion`].
@@ -17,7 +22,9 @@
 //!   in the stream as [`StreamEvent::Retrying`], so a voice agent can say a holding line.
 //!   [`HttpOptions::for_voice`] gives up on a silent provider after 10 s rather than 30 s.
 //! - [`repair_arguments`] reads small models' broken tool-call JSON where that is safe.
-//! - [`testing::ScriptedServer`] is the test double for an OpenAI-compatible provider.
+//! - [`testing::ScriptedServer`] is the test double for a provider (OpenAI-compatible, and
+//!   Anthropic and Gemini through their stream builders); it checks every tool schema it
+//!   receives against the provider's rules and answers a break with the API's 400.
 //!
 //! # Example
 //!
