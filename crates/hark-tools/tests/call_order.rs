@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use futures::future::join_all;
 use hark_tools::{
-    CallInfo, CallState, CallType, InMemorySpeech, Interruption, LiveCall, ToolError,
-    ToolRegistry, ToolSpec,
+    CallInfo, CallState, CallType, InMemorySpeech, Interruption, LiveCall, ToolError, ToolRegistry,
+    ToolSpec,
 };
 use serde_json::json;
 
