@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use hark_agent::agent::{BackgroundDrain, ShutdownDrain};
 use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice};
-use hark_ui::LlmClassifier;
 use hark_ui::classifier::LocalClassifier;
+use hark_ui::{LlmClassifier, UiContextOptions};
 use tracing::{info, warn};
 
 use crate::agent_session::VoiceAgentConfig;
@@ -152,8 +152,16 @@ fn session_config_with(
     if setup.ui.worker
         && let Some(llm) = &setup.llm
     {
-        // The worker's `respond` job runs on the agent's own LLM.
+        // The worker's `respond` job runs on the agent's own LLM, with the file's `[ui]`
+        // instructions and history rule (issue 23 items 7 and 15).
         config = config.respond(llm.provider.clone(), llm.model.clone());
+        if let Some(prompt) = &setup.ui.system_prompt {
+            config = config.instruction(prompt.clone());
+        }
     }
+    config = config.context_options(UiContextOptions {
+        keep_history: setup.ui.keep_history,
+        ..UiContextOptions::default()
+    });
     (config.voice_agent(agent), true)
 }

@@ -387,7 +387,7 @@ impl ToolRegistry {
         let executor = tool.executor().clone();
         let hook_arguments = arguments.clone();
         let (run, ms) = if tool.interruption_rule() == Interruption::Continue {
-            let mut handle = tokio::spawn(async move {
+            let mut task = Box::pin(async move {
                 let started = Instant::now();
                 let run = AssertUnwindSafe(executor.run(arguments, &context))
                     .catch_unwind()
@@ -395,6 +395,17 @@ impl ToolRegistry {
                     .unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
                 (run, elapsed_ms(started))
             });
+            // The tool starts here, in the order the model called it (issue 23 item 8): the
+            // calls of one turn are polled in call order, and a tool that takes a place in a
+            // line when it starts (the UI worker's `respond` job) keeps that order. A spawned
+            // task alone would start whenever the runtime picks it, often the last one first.
+            let first = futures::poll!(task.as_mut());
+            let mut handle = match first {
+                std::task::Poll::Ready((run, ms)) => {
+                    return self.finish(tool, run, ms, source, true);
+                }
+                std::task::Poll::Pending => tokio::spawn(task),
+            };
             tokio::select! {
                 joined = &mut handle => joined
                     .unwrap_or_else(|_| (Err(ToolError::internal("the tool's task failed")), elapsed_ms(started))),

@@ -96,6 +96,7 @@ pub mod reply_tool;
 pub mod respond;
 pub mod screen;
 pub mod screen_tool;
+mod single_flight;
 pub mod worker;
 
 pub use bus::{Bus, JobHandler, JobReply, JobRequest, JobRoutes, JobUpdates};

@@ -726,13 +726,76 @@ pub fn offline_mode_notice() -> &'static str {
      (click, show, type … into, is …?, list) and the local classifier picks the element."
 }
 
-/// The answer to a text the offline parser cannot read, or to "help": what the mode can do.
-/// Every example works on the demo shop's home page (pinned in tests/offline.rs).
-pub fn offline_help() -> &'static str {
-    "I am in offline screen mode with no LLM, so I understand screen commands only: \
-     \"click add to cart for the travel mug\", \"where is the send button\", \
-     \"type ana@example.com into the email field\", \"is gift wrap checked?\" or \
-     \"list the buttons\"."
+/// The answer to "help", or to a text that names nothing on the page: what the mode can do,
+/// with `examples` (already quoted, e.g. [`offline_help_click`]) taken from the page in hand
+/// (issue 23 item 3: the demo shop's items only on the demo shop). No examples (no page yet,
+/// or nothing on it to act on): the kinds of command, with none of a page's names.
+pub fn offline_help(examples: &[String]) -> String {
+    let kinds = "I am in offline screen mode with no LLM, so I understand screen commands only";
+    match examples {
+        [] => format!(
+            "{kinds}: click, show, type into, check and list what is on the page, or name what \
+             you want on it. I see nothing on this page to act on yet."
+        ),
+        [one] => format!("{kinds}, like {one}, or the name of what you want on the page."),
+        [init @ .., last] => format!(
+            "{kinds}, like {} or {last}, or the name of what you want on the page.",
+            init.join(", ")
+        ),
+    }
+}
+
+/// A help example: click the button named `name`.
+pub fn offline_help_click(name: &str) -> String {
+    format!("\"click {name}\"")
+}
+
+/// A help example: show the element named `name`.
+pub fn offline_help_where(name: &str) -> String {
+    format!("\"where is {name}\"")
+}
+
+/// A help example: type into the field named `name`.
+pub fn offline_help_type(name: &str) -> String {
+    let value = if name.to_lowercase().contains("mail") {
+        "ana@example.com"
+    } else {
+        "hello"
+    };
+    format!("\"type {value} into {name}\"")
+}
+
+/// A help example: ask whether the checkbox named `name` is checked.
+pub fn offline_help_check(name: &str) -> String {
+    format!("\"is {name} checked?\"")
+}
+
+/// A help example: list the buttons.
+pub fn offline_help_list() -> &'static str {
+    "\"list the buttons\""
+}
+
+/// A checkbox (switch, radio) that was clicked: `now_on` is its state after the click when it
+/// was known (one element of that name), else the click is said as it was.
+pub fn offline_toggled(label: &str, now_on: Option<bool>) -> String {
+    match now_on {
+        Some(true) => format!("I ticked \"{label}\"."),
+        Some(false) => format!("I unticked \"{label}\"."),
+        None => format!("I clicked \"{label}\"."),
+    }
+}
+
+/// A text field the user named without a command: focused (its text selected), and the user is
+/// asked what to type.
+pub fn offline_focused(label: &str) -> String {
+    format!("I put the cursor in \"{label}\". What should I type there?")
+}
+
+/// A dropdown the user named without a command: shown, and the user is asked what to pick.
+pub fn offline_shown_pick(label: &str) -> String {
+    format!(
+        "Here it is: \"{label}\", scrolled into view and highlighted. Which option should I pick?"
+    )
 }
 
 /// A `click` that was done on the element labelled `label`.
@@ -840,8 +903,8 @@ pub fn offline_failed(kind: crate::offline::Failure) -> &'static str {
         Failure::Unreachable => "I cannot reach the page right now; please reload it.",
         Failure::NoScreen => "I cannot see the page yet; please wait a moment and try again.",
         Failure::NotUnderstood => {
-            "I cannot answer that question offline; try \"is gift wrap checked?\" or \
-             \"list the checkboxes\"."
+            "I cannot answer that question offline; ask about something on the page, or say \
+             \"help\"."
         }
         Failure::NoClassifier => "I cannot look at the page offline right now.",
         Failure::Other => {
@@ -857,7 +920,23 @@ mod offline_tests {
     #[test]
     fn offline_texts() {
         assert!(offline_mode_notice().starts_with("Offline screen mode: no LLM is configured"));
-        assert!(offline_help().contains("\"type ana@example.com into the email field\""));
+        assert_eq!(
+            offline_help(&[
+                offline_help_click("Log out"),
+                offline_help_list().to_string()
+            ]),
+            "I am in offline screen mode with no LLM, so I understand screen commands only, like \
+             \"click Log out\" or \"list the buttons\", or the name of what you want on the page."
+        );
+        assert!(!offline_help(&[]).contains("mug"));
+        assert_eq!(
+            offline_toggled("Gift wrap", Some(true)),
+            "I ticked \"Gift wrap\"."
+        );
+        assert_eq!(
+            offline_focused("Email"),
+            "I put the cursor in \"Email\". What should I type there?"
+        );
         assert_eq!(offline_clicked("Add to cart"), "I clicked \"Add to cart\".");
         assert_eq!(
             offline_filled("ana@example.com", "Email"),

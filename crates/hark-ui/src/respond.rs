@@ -6,8 +6,11 @@
 //!
 //! A [`Responder`] runs `respond` jobs for a [`UiWorker`]:
 //!
-//! 1. **One at a time**: a job waits until the one in flight is answered (a fair lock: jobs run
-//!    in arrival order).
+//! 1. **One at a time, first asked first run** (issue 23 item 8): a job takes its place in
+//!    line when it is asked — the call of [`Responder::respond`] or [`JobHandler::handle`],
+//!    not the first poll of its future — and waits until every job asked before it is
+//!    answered or dropped (the crate's `single_flight` line). So jobs spawned as tasks, which the
+//!    runtime may start in any order, still run in the order they were asked.
 //! 2. The context is cleared unless `keep_history`; the query ([`RenderQuery`], by default
 //!    `payload["query"]`) is appended as the user's message. A job without a query (missing,
 //!    `null` or blank) is refused at once with status `error` (beyond pipecat), never run as a
@@ -45,6 +48,7 @@ use crate::context::{ContextMessage, Role, UiContext, UiContextOptions};
 use crate::job::JobResponse;
 use crate::messages;
 use crate::reply_tool;
+use crate::single_flight::Line;
 use crate::worker::UiWorker;
 
 /// The key of a respond job's answer: `{"answer": "…"}`.
@@ -399,7 +403,7 @@ impl ResponderBuilder {
             tools: self.tools,
             handle: self.handle,
             query: self.query,
-            single_flight: tokio::sync::Mutex::new(()),
+            single_flight: Line::default(),
         }
     }
 }
@@ -415,7 +419,7 @@ pub struct Responder {
     tools: Option<Arc<ToolRegistry>>,
     handle: RespondHandle,
     query: Arc<dyn RenderQuery>,
-    single_flight: tokio::sync::Mutex<()>,
+    single_flight: Line,
 }
 
 impl Responder {
@@ -476,30 +480,38 @@ impl Responder {
         out
     }
 
-    /// Runs one `respond` job to its answer. Waits while another job is in flight. Never
-    /// fails: an LLM error or too many tool rounds answer with status `error` and
-    /// `{"error": …}`.
+    /// Runs one `respond` job to its answer. Waits while a job asked before it is in flight or
+    /// waiting: the job's place in line is taken by this call, not when the future is first
+    /// polled, so jobs run in the order `respond` was called. Dropping the future leaves the
+    /// line (the next job runs). Never fails: an LLM error or too many tool rounds answer with
+    /// status `error` and `{"error": …}`.
     ///
     /// A job without a query (its [`RenderQuery`] gives `""` or only whitespace: with the
     /// default [`PayloadQuery`], `payload["query"]` missing, `null` or blank) is answered at
     /// once with status `error` and [`messages::respond_query_missing`], without waiting,
     /// touching the context or calling the LLM: a turn on an empty question would answer
     /// something nobody asked.
-    pub async fn respond(&self, job: JobRequest) -> JobResponse {
+    pub fn respond(&self, job: JobRequest) -> impl Future<Output = JobResponse> + Send + '_ {
         let query = self.query.render_query(&job);
-        if query.trim().is_empty() {
-            tracing::debug!(
-                worker = self.worker.name(),
-                job = %job.job_id,
-                "respond job without a query: refused"
-            );
-            return JobResponse::error(messages::respond_query_missing());
+        let place = (!query.trim().is_empty()).then(|| self.single_flight.join());
+        async move {
+            let Some(place) = place else {
+                tracing::debug!(
+                    worker = self.worker.name(),
+                    job = %job.job_id,
+                    "respond job without a query: refused"
+                );
+                return JobResponse::error(messages::respond_query_missing());
+            };
+            place.turn().await;
+            self.handle.begin(job);
+            let _in_flight = InFlight(&self.handle);
+            self.context.start_turn(&query);
+            let answer = self.turn().await;
+            drop(_in_flight);
+            drop(place);
+            answer
         }
-        let _one_at_a_time = self.single_flight.lock().await;
-        self.handle.begin(job);
-        let _in_flight = InFlight(&self.handle);
-        self.context.start_turn(&query);
-        self.turn().await
     }
 
     async fn turn(&self) -> JobResponse {
@@ -612,6 +624,8 @@ impl Responder {
 
 impl JobHandler for Responder {
     fn handle(&self, job: JobRequest, _updates: JobUpdates) -> BoxFuture<'_, JobReply> {
-        Box::pin(async move { JobReply::Response(self.respond(job).await) })
+        // The job's place in line is taken now, when the worker is handed it.
+        let answer = self.respond(job);
+        Box::pin(async move { JobReply::Response(answer.await) })
     }
 }

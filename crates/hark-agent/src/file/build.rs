@@ -381,6 +381,13 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
         },
     };
 
+    if let Some(prompt) = &f.ui.system_prompt
+        && prompt.get_ref().trim().is_empty()
+    {
+        let line = found.line(prompt);
+        found.error(line, messages::empty_ui_system_prompt());
+    }
+
     let Found {
         mut errors,
         mut warnings,
@@ -402,6 +409,8 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             ui: UiSettings {
                 worker: f.ui.worker,
                 classifier,
+                system_prompt: f.ui.system_prompt.as_ref().map(|p| p.get_ref().clone()),
+                keep_history: f.ui.keep_history,
             },
             flow,
             warnings,

@@ -356,6 +356,13 @@ pub struct UiFormat {
     /// The LLM classifier's model (default: the `[llm]` model); spanned: with the local
     /// classifier it is unused, and a warning names its line.
     pub model: Option<Spanned<String>>,
+    /// The UI worker's LLM instructions for its `respond` jobs (pipecat: the worker's LLM
+    /// `system_instruction`); spanned for the line of a blank one.
+    pub system_prompt: Option<Spanned<String>>,
+    /// Keep the UI worker's history across `respond` jobs (default `false`: each job starts
+    /// from a cleared context).
+    #[serde(default)]
+    pub keep_history: bool,
 }
 
 impl Default for UiFormat {
@@ -364,6 +371,8 @@ impl Default for UiFormat {
             worker: true,
             classifier: None,
             model: None,
+            system_prompt: None,
+            keep_history: false,
         }
     }
 }

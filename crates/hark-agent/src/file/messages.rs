@@ -222,6 +222,13 @@ pub fn empty_system_prompt() -> String {
     "system_prompt is empty. Write what the agent is for and how it speaks.".to_string()
 }
 
+/// `[ui] system_prompt` set but blank (issue 23 item 15).
+pub fn empty_ui_system_prompt() -> String {
+    "[ui] system_prompt is empty. Write how the UI worker answers questions about the screen, \
+     or leave the key out."
+        .to_string()
+}
+
 /// A tool of the file named like one of the UI worker's tools (`screen`, `ask_screen`), which
 /// every session adds while `[ui] worker` is on.
 ///

@@ -417,6 +417,12 @@ pub struct UiSettings {
     pub worker: bool,
     /// The classifier its `screen` job uses.
     pub classifier: ClassifierChoice,
+    /// `[ui] system_prompt`: the instructions of the worker's LLM in its `respond` jobs (the
+    /// prompt guide is appended); `None`: none of the file's own.
+    pub system_prompt: Option<String>,
+    /// `[ui] keep_history`: the worker's context accumulates across `respond` jobs; `false`
+    /// (the default) clears it at the start of every job.
+    pub keep_history: bool,
 }
 
 /// The classifier of the UI worker's `screen` job.

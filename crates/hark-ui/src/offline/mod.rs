@@ -18,11 +18,13 @@
 //!    | [`Intent::Check`] | `check` with the question |
 //!    | [`Intent::List`] | `list` with the role (or none) |
 //!    | [`Intent::Read`] | `find`, then `list` to read the found element's value; about the cart: `list` (the page's cart text, else the count on "Cart (N)") |
-//!    | [`Intent::Help`], unreadable | none |
+//!    | [`Intent::Act`] (no command verb) | `find`, then `list` for its role, then its own action: `click` (button, link, tab, option), `click` (checkbox, switch: "ticked"/"unticked"), `select_text` (a text field: focused, and the user is asked what to type), else `scroll_to` + `highlight`; nothing found: the help |
+//!    | [`Intent::Help`], unreadable | `list`, for the help's examples from the page in hand |
 //!
 //! 3. the answer becomes one sentence from [`crate::messages`] (`offline_*`): "I clicked "Add
 //!    to cart".", "I typed "ana@example.com" into "Email".", "Yes, I think so (91% sure).", …
-//!    A text the parser cannot read gets [`messages::offline_help`]. "Not found" names a few
+//!    A text no rule reads and that names nothing on the page gets [`messages::offline_help`],
+//!    its examples taken from the page in hand. "Not found" names a few
 //!    elements on screen (one more `list` job). A failed job is a user sentence by its
 //!    [`Failure`] kind; the developer's error text goes to the log and [`ScreenCall::answer`].
 //!    The kind is never read from the error text when it is known otherwise: a timeout or an
@@ -284,10 +286,11 @@ impl OfflineScreen {
     /// docs). Never fails: every failure is a sentence ([`messages::offline_failed`]) and
     /// never carries the developer's error text.
     pub async fn turn(&self, text: &str) -> OfflineTurn {
-        let intent = parse(text);
+        // A text no rule reads names an element (issue 23 item 3): "log me out".
+        let intent = parse(text).or_else(|| parse::named(text));
         let mut calls = Vec::new();
         let sentence = match &intent {
-            None | Some(Intent::Help) => messages::offline_help().to_string(),
+            None => self.help(&mut calls).await,
             Some(intent) => self.run(intent, &mut calls).await,
         };
         tracing::debug!(?intent, jobs = calls.len(), %sentence, "offline screen turn");
@@ -375,7 +378,91 @@ impl OfflineScreen {
                 }
             }
             Intent::Read { target } => self.read(target, calls).await,
-            Intent::Help => messages::offline_help().to_string(),
+            Intent::Act { target } => self.act_named(target, calls).await,
+            Intent::Help => self.help(calls).await,
+        }
+    }
+
+    /// The help text, its examples taken from the page in hand (a read-only `list` job): the
+    /// demo shop's items only on the demo shop.
+    async fn help(&self, calls: &mut Vec<ScreenCall>) -> String {
+        let listed = self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await;
+        let elements = listed
+            .ok()
+            .and_then(|a| a["elements"].as_array().cloned())
+            .unwrap_or_default();
+        messages::offline_help(&help_examples(&elements))
+    }
+
+    /// No command verb: `find` the element the text names, then act with its own action by
+    /// its role — click a button or link, toggle a checkbox, focus a text field and ask what to
+    /// type, show anything else. Nothing found: the help text.
+    async fn act_named(&self, target: &str, calls: &mut Vec<ScreenCall>) -> String {
+        let found = match self
+            .job(json!({"action": "find", "target": target}), calls)
+            .await
+        {
+            Err(e) => return failed(&e),
+            Ok(answer) => answer["label"].as_str().map(str::to_string),
+        };
+        let Some(label) = found else {
+            return self.help(calls).await;
+        };
+        let listed = match self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await
+        {
+            Err(e) => return failed(&e),
+            Ok(answer) => answer["elements"].as_array().cloned().unwrap_or_default(),
+        };
+        let element = element_of(&listed, &label);
+        let role = element
+            .and_then(|e| e["role"].as_str())
+            .unwrap_or("")
+            .to_string();
+        let role = role.as_str();
+        if TOGGLE_ROLES.contains(&role) {
+            // Ticked or unticked: the state before the click, when one element has the label.
+            let was_on = element.filter(|_| unique(&listed, &label)).map(|e| {
+                e["state"]
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|t| t == "checked" || t == "pressed"))
+            });
+            let payload = json!({"action": "click", "target": target});
+            return self
+                .act(payload, target, calls, |label| {
+                    messages::offline_toggled(label, was_on.map(|on| !on))
+                })
+                .await;
+        }
+        if messages::TEXT_ENTRY_ROLES.contains(&role) && !PICK_ROLES.contains(&role) {
+            // `select_text` focuses a field and selects what it holds: typing replaces it.
+            let payload = json!({"action": "select_text", "target": target});
+            return self
+                .act(payload, target, calls, messages::offline_focused)
+                .await;
+        }
+        if CLICK_ROLES.contains(&role) {
+            let payload = json!({"action": "click", "target": target});
+            return self
+                .act(payload, target, calls, messages::offline_clicked)
+                .await;
+        }
+        // A dropdown, a product row, a heading, a section: bring it into view and flash it.
+        let payload = json!({"action": "scroll_to", "target": target});
+        let shown = self.act(payload, target, calls, str::to_string).await;
+        let Some(label) = calls.last().and_then(|c| done(&c.answer)) else {
+            return shown;
+        };
+        let _ = self
+            .job(json!({"action": "highlight", "target": target}), calls)
+            .await;
+        if PICK_ROLES.contains(&role) {
+            messages::offline_shown_pick(&label)
+        } else {
+            messages::offline_shown(&label)
         }
     }
 
@@ -539,6 +626,105 @@ impl OfflineScreen {
         });
         answer
     }
+}
+
+/// Roles whose own action is a click (a link is followed, a button pressed, a tab opened).
+const CLICK_ROLES: &[&str] = &["button", "link", "tab", "menuitem", "option", "treeitem"];
+
+/// Roles whose own action is a click that turns them on or off.
+const TOGGLE_ROLES: &[&str] = &[
+    "checkbox",
+    "switch",
+    "radio",
+    "menuitemcheckbox",
+    "menuitemradio",
+];
+
+/// The listed element a label names: its name, or its name with the words that tell it apart
+/// (`Add to cart (Blue mug)` is an `Add to cart`). Of elements of one name and several roles
+/// (a `Sign In` heading and a `Sign In` button), the one that acts: a text field, a checkbox,
+/// a button or link, as the `screen` job's actions choose.
+fn element_of<'a>(listed: &'a [Value], label: &str) -> Option<&'a Value> {
+    let name = |e: &Value| e["name"].as_str().unwrap_or("").to_string();
+    let exact: Vec<&Value> = listed.iter().filter(|e| name(e) == label).collect();
+    let named = if exact.is_empty() {
+        listed
+            .iter()
+            .filter(|e| {
+                let n = name(e);
+                !n.is_empty() && label.starts_with(&format!("{n} ("))
+            })
+            .collect()
+    } else {
+        exact
+    };
+    let rank = |e: &&Value| {
+        let role = e["role"].as_str().unwrap_or("");
+        if messages::TEXT_ENTRY_ROLES.contains(&role) {
+            0
+        } else if TOGGLE_ROLES.contains(&role) {
+            1
+        } else if CLICK_ROLES.contains(&role) {
+            2
+        } else {
+            3
+        }
+    };
+    named.into_iter().min_by_key(rank)
+}
+
+/// Whether only one listed element has this exact name.
+fn unique(listed: &[Value], label: &str) -> bool {
+    listed
+        .iter()
+        .filter(|e| e["name"].as_str() == Some(label))
+        .count()
+        == 1
+}
+
+/// The help text's examples from the elements on the page: a button to click, a link to find,
+/// a field to type into, a checkbox to ask about (each the first on screen with a name no
+/// other element of its kind has), then `list the buttons`. Every example works on that page.
+fn help_examples(elements: &[Value]) -> Vec<String> {
+    let name = |e: &Value| e["name"].as_str().unwrap_or("").trim().to_string();
+    let has_role = |e: &Value, roles: &[&str]| roles.contains(&e["role"].as_str().unwrap_or(""));
+    // Unique among the elements the example's action acts on.
+    let count = |n: &str, roles: &[&str]| {
+        elements
+            .iter()
+            .filter(|e| has_role(e, roles) && name(e) == n)
+            .count()
+    };
+    let offscreen = |e: &Value| {
+        e["state"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|x| x == "offscreen" || x == "disabled"))
+    };
+    let first = |roles: &[&str], visible: bool| {
+        elements
+            .iter()
+            .filter(|e| has_role(e, roles))
+            .filter(|e| !visible || !offscreen(e))
+            .map(name)
+            .find(|n| !n.is_empty() && !n.contains('"') && count(n, roles) == 1)
+    };
+    let mut out = Vec::new();
+    if let Some(button) = first(&["button"], true) {
+        out.push(messages::offline_help_click(&button));
+    }
+    if let Some(link) = first(&["link"], true) {
+        out.push(messages::offline_help_where(&link));
+    }
+    if let Some(field) = first(&["textbox", "searchbox", "textarea"], true) {
+        out.push(messages::offline_help_type(&field));
+    }
+    if let Some(checkbox) = first(&["checkbox", "switch"], false) {
+        out.push(messages::offline_help_check(&checkbox));
+    }
+    if elements.iter().any(|e| e["role"] == "button") {
+        out.push(messages::offline_help_list().to_string());
+    }
+    out
 }
 
 /// The label of an acting job's answer `{"done": true, "label"}`; `None` when not done.

@@ -17,12 +17,18 @@
 //! | `search for` VALUE | [`Intent::Fill`] of `search` |
 //! | `my` TARGET `is` VALUE | [`Intent::Fill`] |
 //! | `check if`/`whether` …, `is`/`are`/`does`/`has`/… … | [`Intent::Check`] |
-//! | `where is`/`where's`/`where are` TARGET, `show [me]`/`find`/`highlight`/`scroll to`/`go to` TARGET | [`Intent::Show`] |
+//! | `take me to`/`bring me to`/`go to`/`navigate to` TARGET | [`Intent::Act`]: the element's own action (a link is followed, a section shown) |
+//! | `where is`/`where's`/`where are` TARGET, `show [me]`/`find`/`highlight`/`scroll to` TARGET | [`Intent::Show`] |
 //! | `what's in` / `what does` TARGET `say`, `what is the` TARGET | [`Intent::Read`] |
 //! | `list`/`what`/`which`/`how many` …, `show all` ROLES | [`Intent::List`] |
 //! | `click`/`tap`/`press`/`select`/`tick`/`check`/`open` TARGET | [`Intent::Click`] |
 //! | `add`/`buy`/`order`/`place`/`submit`/`remove`/`pay` … | [`Intent::Click`], the whole text as target |
+//! | `i want`/`i'd like`/`i'll take`/`get me` … | [`Intent::Act`], the whole text as target |
 //! | anything else ending in `?` | [`Intent::Check`] |
+//!
+//! A text no rule reads — no command verb, as a person says it: "log me out", "my email" — is
+//! `None` here; the offline turn then reads it with [`named`] ([`Intent::Act`], the whole text
+//! as the description) and asks the classifier which element it names.
 //!
 //! A value in quotes (`"…"`, `'…'`, `“…”`, `«…»`) is taken whole, separators inside it
 //! included. Values keep their case, accents, `@`, digits and inner punctuation.
@@ -66,6 +72,14 @@ pub enum Intent {
     /// What one element holds or says (`find`, then `list` for its value).
     Read {
         /// The description, e.g. `the email field`.
+        target: String,
+    },
+    /// No command verb ("log me out", "take me to the basket", "I want the blue one"): the
+    /// element the text names, acted on with its own action — a button or link is clicked, a
+    /// checkbox toggled, a text field focused and asked about, anything else shown (`find`,
+    /// then the action; issue 23 item 3).
+    Act {
+        /// The description: the user's text without fillers.
         target: String,
     },
     /// The user asked what the offline mode can do.
@@ -291,6 +305,13 @@ fn show(t: &Text) -> Option<Intent> {
     if let Some(rest) = t.after(&["where is", "where's", "wheres", "where are", "where"]) {
         return target(show_of, rest);
     }
+    // "take me to the basket": go there — a link is followed, a section shown.
+    if let Some(rest) = t.after(&["take me to", "bring me to", "go to", "navigate to"]) {
+        if let Some(intent) = roles_only(rest) {
+            return Some(intent);
+        }
+        return target(act_of, rest);
+    }
     let rest = t.after(&[
         "show me",
         "show",
@@ -305,9 +326,6 @@ fn show(t: &Text) -> Option<Intent> {
         "scroll down to",
         "scroll up to",
         "scroll to",
-        "go to",
-        "take me to",
-        "bring me to",
         "bring up",
         "jump to",
         "see",
@@ -322,6 +340,29 @@ fn show(t: &Text) -> Option<Intent> {
 
 fn show_of(target: String) -> Intent {
     Intent::Show { target }
+}
+
+fn act_of(target: String) -> Intent {
+    Intent::Act { target }
+}
+
+/// A text no rule of [`parse`] reads, as [`Intent::Act`] on its whole text without fillers:
+/// the element it names gets its own action. `None` for a text with no letters or digits, or
+/// a bare command verb ("click", "type"), which name nothing.
+pub fn named(text: &str) -> Option<Intent> {
+    let s = clean(text);
+    if !s.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    let lower = s.to_lowercase();
+    let bare = CLICK_VERBS
+        .iter()
+        .chain(TYPE_VERBS)
+        .chain(&[
+            "show", "show me", "find", "where is", "list", "read", "help",
+        ])
+        .any(|v| *v == lower);
+    (!bare).then_some(Intent::Act { target: s })
 }
 
 fn target(make: fn(String) -> Intent, text: &str) -> Option<Intent> {
@@ -607,15 +648,24 @@ const ACT_PHRASES: &[&str] = &[
     "confirm",
     "continue",
     "go back",
+];
+
+/// Phrases of a wish ("I want the blue one"): the whole text names the element, which gets its
+/// own action ([`Intent::Act`]: a button is clicked, a checkbox ticked, a product shown).
+const WISH_PHRASES: &[&str] = &[
     "i'll take",
     "i will take",
     "i'll have",
     "i want",
     "i'd like",
+    "i would like",
     "get me",
 ];
 
 fn click(t: &Text) -> Option<Intent> {
+    if t.after(WISH_PHRASES).is_some() {
+        return target(act_of, t.text);
+    }
     // Phrases first: "check out" is not "check" + "out".
     if t.after(ACT_PHRASES).is_some() {
         return target(|target| Intent::Click { target }, t.text);
@@ -771,6 +821,9 @@ mod tests {
     fn show(t: &str) -> Intent {
         Intent::Show { target: t.into() }
     }
+    fn act(t: &str) -> Intent {
+        Intent::Act { target: t.into() }
+    }
     fn fill(t: &str, v: &str) -> Intent {
         Intent::Fill {
             target: t.into(),
@@ -854,9 +907,9 @@ mod tests {
             ),
             (
                 "I'll take the espresso mug",
-                click("I'll take the espresso mug"),
+                act("I'll take the espresso mug"),
             ),
-            ("I want the blue mug", click("I want the blue mug")),
+            ("I want the blue mug", act("I want the blue mug")),
         ]);
     }
 
@@ -874,7 +927,7 @@ mod tests {
                 "can you find the country dropdown for me",
                 show("the country dropdown"),
             ),
-            ("take me to the cart", show("the cart")),
+            ("take me to the cart", act("the cart")),
             (
                 "where can I find the gift wrap option?",
                 show("the gift wrap option"),
@@ -1060,6 +1113,21 @@ mod tests {
             "😀😀",
         ] {
             assert_eq!(parse(text), None, "{text:?}");
+        }
+    }
+
+    /// What no rule reads names an element (issue 23 item 3), unless it names nothing.
+    #[test]
+    fn a_text_without_a_verb_is_named() {
+        assert_eq!(parse("log me out"), None);
+        assert_eq!(named("log me out"), Some(act("log me out")));
+        assert_eq!(named("please, my email."), Some(act("my email")));
+        assert_eq!(
+            named("type into the email field"),
+            Some(act("type into the email field"))
+        );
+        for text in ["", "  ", "?!", "click", "Type", "show me", "😀😀"] {
+            assert_eq!(named(text), None, "{text:?}");
         }
     }
 
