@@ -47,6 +47,44 @@ pub struct About {
     pub extra: Map<String, Value>,
 }
 
+/// `bot-ready.capabilities` (protocol 2.2.0, pipecat `pipeline/capabilities.py`): what the bot
+/// does in the session. `None` means unknown (the client keeps its default), `false` that the
+/// bot does not do it (the client may hide the matching UI). Keys come out in pipecat's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BotCapabilities {
+    /// Whether the bot receives the user's audio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_in: Option<bool>,
+    /// Whether the bot sends audio to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_out: Option<bool>,
+    /// Whether the bot receives the user's video.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_in: Option<bool>,
+    /// Whether the bot receives the user's screen share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_in: Option<bool>,
+    /// Whether the bot sends video to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_out: Option<bool>,
+    /// Whether the bot reports metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<bool>,
+}
+
+impl BotCapabilities {
+    /// What a Hark session does: text in and out over RTVI messages, no audio or video frames
+    /// either way, no `metrics` messages. Every field is known, so each is `false`.
+    pub const HARK: BotCapabilities = BotCapabilities {
+        audio_in: Some(false),
+        audio_out: Some(false),
+        video_in: Some(false),
+        screen_in: Some(false),
+        video_out: Some(false),
+        metrics: Some(false),
+    };
+}
+
 /// `client-ready` data: `{version: str, about: {…}}` (§1.3). Both are optional here so a
 /// client without a version still gets the "Client version unknown" warning, not a refusal;
 /// `about` is kept as free JSON (pipecat does not validate it).
@@ -670,13 +708,17 @@ pub struct SpokenProgress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "kebab-case")]
 pub enum ServerMessage {
-    /// `bot-ready` `{version, about?}`; send with the client-ready id. See [`Self::bot_ready`].
+    /// `bot-ready` `{version, about?, capabilities?}`; send with the client-ready id. See
+    /// [`Self::bot_ready`].
     BotReady {
         /// Protocol version (ours, or a legacy client's own).
         version: String,
         /// `{library, library_version}`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         about: Option<About>,
+        /// What the bot does in the session (protocol 2.2.0; absent from older servers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        capabilities: Option<BotCapabilities>,
     },
     /// `error-response` `{error}`; send with the id of the request it answers.
     ErrorResponse {
@@ -785,9 +827,11 @@ pub enum ServerMessage {
 }
 
 impl ServerMessage {
-    /// `bot-ready` for a handshake: `version` per the check ([`VersionCheck::bot_ready_version`])
-    /// and `about: {"library":"hark","library_version":<library_version>}`. When the check is
-    /// [`VersionCheck::Warn`], also send its warning as an `error-response` with the same id.
+    /// `bot-ready` for a handshake: `version` per the check ([`VersionCheck::bot_ready_version`]),
+    /// `about: {"library":"hark","library_version":<library_version>}` and Hark's
+    /// [`BotCapabilities::HARK`] (pipecat 1.14 sends `capabilities` to every client, legacy ones
+    /// included). When the check is [`VersionCheck::Warn`], also send its warning as an
+    /// `error-response` with the same id.
     pub fn bot_ready(check: &VersionCheck, library_version: &str) -> ServerMessage {
         ServerMessage::BotReady {
             version: check.bot_ready_version().to_string(),
@@ -796,6 +840,7 @@ impl ServerMessage {
                 library_version: Some(library_version.to_string()),
                 ..About::default()
             }),
+            capabilities: Some(BotCapabilities::HARK),
         }
     }
 

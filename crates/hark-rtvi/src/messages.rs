@@ -195,8 +195,8 @@ mod tests {
             "Invalid message: data.event is required (ui-event names its event in \"event\", not \"name\")"
         );
         assert_eq!(
-            version_incompatible("0.3.0", "2.1.0"),
-            "RTVI version 0.3.0 is not compatible with server protocol 2.1.0. Compatibility issues may occur."
+            version_incompatible("0.3.0", "2.2.0"),
+            "RTVI version 0.3.0 is not compatible with server protocol 2.2.0. Compatibility issues may occur."
         );
         assert_eq!(
             version_invalid_format("1.2"),

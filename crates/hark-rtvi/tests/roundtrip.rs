@@ -162,6 +162,7 @@ fn every_server_message_type_has_its_wire_shape() {
             ServerMessage::BotReady {
                 version: t("2.1.0"),
                 about: None,
+                capabilities: None,
             },
             r#"{"label":"rtvi-ai","type":"bot-ready","id":"r1","data":{"version":"2.1.0"}}"#,
         ),
