@@ -48,6 +48,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod dtmf;
 mod fields;
 pub mod frame;
 pub mod message;
@@ -59,6 +60,7 @@ mod surrogates;
 pub mod ui;
 pub mod version;
 
+pub use dtmf::DtmfData;
 pub use fields::FieldError;
 pub use frame::{Frame, FrameError, FrameKind, decode_frame, encode_message_json};
 pub use message::{

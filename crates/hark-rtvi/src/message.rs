@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::dtmf::DtmfData;
 use crate::fields::{FieldError, Obj};
 use crate::frame::encode_message_json;
 use crate::snapshot::{A11ySnapshot, SnapshotLimits};
@@ -165,12 +166,10 @@ pub enum ClientMessage {
     UiCancelJobGroup(UiCancelJobGroup),
     /// `disconnect-bot` (data ignored).
     DisconnectBot,
-    /// `dtmf`: data as sent (`Null` when absent).
-    Dtmf(Value),
+    /// `dtmf`: `{buttons: [key, …]}`, the keypad keys pressed.
+    Dtmf(DtmfData),
     /// `llm-function-call-result`: data as sent.
     LlmFunctionCallResult(Value),
-    /// `append-to-context` (deprecated): data as sent.
-    AppendToContext(Value),
     /// `raw-audio`: data as sent.
     RawAudio(Value),
     /// `raw-audio-batch`: data as sent.
@@ -371,9 +370,8 @@ pub fn parse_client_message_with(
             })
         }
         "disconnect-bot" => ClientMessage::DisconnectBot,
-        "dtmf" => ClientMessage::Dtmf(data),
+        "dtmf" => ClientMessage::Dtmf(DtmfData::from_value(data, "data").map_err(invalid)?),
         "llm-function-call-result" => ClientMessage::LlmFunctionCallResult(data),
-        "append-to-context" => ClientMessage::AppendToContext(data),
         "raw-audio" => ClientMessage::RawAudio(data),
         "raw-audio-batch" => ClientMessage::RawAudioBatch(data),
         _ => return Err(ParseError::UnsupportedType { id, type_ }),
@@ -647,7 +645,6 @@ impl ClientMessage {
             ClientMessage::DisconnectBot => "disconnect-bot",
             ClientMessage::Dtmf(_) => "dtmf",
             ClientMessage::LlmFunctionCallResult(_) => "llm-function-call-result",
-            ClientMessage::AppendToContext(_) => "append-to-context",
             ClientMessage::RawAudio(_) => "raw-audio",
             ClientMessage::RawAudioBatch(_) => "raw-audio-batch",
         }
@@ -667,9 +664,8 @@ impl ClientMessage {
             }
             ClientMessage::UiCancelJobGroup(d) => Some(json_value(d)),
             ClientMessage::DisconnectBot => None,
-            ClientMessage::Dtmf(v)
-            | ClientMessage::LlmFunctionCallResult(v)
-            | ClientMessage::AppendToContext(v)
+            ClientMessage::Dtmf(d) => Some(json_value(d)),
+            ClientMessage::LlmFunctionCallResult(v)
             | ClientMessage::RawAudio(v)
             | ClientMessage::RawAudioBatch(v) => Some(v.clone()),
         };

@@ -135,9 +135,10 @@ fn every_client_message_type_round_trips() {
             reason: None,
         }),
         ClientMessage::DisconnectBot,
-        ClientMessage::Dtmf(json!({"button": "5"})),
+        ClientMessage::Dtmf(hark_rtvi::DtmfData {
+            buttons: vec!['5', '#'],
+        }),
         ClientMessage::LlmFunctionCallResult(json!({"function_name": "f", "result": {}})),
-        ClientMessage::AppendToContext(json!({"role": "user", "content": "x"})),
         ClientMessage::RawAudio(json!({"base64Audio": "AAA=", "sampleRate": 16000})),
         ClientMessage::RawAudioBatch(json!({"base64AudioBatch": []})),
     ];
