@@ -89,6 +89,7 @@ pub mod config;
 pub mod demo;
 #[cfg(doctest)]
 pub mod guide_doctests;
+pub mod log_filter;
 pub mod messages;
 pub mod registry;
 pub mod serve;
