@@ -51,6 +51,7 @@
 pub mod dtmf;
 mod fields;
 pub mod frame;
+mod lax_int;
 pub mod message;
 pub mod messages;
 mod recover;
