@@ -54,6 +54,7 @@ pub mod frame;
 mod lax_int;
 pub mod message;
 pub mod messages;
+pub mod payload;
 mod recover;
 pub mod snapshot;
 mod snapshot_decode;
@@ -69,6 +70,7 @@ pub use message::{
     SendTextData, SendTextOptions, ServerMessage, parse_client_message, parse_client_message_with,
     parse_server_message,
 };
+pub use payload::Payload;
 pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, NodeRare, SnapshotLimits};
 pub use surrogates::replace_lone_surrogates;
 pub use ui::{JobGroupEnvelope, JobStatus, UiCancelJobGroup, UiCommand, UiEvent};

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::dtmf::DtmfData;
 use crate::fields::{FieldError, Obj};
 use crate::frame::encode_message_json;
+use crate::payload::Payload;
 use crate::snapshot::{A11ySnapshot, SnapshotLimits};
 use crate::snapshot_decode::UiSnapshotDataSeed;
 use crate::surrogates::replace_lone_surrogates;
@@ -359,7 +360,9 @@ pub fn parse_client_message_with(
             let mut o = Obj::new(data, "data", true).map_err(invalid)?;
             ClientMessage::UiEvent(UiEvent {
                 event: o.req_str("event").map_err(invalid)?,
-                payload: o.take("payload"),
+                payload: o
+                    .take("payload")
+                    .map(|v| exact_payload(v, raw_data, "payload")),
             })
         }
         "ui-cancel-job-group" => {
@@ -603,6 +606,26 @@ fn small_value(raw: &RawValue, path: &str) -> Result<Value, FieldError> {
             messages::json_error_detail(path, &e.to_string()),
         )
     })
+}
+
+/// `data.<key>` as a [`Payload`]: `value`, with the text as sent when `data`'s text holds an
+/// integer too wide for it ([`crate::payload`]).
+fn exact_payload(value: Value, raw_data: Option<&RawValue>, key: &str) -> Payload {
+    let exact = raw_data
+        .filter(|raw| crate::payload::has_wide_integer(raw.get()))
+        .and_then(|raw| {
+            serde_json::from_str::<std::collections::HashMap<Cow<'_, str>, &RawValue>>(raw.get())
+                .ok()
+        })
+        .and_then(|fields| {
+            fields
+                .get(key)
+                .map(|raw| Payload::from_json_text(raw.get()))
+        });
+    match exact {
+        Some(Ok(payload)) => payload,
+        _ => Payload::from(value),
+    }
 }
 
 /// `data` as a `Value` (`Null` when absent); serde_json's errors named at `data`.

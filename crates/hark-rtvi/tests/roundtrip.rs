@@ -80,7 +80,7 @@ fn client_examples_parse_to_the_typed_values() {
         ev,
         UiEvent {
             event: "note_click".into(),
-            payload: Some(json!({"ref":"e12"}))
+            payload: Some(json!({"ref":"e12"}).into())
         }
     );
 

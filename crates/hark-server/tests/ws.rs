@@ -275,7 +275,7 @@ async fn ui_event_with_name_only_is_refused_and_event_is_read() {
     })
     .await;
     assert_eq!(event.event, "nav_click");
-    assert_eq!(event.payload, Some(json!({"view": "home"})));
+    assert_eq!(event.payload, Some(json!({"view": "home"}).into()));
     server.stop().await;
 }
 
