@@ -254,9 +254,25 @@ def edge_state_cases():
     for label, v in [("int", 3), ("zero", 0), ("negative", -2), ("big", 2 ** 53 + 1), ("i64max", 2 ** 63 - 1),
                      ("str", "3"), ("str-padded", " 4 "), ("str-float", "3.0"), ("str-bad", "three"),
                      ("float-int", 3.0), ("float", 3.5), ("true", True), ("false", False),
-                     ("list", [1]), ("dict", {"n": 1}), ("str-underscore", "1_0"), ("str-plus", "+5")]:
+                     ("list", [1]), ("dict", {"n": 1}), ("str-underscore", "1_0"), ("str-plus", "+5"),
+                     # pydantic's lax int, value by value (issue 23, item 6).
+                     ("str-float-zeros", "2.00"), ("str-dot", "2."), ("str-frac", "2.5"),
+                     ("str-underscore-float", "2_0.0"), ("str-double-underscore", "1__0"),
+                     ("str-nbsp", "\u00a03"), ("str-leading-zeros", "00012"), ("str-neg-float", "-2.0"),
+                     ("str-exp", "1e2"), ("str-hex", "0x10"), ("str-empty", ""), ("str-i64max", "9223372036854775807"),
+                     ("i64min", -2 ** 63), ("float-1e18", 1e18), ("float-1e19", 1e19), ("neg-zero", -0.0),
+                     ("null", None)]:
         add(f"level-{label}", snap(node("e1", "generic", children=[node("e2", "heading", name="H", level=v)])))
         add(f"cols-{label}", snap(node("e1", "generic", children=[node("e2", "grid", name="G", colcount=v, rowcount=v)])))
+    # The snapshot's and the selection's integers read like a node's (pydantic's lax int).
+    for label, v in [("true", True), ("false", False), ("str", "7"), ("str-padded", " 7 "),
+                     ("str-float", "7.0"), ("str-underscore", "1_0"), ("str-frac", "7.5"),
+                     ("str-bad", "x"), ("float-int", 7.0), ("float", 7.5), ("null", None),
+                     ("neg", -7), ("list", [7])]:
+        add(f"lax-captured-at-{label}", {"root": node("e1", "generic"), "captured_at": v})
+        add(f"lax-selection-offsets-{label}", snap(node("e1", "generic", children=[
+            node("e2", "textbox", name="T", value="hello")]),
+            selection={"ref": "e2", "text": "ell", "start_offset": v, "end_offset": v}))
     add("name-nonstring", snap(node("e1", "generic", children=[node("e2", "button", name=5),
         node("e3", "button", name=True), node("e4", "button", name=["a"])])))
     add("value-nonstring", snap(node("e1", "generic", children=[node("e2", "textbox", name="T", value=5)])))
@@ -420,11 +436,14 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--walked", action="append", default=[], help="dir of walker snapshots (*.json)")
     ap.add_argument("--grounding", help="shared/grounding-data directory")
+    ap.add_argument("--edge-only", action="store_true",
+                    help="rewrite only the generated edge-* cases (no node, no browser); keep the others")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for p in out.iterdir():
-        p.unlink()
+        if not args.edge_only or p.name.startswith("edge-"):
+            p.unlink()
 
     n_state = n_event = 0
 

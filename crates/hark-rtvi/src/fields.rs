@@ -94,6 +94,11 @@ impl Obj {
         }
     }
 
+    /// Removes a key as sent (`null` kept, to be refused by the caller).
+    pub(crate) fn take_raw(&mut self, key: &str) -> Option<Value> {
+        self.map.shift_remove(key)
+    }
+
     pub(crate) fn req_str(&mut self, key: &str) -> Result<String, FieldError> {
         match self.map.shift_remove(key) {
             None => Err(FieldError::missing(self.path_of(key))),

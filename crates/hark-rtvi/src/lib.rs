@@ -37,7 +37,7 @@
 //! let reply = ServerMessage::bot_ready(&check, "0.1.0");
 //! assert_eq!(
 //!     reply.to_json(inbound.id.as_deref()),
-//!     r#"{"label":"rtvi-ai","type":"bot-ready","id":"a1b2c3d4","data":{"version":"2.1.0","about":{"library":"hark","library_version":"0.1.0"}}}"#
+//!     r#"{"label":"rtvi-ai","type":"bot-ready","id":"a1b2c3d4","data":{"version":"2.2.0","about":{"library":"hark","library_version":"0.1.0"},"capabilities":{"audio_in":false,"audio_out":false,"video_in":false,"screen_in":false,"video_out":false,"metrics":false}}}"#
 //! );
 //! let _binary_ws_message: Vec<u8> = reply.to_frame(inbound.id.as_deref());
 //!
@@ -48,10 +48,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod dtmf;
 mod fields;
 pub mod frame;
+mod lax_int;
 pub mod message;
 pub mod messages;
+pub mod payload;
 mod recover;
 pub mod snapshot;
 mod snapshot_decode;
@@ -59,20 +62,23 @@ mod surrogates;
 pub mod ui;
 pub mod version;
 
+pub use dtmf::DtmfData;
 pub use fields::FieldError;
 pub use frame::{Frame, FrameError, FrameKind, decode_frame, encode_message_json};
 pub use message::{
-    About, ClientMessage, ClientMessageData, ClientReadyData, Inbound, ParseError, SendTextData,
-    SendTextOptions, ServerMessage, parse_client_message, parse_client_message_with,
+    About, BotCapabilities, ClientMessage, ClientMessageData, ClientReadyData, Inbound, ParseError,
+    SendTextData, SendTextOptions, ServerMessage, parse_client_message, parse_client_message_with,
     parse_server_message,
 };
+pub use payload::Payload;
 pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, NodeRare, SnapshotLimits};
 pub use surrogates::replace_lone_surrogates;
 pub use ui::{JobGroupEnvelope, JobStatus, UiCancelJobGroup, UiCommand, UiEvent};
 pub use version::{VersionCheck, check_client_version};
 
-/// RTVI protocol version this crate speaks (pipecat and client-js 1.13 both say `2.1.0`).
-pub const PROTOCOL_VERSION: &str = "2.1.0";
+/// RTVI protocol version this crate speaks: pipecat-ai 1.14.0's (`2.2.0`, which added
+/// `bot-ready.capabilities`; client-js 1.13 says `2.1.0`, the same major).
+pub const PROTOCOL_VERSION: &str = "2.2.0";
 
 /// The `label` of every RTVI message.
 pub const LABEL: &str = "rtvi-ai";

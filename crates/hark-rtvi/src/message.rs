@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::dtmf::DtmfData;
 use crate::fields::{FieldError, Obj};
 use crate::frame::encode_message_json;
+use crate::payload::Payload;
 use crate::snapshot::{A11ySnapshot, SnapshotLimits};
 use crate::snapshot_decode::UiSnapshotDataSeed;
 use crate::surrogates::replace_lone_surrogates;
@@ -45,6 +47,44 @@ pub struct About {
     /// Unknown keys.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `bot-ready.capabilities` (protocol 2.2.0, pipecat `pipeline/capabilities.py`): what the bot
+/// does in the session. `None` means unknown (the client keeps its default), `false` that the
+/// bot does not do it (the client may hide the matching UI). Keys come out in pipecat's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BotCapabilities {
+    /// Whether the bot receives the user's audio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_in: Option<bool>,
+    /// Whether the bot sends audio to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_out: Option<bool>,
+    /// Whether the bot receives the user's video.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_in: Option<bool>,
+    /// Whether the bot receives the user's screen share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_in: Option<bool>,
+    /// Whether the bot sends video to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_out: Option<bool>,
+    /// Whether the bot reports metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<bool>,
+}
+
+impl BotCapabilities {
+    /// What a Hark session does: text in and out over RTVI messages, no audio or video frames
+    /// either way, no `metrics` messages. Every field is known, so each is `false`.
+    pub const HARK: BotCapabilities = BotCapabilities {
+        audio_in: Some(false),
+        audio_out: Some(false),
+        video_in: Some(false),
+        screen_in: Some(false),
+        video_out: Some(false),
+        metrics: Some(false),
+    };
 }
 
 /// `client-ready` data: `{version: str, about: {…}}` (§1.3). Both are optional here so a
@@ -127,12 +167,10 @@ pub enum ClientMessage {
     UiCancelJobGroup(UiCancelJobGroup),
     /// `disconnect-bot` (data ignored).
     DisconnectBot,
-    /// `dtmf`: data as sent (`Null` when absent).
-    Dtmf(Value),
+    /// `dtmf`: `{buttons: [key, …]}`, the keypad keys pressed.
+    Dtmf(DtmfData),
     /// `llm-function-call-result`: data as sent.
     LlmFunctionCallResult(Value),
-    /// `append-to-context` (deprecated): data as sent.
-    AppendToContext(Value),
     /// `raw-audio`: data as sent.
     RawAudio(Value),
     /// `raw-audio-batch`: data as sent.
@@ -322,7 +360,9 @@ pub fn parse_client_message_with(
             let mut o = Obj::new(data, "data", true).map_err(invalid)?;
             ClientMessage::UiEvent(UiEvent {
                 event: o.req_str("event").map_err(invalid)?,
-                payload: o.take("payload"),
+                payload: o
+                    .take("payload")
+                    .map(|v| exact_payload(v, raw_data, "payload")),
             })
         }
         "ui-cancel-job-group" => {
@@ -333,9 +373,8 @@ pub fn parse_client_message_with(
             })
         }
         "disconnect-bot" => ClientMessage::DisconnectBot,
-        "dtmf" => ClientMessage::Dtmf(data),
+        "dtmf" => ClientMessage::Dtmf(DtmfData::from_value(data, "data").map_err(invalid)?),
         "llm-function-call-result" => ClientMessage::LlmFunctionCallResult(data),
-        "append-to-context" => ClientMessage::AppendToContext(data),
         "raw-audio" => ClientMessage::RawAudio(data),
         "raw-audio-batch" => ClientMessage::RawAudioBatch(data),
         _ => return Err(ParseError::UnsupportedType { id, type_ }),
@@ -569,6 +608,26 @@ fn small_value(raw: &RawValue, path: &str) -> Result<Value, FieldError> {
     })
 }
 
+/// `data.<key>` as a [`Payload`]: `value`, with the text as sent when `data`'s text holds an
+/// integer too wide for it ([`crate::payload`]).
+fn exact_payload(value: Value, raw_data: Option<&RawValue>, key: &str) -> Payload {
+    let exact = raw_data
+        .filter(|raw| crate::payload::has_wide_integer(raw.get()))
+        .and_then(|raw| {
+            serde_json::from_str::<std::collections::HashMap<Cow<'_, str>, &RawValue>>(raw.get())
+                .ok()
+        })
+        .and_then(|fields| {
+            fields
+                .get(key)
+                .map(|raw| Payload::from_json_text(raw.get()))
+        });
+    match exact {
+        Some(Ok(payload)) => payload,
+        _ => Payload::from(value),
+    }
+}
+
 /// `data` as a `Value` (`Null` when absent); serde_json's errors named at `data`.
 fn data_value(raw: Option<&RawValue>) -> Result<Value, FieldError> {
     match raw {
@@ -609,7 +668,6 @@ impl ClientMessage {
             ClientMessage::DisconnectBot => "disconnect-bot",
             ClientMessage::Dtmf(_) => "dtmf",
             ClientMessage::LlmFunctionCallResult(_) => "llm-function-call-result",
-            ClientMessage::AppendToContext(_) => "append-to-context",
             ClientMessage::RawAudio(_) => "raw-audio",
             ClientMessage::RawAudioBatch(_) => "raw-audio-batch",
         }
@@ -629,9 +687,8 @@ impl ClientMessage {
             }
             ClientMessage::UiCancelJobGroup(d) => Some(json_value(d)),
             ClientMessage::DisconnectBot => None,
-            ClientMessage::Dtmf(v)
-            | ClientMessage::LlmFunctionCallResult(v)
-            | ClientMessage::AppendToContext(v)
+            ClientMessage::Dtmf(d) => Some(json_value(d)),
+            ClientMessage::LlmFunctionCallResult(v)
             | ClientMessage::RawAudio(v)
             | ClientMessage::RawAudioBatch(v) => Some(v.clone()),
         };
@@ -670,13 +727,17 @@ pub struct SpokenProgress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "kebab-case")]
 pub enum ServerMessage {
-    /// `bot-ready` `{version, about?}`; send with the client-ready id. See [`Self::bot_ready`].
+    /// `bot-ready` `{version, about?, capabilities?}`; send with the client-ready id. See
+    /// [`Self::bot_ready`].
     BotReady {
         /// Protocol version (ours, or a legacy client's own).
         version: String,
         /// `{library, library_version}`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         about: Option<About>,
+        /// What the bot does in the session (protocol 2.2.0; absent from older servers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        capabilities: Option<BotCapabilities>,
     },
     /// `error-response` `{error}`; send with the id of the request it answers.
     ErrorResponse {
@@ -785,9 +846,11 @@ pub enum ServerMessage {
 }
 
 impl ServerMessage {
-    /// `bot-ready` for a handshake: `version` per the check ([`VersionCheck::bot_ready_version`])
-    /// and `about: {"library":"hark","library_version":<library_version>}`. When the check is
-    /// [`VersionCheck::Warn`], also send its warning as an `error-response` with the same id.
+    /// `bot-ready` for a handshake: `version` per the check ([`VersionCheck::bot_ready_version`]),
+    /// `about: {"library":"hark","library_version":<library_version>}` and Hark's
+    /// [`BotCapabilities::HARK`] (pipecat 1.14 sends `capabilities` to every client, legacy ones
+    /// included). When the check is [`VersionCheck::Warn`], also send its warning as an
+    /// `error-response` with the same id.
     pub fn bot_ready(check: &VersionCheck, library_version: &str) -> ServerMessage {
         ServerMessage::BotReady {
             version: check.bot_ready_version().to_string(),
@@ -796,6 +859,7 @@ impl ServerMessage {
                 library_version: Some(library_version.to_string()),
                 ..About::default()
             }),
+            capabilities: Some(BotCapabilities::HARK),
         }
     }
 

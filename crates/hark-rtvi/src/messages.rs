@@ -42,6 +42,33 @@ pub fn ui_event_uses_name() -> String {
     "data.event is required (ui-event names its event in \"event\", not \"name\")".to_string()
 }
 
+/// Detail for a `dtmf` that names its key in `button` (protocol 2.0) instead of `buttons`.
+pub fn dtmf_uses_button(path: &str) -> String {
+    format!(
+        "{}missing field (protocol 2.1.0 replaced \"button\" with \"buttons\", a list: send \
+         {{\"buttons\": [\"1\"]}})",
+        at(path)
+    )
+}
+
+/// Detail for a `dtmf` whose `buttons` list is empty.
+pub fn dtmf_no_keys(path: &str) -> String {
+    format!(
+        "{}no keys; send at least one keypad key (\"0\" to \"9\", \"*\" or \"#\")",
+        at(path)
+    )
+}
+
+/// Detail for a `dtmf` entry that is not one keypad key (`found`: the string as JSON, or the
+/// kind of value).
+pub fn dtmf_not_a_key(path: &str, found: &str) -> String {
+    format!(
+        "{}{found} is not a keypad key; send each key as its own string: \"0\" to \"9\", \
+         \"*\" or \"#\"",
+        at(path)
+    )
+}
+
 /// Detail for an accessibility tree nested deeper than the limit (`snapshot::MAX_TREE_DEPTH`),
 /// counted in node levels (the root is level 1): `<path>: the tree is nested deeper than <max>
 /// node levels; …`.
@@ -195,8 +222,8 @@ mod tests {
             "Invalid message: data.event is required (ui-event names its event in \"event\", not \"name\")"
         );
         assert_eq!(
-            version_incompatible("0.3.0", "2.1.0"),
-            "RTVI version 0.3.0 is not compatible with server protocol 2.1.0. Compatibility issues may occur."
+            version_incompatible("0.3.0", "2.2.0"),
+            "RTVI version 0.3.0 is not compatible with server protocol 2.2.0. Compatibility issues may occur."
         );
         assert_eq!(
             version_invalid_format("1.2"),
@@ -205,6 +232,24 @@ mod tests {
         assert_eq!(
             version_unknown(),
             "Client version unknown. Compatibility issues may occur."
+        );
+    }
+
+    #[test]
+    fn dtmf_texts_say_what_is_wrong_and_what_to_do() {
+        assert_eq!(
+            dtmf_uses_button("data.buttons"),
+            "data.buttons: missing field (protocol 2.1.0 replaced \"button\" with \"buttons\", \
+             a list: send {\"buttons\": [\"1\"]})"
+        );
+        assert_eq!(
+            dtmf_no_keys("data.buttons"),
+            "data.buttons: no keys; send at least one keypad key (\"0\" to \"9\", \"*\" or \"#\")"
+        );
+        assert_eq!(
+            dtmf_not_a_key("data.buttons[1]", "\"12\""),
+            "data.buttons[1]: \"12\" is not a keypad key; send each key as its own string: \
+             \"0\" to \"9\", \"*\" or \"#\""
         );
     }
 

@@ -16,6 +16,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use crate::fields::FieldError;
+use crate::lax_int::LaxIntError;
 use crate::messages;
 use crate::snapshot::{A11yNode, A11ySelection, A11ySnapshot, MAX_TREE_DEPTH, SnapshotLimits};
 
@@ -532,7 +533,9 @@ impl<'de> Visitor<'de> for StrListV<'_> {
 }
 
 /// An integer read like pydantic's lax `int`: a JSON integer, a float with no fractional part,
-/// or a string holding an integer; `None` for `null`. Out of `i64` range is its own refusal.
+/// a boolean (0 or 1), or a string holding an integer ([`crate::lax_int`]: `" 2 "`, `"2.0"`,
+/// `"1_0"`); `None` for `null`. Out of `i64` range is its own refusal (pydantic keeps such an
+/// integer; Hark's snapshot types hold `i64`).
 struct LaxIntV<'c> {
     ctx: &'c mut Ctx,
 }
@@ -576,17 +579,18 @@ impl<'de> Visitor<'de> for LaxIntV<'_> {
             Err(self.ctx.fail(Problem::IntOutOfRange))
         }
     }
+    /// pydantic's lax `int` reads `true` as 1 and `false` as 0.
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Option<i64>, E> {
+        Ok(Some(i64::from(b)))
+    }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<i64>, E> {
-        use std::num::IntErrorKind::{NegOverflow, PosOverflow};
-        match s.trim().parse::<i64>() {
+        match crate::lax_int::parse(s) {
             Ok(v) => Ok(Some(v)),
-            Err(e) if matches!(e.kind(), PosOverflow | NegOverflow) => {
-                Err(self.ctx.fail(Problem::IntOutOfRange))
-            }
-            Err(_) => Err(self.ctx.wrong_type("an integer", "a string")),
+            Err(LaxIntError::OutOfRange) => Err(self.ctx.fail(Problem::IntOutOfRange)),
+            Err(LaxIntError::NotInt) => Err(self.ctx.wrong_type("an integer", "a string")),
         }
     }
-    refuse_other_kinds!("an integer"; unit num str);
+    refuse_other_kinds!("an integer"; unit num str bool);
 }
 
 /// An optional integer field; serde_json's own "number out of range" (`1e400`) is reported as

@@ -8,6 +8,8 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::payload::Payload;
+
 /// Bus event name under which a `ui-snapshot` is republished to workers (pipecat
 /// `UI_SNAPSHOT_EVENT_NAME`, rtvi-ui.md §2). App handlers never receive it.
 pub const UI_SNAPSHOT_EVENT_NAME: &str = "__ui_snapshot";
@@ -382,9 +384,10 @@ fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Erro
 pub struct UiEvent {
     /// App-defined event name (`note_click`).
     pub event: String,
-    /// Free-form payload; omitted when `None`.
+    /// Free-form payload; omitted when `None`. Keeps its text as sent when it has an integer
+    /// beyond 64 bits ([`Payload::exact_text`]), so what the model reads is what was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payload: Option<Value>,
+    pub payload: Option<Payload>,
 }
 
 /// `ui-cancel-job-group` data (C→S): `{job_id: str, reason?: str}` (§2).

@@ -80,7 +80,7 @@ fn client_examples_parse_to_the_typed_values() {
         ev,
         UiEvent {
             event: "note_click".into(),
-            payload: Some(json!({"ref":"e12"}))
+            payload: Some(json!({"ref":"e12"}).into())
         }
     );
 
@@ -135,9 +135,10 @@ fn every_client_message_type_round_trips() {
             reason: None,
         }),
         ClientMessage::DisconnectBot,
-        ClientMessage::Dtmf(json!({"button": "5"})),
+        ClientMessage::Dtmf(hark_rtvi::DtmfData {
+            buttons: vec!['5', '#'],
+        }),
         ClientMessage::LlmFunctionCallResult(json!({"function_name": "f", "result": {}})),
-        ClientMessage::AppendToContext(json!({"role": "user", "content": "x"})),
         ClientMessage::RawAudio(json!({"base64Audio": "AAA=", "sampleRate": 16000})),
         ClientMessage::RawAudioBatch(json!({"base64AudioBatch": []})),
     ];
@@ -162,6 +163,7 @@ fn every_server_message_type_has_its_wire_shape() {
             ServerMessage::BotReady {
                 version: t("2.1.0"),
                 about: None,
+                capabilities: None,
             },
             r#"{"label":"rtvi-ai","type":"bot-ready","id":"r1","data":{"version":"2.1.0"}}"#,
         ),

@@ -4,7 +4,8 @@ use hark_rtvi::{PROTOCOL_VERSION, ServerMessage, VersionCheck, check_client_vers
 
 #[test]
 fn protocol_constants() {
-    assert_eq!(PROTOCOL_VERSION, "2.1.0");
+    // pipecat-ai 1.14.0's `RTVI.PROTOCOL_VERSION`.
+    assert_eq!(PROTOCOL_VERSION, "2.2.0");
     assert_eq!(hark_rtvi::LABEL, "rtvi-ai");
 }
 
@@ -32,7 +33,7 @@ fn major_1_is_legacy_and_bot_ready_echoes_the_client_version() {
     assert_eq!(check.warning(), None);
     assert_eq!(
         ServerMessage::bot_ready(&check, "0.1.0").to_json(Some("a1b2c3d4")),
-        r#"{"label":"rtvi-ai","type":"bot-ready","id":"a1b2c3d4","data":{"version":"1.3.0","about":{"library":"hark","library_version":"0.1.0"}}}"#
+        r#"{"label":"rtvi-ai","type":"bot-ready","id":"a1b2c3d4","data":{"version":"1.3.0","about":{"library":"hark","library_version":"0.1.0"},"capabilities":{"audio_in":false,"audio_out":false,"video_in":false,"screen_in":false,"video_out":false,"metrics":false}}}"#
     );
 }
 
@@ -42,15 +43,15 @@ fn other_majors_warn_with_pipecats_text() {
     assert_eq!(
         check.warning(),
         Some(
-            "RTVI version 0.3.0 is not compatible with server protocol 2.1.0. Compatibility issues may occur."
+            "RTVI version 0.3.0 is not compatible with server protocol 2.2.0. Compatibility issues may occur."
         )
     );
     assert!(!check.is_legacy());
-    assert_eq!(check.bot_ready_version(), "2.1.0");
+    assert_eq!(check.bot_ready_version(), "2.2.0");
     assert_eq!(
         check_client_version(Some("3.0.0")).warning(),
         Some(
-            "RTVI version 3.0.0 is not compatible with server protocol 2.1.0. Compatibility issues may occur."
+            "RTVI version 3.0.0 is not compatible with server protocol 2.2.0. Compatibility issues may occur."
         )
     );
 }
@@ -85,21 +86,33 @@ fn missing_version_warns_unknown() {
     assert_eq!(
         ServerMessage::bot_ready(&check, "0.1.0"),
         ServerMessage::BotReady {
-            version: "2.1.0".into(),
+            version: "2.2.0".into(),
             about: Some(hark_rtvi::About {
                 library: "hark".into(),
                 library_version: Some("0.1.0".into()),
                 ..Default::default()
-            })
+            }),
+            capabilities: Some(hark_rtvi::BotCapabilities::HARK),
         }
     );
 }
 
 #[test]
-fn compatible_bot_ready_carries_our_version() {
+fn compatible_bot_ready_carries_our_version_and_capabilities() {
     let check = check_client_version(Some("2.1.0"));
     assert_eq!(
         ServerMessage::bot_ready(&check, "0.1.0").to_json(Some("x")),
-        r#"{"label":"rtvi-ai","type":"bot-ready","id":"x","data":{"version":"2.1.0","about":{"library":"hark","library_version":"0.1.0"}}}"#
+        r#"{"label":"rtvi-ai","type":"bot-ready","id":"x","data":{"version":"2.2.0","about":{"library":"hark","library_version":"0.1.0"},"capabilities":{"audio_in":false,"audio_out":false,"video_in":false,"screen_in":false,"video_out":false,"metrics":false}}}"#
+    );
+}
+
+/// pipecat-ai 1.14.0's own `RTVI.BotReady(...).model_dump_json(exclude_none=True)` for the same
+/// version, about and an all-false `BotCapabilities`, byte for byte.
+#[test]
+fn bot_ready_is_pipecat_1_14s_bytes() {
+    let check = check_client_version(Some("2.2.0"));
+    assert_eq!(
+        ServerMessage::bot_ready(&check, "0.1.0").to_json(Some("a1b2c3d4")),
+        r#"{"label":"rtvi-ai","type":"bot-ready","id":"a1b2c3d4","data":{"version":"2.2.0","about":{"library":"hark","library_version":"0.1.0"},"capabilities":{"audio_in":false,"audio_out":false,"video_in":false,"screen_in":false,"video_out":false,"metrics":false}}}"#
     );
 }

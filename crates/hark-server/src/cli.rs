@@ -16,7 +16,9 @@ use crate::config::{self, ServerConfig};
     about = "Hark: voice agents with typed tools and a UI worker."
 )]
 pub struct Cli {
-    /// Log filter in `tracing` EnvFilter syntax (e.g. `info`, `hark_server=debug`).
+    /// Log filter in `tracing` EnvFilter syntax (e.g. `info`, `hark_server=debug`). Hark never
+    /// logs what the caller says or types; at debug/trace the WebSocket library's frame logs
+    /// (which carry it) stay at info unless named: `--log trace,tungstenite=trace`.
     #[arg(long, env = "RUST_LOG", default_value = "info", global = true)]
     pub log: String,
     /// What to do.

@@ -64,7 +64,7 @@
 //! let reply = ws.next().await.unwrap()?.into_data();
 //! let json: serde_json::Value = serde_json::from_str(decode_frame(&reply)?.message_json().unwrap())?;
 //! assert_eq!((json["type"].as_str(), json["id"].as_str()), (Some("bot-ready"), Some("a1b2c3d4")));
-//! assert_eq!(json["data"]["version"], "2.1.0");
+//! assert_eq!(json["data"]["version"], "2.2.0");
 //!
 //! // The server side saw the session become ready; send it a command.
 //! let id = loop {
@@ -89,6 +89,7 @@ pub mod config;
 pub mod demo;
 #[cfg(doctest)]
 pub mod guide_doctests;
+pub mod log_filter;
 pub mod messages;
 pub mod registry;
 pub mod serve;

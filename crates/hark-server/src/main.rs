@@ -18,7 +18,8 @@ async fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => err.exit(),
     };
-    let filter = match EnvFilter::try_new(&cli.log) {
+    // The user's filter, with the WebSocket library's payload logs held back unless named.
+    let filter = match EnvFilter::try_new(hark_server::log_filter::effective(&cli.log)) {
         Ok(filter) => filter,
         Err(err) => {
             eprintln!(

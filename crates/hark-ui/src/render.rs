@@ -18,7 +18,7 @@
 //! Both walk the tree with an explicit stack: a 100 000-deep chain renders without recursion.
 
 use crate::pyjson;
-use hark_rtvi::{A11yNode, A11ySnapshot};
+use hark_rtvi::{A11yNode, A11ySnapshot, Payload};
 use serde_json::{Map, Value};
 
 /// Renders a snapshot as the `<ui_state>` block (see the module docs for the exact format).
@@ -141,7 +141,28 @@ pub fn render_ui_state_value(snapshot: &Value) -> String {
 ///
 /// `name` goes in raw (no escaping, as pipecat). `payload` `None` (the client sent none) renders
 /// `null`; the JSON is Python's `json.dumps` text (see [`crate::pyjson`]), e.g.
-/// `<ui_event name="nav_click">{"view": "home"}</ui_event>`.
+/// `<ui_event name="nav_click">{"view": "home"}</ui_event>`. A payload sent with an integer
+/// beyond 64 bits is rendered from its text, every digit kept, as pipecat's Python does.
+pub fn render_ui_event_payload(name: &str, payload: Option<&Payload>) -> String {
+    match payload.and_then(Payload::exact_text) {
+        Some(text) => {
+            let mut out = String::with_capacity(name.len() + text.len() + 32);
+            out.push_str("<ui_event name=\"");
+            out.push_str(name);
+            out.push_str("\">");
+            if pyjson::dumps_text_into(text, &mut out).is_err() {
+                // The text was read as JSON when the message came in; never reached.
+                return render_ui_event(name, payload.map(Payload::value));
+            }
+            out.push_str("</ui_event>");
+            out
+        }
+        None => render_ui_event(name, payload.map(Payload::value)),
+    }
+}
+
+/// [`render_ui_event_payload`] for a payload held as a `Value` (an integer beyond 64 bits in it
+/// is already a float).
 pub fn render_ui_event(name: &str, payload: Option<&Value>) -> String {
     let mut out = String::with_capacity(name.len() + 40);
     out.push_str("<ui_event name=\"");

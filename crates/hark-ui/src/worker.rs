@@ -414,9 +414,9 @@ impl UiWorker {
             .unwrap_or_default()
     }
 
-    /// The `<ui_event>` text of a client event (see [`render::render_ui_event`]).
+    /// The `<ui_event>` text of a client event (see [`render::render_ui_event_payload`]).
     pub fn render_ui_event(&self, event: &UiEvent) -> String {
-        render::render_ui_event(&event.event, event.payload.as_ref())
+        render::render_ui_event_payload(&event.event, event.payload.as_ref())
     }
 
     /// Sends a named command with a free-form payload (`Value::Null` is sent as `{}`).

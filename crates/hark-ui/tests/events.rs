@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 fn event(name: &str, payload: serde_json::Value) -> UiEvent {
     UiEvent {
         event: name.into(),
-        payload: Some(payload),
+        payload: Some(payload.into()),
     }
 }
 
@@ -70,7 +70,7 @@ async fn the_event_is_injected_before_its_handler_runs() {
         Dispatched::Handled
     );
     let (payload, messages) = rx.recv().await.unwrap();
-    assert_eq!(payload, Some(json!({"ref": "e12"})));
+    assert_eq!(payload, Some(json!({"ref": "e12"}).into()));
     assert_eq!(
         messages,
         [ContextMessage::new(

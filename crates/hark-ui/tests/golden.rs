@@ -24,40 +24,7 @@ fn cases_dir() -> PathBuf {
 /// Wire-path cases where hark-rtvi's decoder is known to differ from pydantic's lax mode, with
 /// the reason. Each entry must still differ (the test fails when one starts to match, so the
 /// list cannot go stale).
-const KNOWN_WIRE_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "edge-state-level-true",
-        "pydantic's lax int reads true as 1; hark-rtvi refuses a boolean",
-    ),
-    (
-        "edge-state-level-false",
-        "pydantic's lax int reads false as 0; hark-rtvi refuses a boolean",
-    ),
-    (
-        "edge-state-cols-true",
-        "pydantic's lax int reads true as 1; hark-rtvi refuses a boolean",
-    ),
-    (
-        "edge-state-cols-false",
-        "pydantic's lax int reads false as 0; hark-rtvi refuses a boolean",
-    ),
-    (
-        "edge-state-level-str-float",
-        "pydantic reads \"3.0\" as 3; hark-rtvi refuses it",
-    ),
-    (
-        "edge-state-cols-str-float",
-        "pydantic reads \"3.0\" as 3; hark-rtvi refuses it",
-    ),
-    (
-        "edge-state-level-str-underscore",
-        "pydantic reads \"1_0\" as 10; hark-rtvi refuses it",
-    ),
-    (
-        "edge-state-cols-str-underscore",
-        "pydantic reads \"1_0\" as 10; hark-rtvi refuses it",
-    ),
-];
+const KNOWN_WIRE_DIFFERENCES: &[(&str, &str)] = &[];
 
 struct Outcome {
     checked_dict: usize,

@@ -638,7 +638,7 @@ async fn should_respond_rule() {
     let (w, _rx) = worker();
     let event = |name: &str, payload: Value| UiEvent {
         event: name.into(),
-        payload: Some(payload),
+        payload: Some(payload.into()),
     };
     assert!(
         w.should_respond(&event("nav_click", json!({"view": "cart"})), None)

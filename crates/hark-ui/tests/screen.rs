@@ -603,7 +603,7 @@ async fn should_respond_asks_the_pinned_question_on_the_event_and_screen() {
     let (w, _rx) = worker_with(Some(c.clone()));
     let event = UiEvent {
         event: "nav_click".into(),
-        payload: Some(json!({"view": "cart"})),
+        payload: Some(json!({"view": "cart"}).into()),
     };
     assert!(w.should_respond(&event, None).await.unwrap());
     w.on_snapshot(checkout());
