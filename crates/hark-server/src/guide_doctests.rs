@@ -112,6 +112,10 @@ pub struct Classifiers;
 #[doc = include_str!("../../../docs/guide/behind-a-proxy.md")]
 pub struct BehindAProxy;
 
+/// docs/guide/custom-client.md
+#[doc = include_str!("../../../docs/guide/custom-client.md")]
+pub struct CustomClient;
+
 /// docs/guide/agent-file-reference.md
 #[doc = include_str!("../../../docs/guide/agent-file-reference.md")]
 pub struct AgentFileReference;

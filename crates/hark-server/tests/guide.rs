@@ -194,6 +194,7 @@ fn every_part_has_an_agent_file_section() {
         "agent-files.md",
         "agent-file-reference.md",
         "behind-a-proxy.md",
+        "custom-client.md",
     ];
     let index = read("README.md");
     let parts: Vec<String> = links(&index)
