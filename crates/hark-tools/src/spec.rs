@@ -89,6 +89,8 @@ pub struct ToolSpec {
     interruption: Interruption,
     pub(crate) locked: Vec<(String, LockedValue)>,
     pub(crate) announce: Vec<Template>,
+    /// Announce lines by language (`"es"`, `"fr-CA"`), said in a call of that language.
+    pub(crate) announce_in: Vec<(String, Vec<Template>)>,
     pub(crate) announce_wait: bool,
     pub(crate) ends_conversation: bool,
     pub(crate) replies: Vec<ToolReply>,
@@ -271,6 +273,7 @@ impl ToolSpec {
             interruption: Interruption::default(),
             locked: Vec::new(),
             announce: Vec::new(),
+            announce_in: Vec::new(),
             announce_wait: false,
             ends_conversation: false,
             replies: Vec::new(),
@@ -543,6 +546,31 @@ impl ToolSpec {
         mut self,
         lines: impl IntoIterator<Item = S>,
     ) -> Result<Self, BuildError> {
+        self.announce = self.announce_templates(lines)?;
+        Ok(self)
+    }
+
+    /// Announce lines a call in `language` says instead of [`announce`](Self::announce)'s (its
+    /// whole tag, then its primary language, picks them: `"es"` serves `es-ES`), checked alike.
+    pub fn announce_in<S: AsRef<str>>(
+        mut self,
+        language: impl Into<String>,
+        lines: impl IntoIterator<Item = S>,
+    ) -> Result<Self, BuildError> {
+        let templates = self.announce_templates(lines)?;
+        self.announce_in.push((language.into(), templates));
+        Ok(self)
+    }
+
+    /// The announce lines a call in `language` says.
+    pub(crate) fn announce_for(&self, language: &str) -> &[Template] {
+        crate::language::for_language(language, &self.announce, &self.announce_in)
+    }
+
+    fn announce_templates<S: AsRef<str>>(
+        &self,
+        lines: impl IntoIterator<Item = S>,
+    ) -> Result<Vec<Template>, BuildError> {
         let mut problems = Vec::new();
         let mut templates = Vec::new();
         for line in lines {
@@ -575,8 +603,7 @@ impl ToolSpec {
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
-        self.announce = templates;
-        Ok(self)
+        Ok(templates)
     }
 
     /// With `true`, the tool runs only after the announce line has played out ("Announce lines
