@@ -206,3 +206,42 @@ fn a_line_with_no_variant_for_the_files_language_is_a_warning_on_its_key() {
     let found = english.parse::<AgentFile>().unwrap().check(&host());
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A local tool's own lines count too: in a file that speaks es-ES, a local tool whose replies
+/// have no Spanish variant is a warning on its `[tools] local` entry.
+#[test]
+fn a_local_tool_whose_lines_have_no_variant_is_a_warning_on_its_entry() {
+    let plain = ToolSpec::local("book_table", "Book a table.", |b: Booking| async move {
+        Ok::<_, ToolError>(Booked {
+            status: Status::Booked,
+            reference: format!("B-{}", b.party),
+        })
+    })
+    .unwrap()
+    .replies([hark_tools::ToolReply::say(["Booked."]).when("status", ["booked"])]);
+    let text = "system_prompt = \"Hola.\"\nlanguage = \"es-ES\"\n\n[tools]\nbuiltin = [\"end_call\"]\n\
+                local = [\"book_table\"]\ngoodbye = \"Bye!\"\ngoodbye_in.es = \"¡Adiós!\"\n";
+    let found: Vec<String> = text
+        .parse::<AgentFile>()
+        .unwrap()
+        .check(&Host::new().with_local_tool(plain.clone()))
+        .iter()
+        .map(Problem::to_string)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "line 6: warning: [tools] local book_table: its reply lines have no variant for es-ES, \
+          the file's language, though other lines have one: a call in es-ES hears them in their \
+          default words. Give them one in the program (ToolReply::say_in, ToolSpec::announce_in)."
+        ]
+    );
+    let spanish = plain.replies([hark_tools::ToolReply::say(["Booked."])
+        .say_in("es", ["Reservado."])
+        .when("status", ["booked"])]);
+    let found = text
+        .parse::<AgentFile>()
+        .unwrap()
+        .check(&Host::new().with_local_tool(spanish));
+    assert!(found.is_empty(), "{found:?}");
+}

@@ -562,6 +562,32 @@ impl ToolSpec {
         Ok(self)
     }
 
+    /// The tool's own lines a call in `language` hears in their default words, and whether any
+    /// of its lines has a variant for `language`: `"announce lines"` (announce lines without an
+    /// [`announce_in`](Self::announce_in) for it) and `"reply lines"` (a reply of its own
+    /// without a `say_in` for it), in that order (issue 23, item 13: `hark check` warns of
+    /// them in a file that speaks `language`).
+    pub fn lines_without_language(&self, language: &str) -> (Vec<&'static str>, bool) {
+        use crate::language::variant;
+        let mut missing = Vec::new();
+        let mut has = variant(language, &self.announce_in).is_some();
+        if !self.announce.is_empty() && variant(language, &self.announce_in).is_none() {
+            missing.push("announce lines");
+        }
+        let mut replies_missing = false;
+        for reply in &self.replies {
+            if variant(language, &reply.say_in).is_some() {
+                has = true;
+            } else {
+                replies_missing = true;
+            }
+        }
+        if replies_missing {
+            missing.push("reply lines");
+        }
+        (missing, has)
+    }
+
     /// The announce lines a call in `language` says.
     pub(crate) fn announce_for(&self, language: &str) -> &[Template] {
         crate::language::for_language(language, &self.announce, &self.announce_in)

@@ -367,7 +367,7 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     // The `{{call.name}}` values the file reads that its calls never carry.
     super::call_values::check(&mut found, host);
     // Lines with no variant for the file's language, in a file that speaks it through variants.
-    super::languages::check(&mut found, &language);
+    super::languages::check(&mut found, &language, host);
 
     let llm = llm_choice(file, host, &mut found);
     let classifier_line = f.ui.classifier.as_ref().and_then(|c| found.line(c));

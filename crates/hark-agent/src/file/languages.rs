@@ -1,7 +1,8 @@
 //! Lines said without the call's language (issue 23, item 13): in a file that speaks its
 //! language through per-language variants (`say_in`, `announce_in`, `confirm_in`, `goodbye_in`
 //! name it somewhere), a line key with no variant for it would be said in its default words
-//! while the others speak the file's language. Each is a warning on the key's own line.
+//! while the others speak the file's language. Each is a warning on the key's own line; a local
+//! tool of the host whose own lines have none, on its `[tools] local` entry.
 //!
 //! The variant a call says is chosen by [`hark_tools::language::for_language`] (the whole tag,
 //! then the primary language, then the default lines): the check asks it the same question.
@@ -12,6 +13,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::build::Found;
 use super::call_values::owner;
+use super::host::Host;
 use super::messages;
 
 /// The keys that hold lines said to the caller, each with its variants' key.
@@ -32,18 +34,40 @@ struct LineKey {
 }
 
 /// Warns of every line key with no variant for `language`, when some line has one.
-pub(super) fn check(found: &mut Found<'_>, language: &str) {
+pub(super) fn check(found: &mut Found<'_>, language: &str, host: &Host) {
     let text = found.file.text.clone();
     let Ok(table) = DeTable::parse(&text) else {
         return;
     };
     let mut keys = Vec::new();
     walk_table(table.get_ref(), &mut Vec::new(), &mut keys);
+    // The host's local tools the file names, with the lines of theirs said in default words.
+    let local: Vec<(Option<usize>, String, Vec<&'static str>, bool)> = found
+        .file
+        .format()
+        .tools
+        .local
+        .iter()
+        .filter_map(|name| {
+            let tool = host.local_tool(name.get_ref())?;
+            let (missing, has) = tool.lines_without_language(language);
+            Some((found.line(name), name.get_ref().clone(), missing, has))
+        })
+        .collect();
     let speaks = keys
         .iter()
-        .any(|k| variant(language, &k.languages).is_some());
+        .any(|k| variant(language, &k.languages).is_some())
+        || local.iter().any(|(_, _, _, has)| *has);
     if !speaks {
         return;
+    }
+    for (line, name, missing, _) in local {
+        if !missing.is_empty() {
+            found.warning(
+                line,
+                messages::local_lines_without_language(&name, &missing.join(" and "), language),
+            );
+        }
     }
     let primary = language.split(['-', '_']).next().unwrap_or(language);
     for key in keys {

@@ -539,3 +539,15 @@ pub fn line_without_language(
         "{place} has no variant for {language}, the file's language, though other lines have one: a call in {language} hears this line in its default words. Add {variants_key}.{primary} beside it."
     )
 }
+
+/// Warning: a local tool's own lines (`what`: "reply lines", "announce lines") have no variant
+/// for the file's language, in a file whose other lines have one.
+///
+/// Example: `[tools] local book_table: its reply lines have no variant for es-ES, the file's
+/// language, though other lines have one: a call in es-ES hears them in their default words.
+/// Give them one in the program (ToolReply::say_in, ToolSpec::announce_in).`
+pub fn local_lines_without_language(tool: &str, what: &str, language: &str) -> String {
+    format!(
+        "[tools] local {tool}: its {what} have no variant for {language}, the file's language, though other lines have one: a call in {language} hears them in their default words. Give them one in the program (ToolReply::say_in, ToolSpec::announce_in)."
+    )
+}
