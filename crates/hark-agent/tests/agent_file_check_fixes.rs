@@ -113,3 +113,29 @@ Authorization = "Bearer abc"
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].starts_with("line 7: warning:"), "{found:?}");
 }
+
+/// The same words for a field typo in an announce or reply line (sibling of item 15).
+#[test]
+fn a_field_typo_in_an_announce_or_reply_line_names_the_fields_there_are() {
+    let text = format!(
+        r#"{CUSTOMER}
+[[webhook]]
+name = "crm"
+description = "Tell the CRM."
+url = "https://crm.example.com/hook"
+announce = ["Checking {{{{customer.nme}}}}."]
+
+[[webhook.reply]]
+say = ["Done for {{{{customer.idd}}}}."]
+"#
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 11: error: crm: {{customer.nme}} is not in the State: customer has no field \
+             nme. Use one of: id, name.",
+            "line 14: error: crm: {{customer.idd}} is not in the State: customer has no field \
+             idd. Use one of: id, name.",
+        ]
+    );
+}

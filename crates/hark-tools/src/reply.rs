@@ -198,6 +198,11 @@ pub(crate) fn compile(tools: &[ToolSpec], rows: Rows) -> Result<Compiled, Vec<St
                         .get("properties")
                         .is_some_and(|props| props.get(&p.path[0]).is_some());
                     if p.scope == Scope::Value && !is_argument && model.field(&p.path).is_none() {
+                        // A State value with a field typo names the level and its fields.
+                        if p.path.len() > 1 && model.field(&p.path[..1]).is_some() {
+                            problems.push(unknown_state_path(tool.name(), p, model));
+                            continue;
+                        }
                         let mut known: Vec<String> = tool
                             .parameters()
                             .get("properties")
@@ -397,6 +402,13 @@ fn compile_lines(
                         }
                         Scope::Value => {
                             if let Some(model) = state
+                                && model.field(&p.path).is_none()
+                                && p.path.len() > 1
+                                && model.field(&p.path[..1]).is_some()
+                            {
+                                // A State value with a field typo names the level and its fields.
+                                problems.push(unknown_state_path(name, p, model));
+                            } else if let Some(model) = state
                                 && model.field(&p.path).is_none()
                             {
                                 problems.push(messages::unknown_state_value(
