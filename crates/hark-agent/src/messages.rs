@@ -9,11 +9,58 @@ pub fn model_failed_line() -> String {
     "Sorry, I could not answer that just now. Please say it again.".to_string()
 }
 
+/// [`model_failed_line`] in the call's `language` (issue 23, item 13: one language per call):
+/// Spanish, French and German have their own words (the languages of the local yes/no judge),
+/// others hear the English line. Chosen like every line ([`hark_tools::language::for_language`]).
+pub fn model_failed_line_in(language: &str) -> String {
+    in_language(
+        language,
+        model_failed_line(),
+        &[
+            (
+                "es",
+                "Perdone, no he podido responder a eso ahora. ¿Puede repetirlo?",
+            ),
+            (
+                "fr",
+                "Désolé, je n'ai pas pu répondre pour l'instant. Pouvez-vous répéter ?",
+            ),
+            (
+                "de",
+                "Entschuldigung, darauf konnte ich gerade nicht antworten. Bitte sagen Sie es noch einmal.",
+            ),
+        ],
+    )
+}
+
 /// Said to the caller, once per turn, when the model request is being sent again (the provider
 /// sent nothing in time, refused for now with 429/5xx, or its stream broke before anything was
 /// said), so the caller does not sit in silence (issue 9, point 2).
 pub fn hold_line() -> String {
     "One moment.".to_string()
+}
+
+/// [`hold_line`] in the call's `language`, like [`model_failed_line_in`].
+pub fn hold_line_in(language: &str) -> String {
+    in_language(
+        language,
+        hold_line(),
+        &[
+            ("es", "Un momento."),
+            ("fr", "Un instant."),
+            ("de", "Einen Moment."),
+        ],
+    )
+}
+
+/// The line of `variants` for `language`, else `default`.
+fn in_language(language: &str, default: String, variants: &[(&str, &str)]) -> String {
+    let variants: Vec<(String, Vec<String>)> = variants
+        .iter()
+        .map(|(tag, line)| (tag.to_string(), vec![line.to_string()]))
+        .collect();
+    let default = [default];
+    hark_tools::language::for_language(language, &default, &variants)[0].clone()
 }
 
 /// The RTVI `error` text (not fatal) when a model request failed: `detail` is the provider

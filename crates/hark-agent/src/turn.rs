@@ -20,7 +20,7 @@
 //!
 //! | fault | what happens |
 //! | --- | --- |
-//! | no first byte, 408, 429, 5xx, refused connection | the provider client retries ([`hark_llm::RetryPolicy`]); on its first retry of a turn the caller hears [`messages::hold_line`] |
+//! | no first byte, 408, 429, 5xx, refused connection | the provider client retries ([`hark_llm::RetryPolicy`]); on its first retry of a turn the caller hears [`messages::hold_line`] (in the call's language) |
 //! | the stream breaks after its first byte (cut, or silent past the idle limit), nothing said yet | no call of the broken reply runs; the request is sent again once per turn, after the hold line |
 //! | the stream breaks otherwise, or the retries run out | no call of the broken reply runs; the client gets an RTVI `error`; the caller hears [`messages::model_failed_line`] unless text was said and no tool call was under way; the text said is recorded, without calls |
 //! | tool-call arguments that are not valid JSON | repaired where that is safe ([`hark_llm::repair_arguments`]) and the call runs; otherwise it does not run and its one result is the registry's refusal, which the model reads |
@@ -246,7 +246,7 @@ async fn hold(shared: &Shared, held: &mut bool) -> bool {
     *held = true;
     shared
         .speech
-        .say_segment(&messages::hold_line())
+        .say_segment(&messages::hold_line_in(&shared.live.state.language()))
         .await
         .is_ok()
 }
@@ -360,7 +360,9 @@ async fn report_failure(shared: &Shared, reply: &Reply) {
     if reply.text.trim().is_empty() || reply.call_started {
         let _ = shared
             .speech
-            .say_segment(&messages::model_failed_line())
+            .say_segment(&messages::model_failed_line_in(
+                &shared.live.state.language(),
+            ))
             .await;
     }
 }

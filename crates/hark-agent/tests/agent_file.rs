@@ -102,7 +102,10 @@ say = ["Your ticket is {{result.id}}."]
 classifier = "llm"
 model = "claude-haiku-4-5"
 "#;
-    let host = Host::new().with_local_tool(lookup_tool());
+    // A program whose calls carry the caller's number (user_phone_number reads it).
+    let host = Host::new()
+        .with_local_tool(lookup_tool())
+        .with_call_values(["session_id", "remote_number"]);
     let agent = parse(text).build(&host).expect("builds");
     assert_eq!(agent.name, "desk");
     assert_eq!(agent.system_prompt, "You run the help desk.");
@@ -344,10 +347,10 @@ from = "status"
              0. Write e.g. timeout = 5.",
             "line 13: error: webhook lookup_order: the URL scheme is http. The scheme must be \
              https, or http with allow_private_network.",
-            "line 17: error: lookup_order: {{customer.id}} names a value the call state does not \
-             have. Fix the path, or add a [state.<name>] table for it.",
-            "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. \
-             Fix the path, or add a [state.<name>] table for it.",
+            "line 17: error: lookup_order: {{customer.id}} is not in the State: customer has no \
+             fields. Lock {{customer}} itself, or make customer an object with a field id.",
+            "line 17: error: lookup_order: {{custmer}} is not in the State: it has no value \
+             custmer. Use one of: customer, or add a [state.<name>] table for it.",
             "line 18: error: lookup_order: {{order_ref}} is neither an argument of lookup_order \
              nor a State value. Use one of: order_id, customer_id, who, customer.",
             "line 29: error: lookup_order: when status is \"shiped\", which status never holds. It \
@@ -376,10 +379,10 @@ from = "status"
             "line 10: warning: webhook notify: the environment variable HARK_TEST_H2_UNSET_TOKEN \
              is not set, so every call fails with \"could not authenticate\" until it is. Set \
              HARK_TEST_H2_UNSET_TOKEN.",
-            "line 17: error: lookup_order: {{customer.id}} names a value the call state does not have. \
-             Fix the path, or add a [state.<name>] table for it.",
-            "line 17: error: lookup_order: {{custmer}} names a value the call state does not have. Fix the \
-             path, or add a [state.<name>] table for it.",
+            "line 17: error: lookup_order: {{customer.id}} is not in the State: customer has no \
+             fields. Lock {{customer}} itself, or make customer an object with a field id.",
+            "line 17: error: lookup_order: {{custmer}} is not in the State: it has no value \
+             custmer. Use one of: customer, or add a [state.<name>] table for it.",
             "line 18: error: lookup_order: {{order_ref}} is neither an argument of lookup_order nor a \
              State value. Use one of: order_id, customer_id, who, customer.",
             "line 28: error: lookup_order: when status is \"shiped\", which status never holds. It holds: \
@@ -725,8 +728,8 @@ url = "https://orders.example.com/again"
              or http with allow_private_network.",
             "line 16: error: webhook find_order: locked id: {{@call_id}} at character 1 no longer \
              exists. {{@call_id}} is now {{call.carrier_call_id}} or {{call.session_id}}.",
-            "line 17: error: find_order: {{nme}} names a value the call state does not have. Fix \
-             the path, or add a [state.<name>] table for it.",
+            "line 17: error: find_order: {{nme}} is not in the State: it has no value nme. Use one \
+             of: name, vip, or add a [state.<name>] table for it.",
             "line 18: error: webhook find_order: its locked names session, which is also a query \
              value of the URL. Rename the argument or drop the value from the URL.",
             "line 30: error: find_order: its own reply names the tool other_tool. Leave tool out, \

@@ -132,7 +132,7 @@ fn a_word_key_given_a_boolean_and_a_goodbye_without_end_call_are_named() {
          \"continue\" or \"cancel\", in quotes, like interruption = \"provider_default\" (found \
          true)."
     );
-    let text = format!("{PROMPT}[tools]\nbuiltin = [\"user_phone_number\"]\ngoodbye = \"Bye!\"\n");
+    let text = format!("{PROMPT}[tools]\nbuiltin = []\ngoodbye = \"Bye!\"\n");
     assert_eq!(
         problems(&text),
         [

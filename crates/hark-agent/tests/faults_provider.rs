@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
-use hark_agent::messages::{hold_line, model_failed_line};
+use hark_agent::messages::{hold_line, hold_line_in, model_failed_line};
 use hark_llm::testing::{RecordingPause, Turn};
 use hark_llm::{HttpOptions, Message, OpenAiCompatible};
 use hark_rtvi::message::ServerMessage;
@@ -188,6 +188,35 @@ async fn a_stream_cut_twice_fails_after_one_more_request() {
     assert_eq!(said(&sent), [hold_line(), model_failed_line()]);
     assert_eq!(errors(&sent).len(), 1);
     assert_eq!(rig.agent.history(), [Message::User("Find Paris.".into())]);
+}
+
+/// One language per call (issue 23, item 13): a call in Spanish hears the hold line and the
+/// failure line in Spanish.
+#[tokio::test]
+async fn the_hold_and_failure_lines_are_said_in_the_calls_language() {
+    let (lookup, _runs) = recording_lookup();
+    let mut rig = rig_in(
+        "es-ES",
+        vec![
+            cut_mid_call(None, "call_a"),
+            cut_mid_call(None, "call_b"),
+            Turn::text_reply(&["unused"]),
+        ],
+        ToolRegistry::new(vec![lookup]).unwrap(),
+        |s| s,
+    )
+    .await;
+    rig.agent.user_turn("Busca París.").await;
+    rig.agent.idle().await;
+    assert_eq!(
+        said(&drain(&mut rig.rx)),
+        [
+            "Un momento.",
+            "Perdone, no he podido responder a eso ahora. ¿Puede repetirlo?"
+        ]
+    );
+    assert_eq!(hold_line_in("fr-CA"), "Un instant.");
+    assert_eq!(hold_line_in("ja-JP"), hold_line());
 }
 
 /// 429 with `Retry-After`, a tool call, 429 without it, the answer: each 429 is retried (the

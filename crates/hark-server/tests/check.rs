@@ -126,8 +126,8 @@ type = "string"
         // The URL's problems hide no other problem of the webhook: its locked path is checked
         // against the State in the same pass, on the locked value's own line.
         format!(
-            "{shown}:12: error: order_status: {{{{last_order}}}} names a value the call state does \
-             not have. Fix the path, or add a [state.<name>] table for it."
+            "{shown}:12: error: order_status: {{{{last_order}}}} is not in the State, which has \
+             no values. Fix the path, or add a [state.<name>] table for it."
         ),
         format!("{shown}: 5 errors"),
     ];

@@ -34,6 +34,17 @@ pub enum CallType {
     None,
 }
 
+/// The names `{{call.<name>}}` may read: the fields of [`CallInfo`]. Which of them a call
+/// actually carries depends on the program that runs it (an RTVI session of `hark serve`
+/// carries `session_id` only).
+pub const CALL_VALUES: [&str; 5] = [
+    "session_id",
+    "remote_number",
+    "carrier_call_id",
+    "call_type",
+    "end_reason",
+];
+
 /// What the call carries, read by `{{call.<name>}}` templates and the built-in tools.
 ///
 /// Field names are the template names: `{{call.session_id}}`, `{{call.remote_number}}`,

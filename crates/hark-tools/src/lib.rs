@@ -114,6 +114,7 @@ pub mod builtin;
 pub mod call;
 pub mod error;
 pub mod executor;
+pub mod language;
 mod lines;
 pub mod live;
 pub mod messages;
@@ -131,7 +132,7 @@ pub mod state_schema;
 mod walk;
 
 pub use builtin::{current_datetime_tool, end_call_tool, user_phone_number_tool};
-pub use call::{CallHooks, CallInfo, CallType, DrainReport, HookCall, Next, Wrapped};
+pub use call::{CALL_VALUES, CallHooks, CallInfo, CallType, DrainReport, HookCall, Next, Wrapped};
 pub use error::{ToolError, ToolErrorKind};
 pub use executor::{Arguments, ToolContext, ToolExecutor};
 pub use hark_macros::tool;

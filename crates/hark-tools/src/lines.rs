@@ -12,13 +12,7 @@ use crate::executor::Arguments;
 use crate::walk;
 
 /// The names `{{call.name}}` may read.
-pub(crate) const CALL_FIELDS: [&str; 5] = [
-    "session_id",
-    "remote_number",
-    "carrier_call_id",
-    "call_type",
-    "end_reason",
-];
+pub(crate) const CALL_FIELDS: [&str; 5] = crate::call::CALL_VALUES;
 
 /// True when `path` (after `call.`) names something a call carries.
 pub(crate) fn is_call_field(path: &[String]) -> bool {

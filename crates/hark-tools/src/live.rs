@@ -293,7 +293,8 @@ impl ToolRegistry {
                         arguments: Some((&arguments, tool.parameters())),
                         result: None,
                     };
-                    for template in &tool.announce {
+                    let language = live.state.language();
+                    for template in tool.announce_for(&language) {
                         if let Err(unfilled) = template.fill(&view, &live.speaker) {
                             let error = self.unset_refusal(&unfilled.placeholder);
                             return Ok(Checked::Done(Box::new(
@@ -490,7 +491,9 @@ impl ToolRegistry {
         context: &ToolContext,
         live: &LiveCall,
     ) -> Result<Option<String>, ToolError> {
-        if tool.announce.is_empty() {
+        let language = live.state.language();
+        let announce = tool.announce_for(&language);
+        if announce.is_empty() {
             return Ok(None);
         }
         let view = View {
@@ -500,8 +503,8 @@ impl ToolRegistry {
             arguments: Some((arguments, tool.parameters())),
             result: None,
         };
-        let mut lines = Vec::with_capacity(tool.announce.len());
-        for template in &tool.announce {
+        let mut lines = Vec::with_capacity(announce.len());
+        for template in announce {
             match template.fill(&view, &live.speaker) {
                 Ok(line) => lines.push(line),
                 Err(unfilled) => return Err(self.unset_refusal(&unfilled.placeholder)),
@@ -540,16 +543,18 @@ impl ToolRegistry {
             arguments: None,
             result: Some((result, tool.output().schema())),
         };
+        let language = live.state.language();
         for (i, reply) in replies.iter().enumerate() {
             if !reply.matches(result, &state) {
                 continue;
             }
+            let lines = reply.lines_for(&language);
             let key = format!("reply:{name}:{i}");
             let turn = {
                 let turns = live.turns.lock().unwrap_or_else(|p| p.into_inner());
                 turns.get(&key).copied().unwrap_or(0)
             };
-            let template = &reply.lines[turn % reply.lines.len()];
+            let template = &lines[turn % lines.len()];
             if let Ok(line) = template.fill(&view, &live.speaker) {
                 return Some((key, line));
             }

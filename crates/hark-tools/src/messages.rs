@@ -436,6 +436,47 @@ pub fn unknown_nested_result_field(
     )
 }
 
+/// "Locked arguments", point 6: a locked `{{path}}` the State has down to `level` but not below
+/// it: `missing` is the name `level` does not have, `fields` the names it has.
+/// `crm: {{customer.idd}} is not in the State: customer has no field idd. Use one of: id, name.`
+pub fn unknown_nested_state_path(
+    tool: &str,
+    placeholder: &str,
+    level: &str,
+    missing: &str,
+    fields: &[String],
+) -> String {
+    if fields.is_empty() {
+        return format!(
+            "{tool}: {placeholder} is not in the State: {level} has no fields. Lock {{{{{level}}}}} itself, or make {level} an object with a field {missing}."
+        );
+    }
+    format!(
+        "{tool}: {placeholder} is not in the State: {level} has no field {missing}. Use one of: {}.",
+        fields.join(", ")
+    )
+}
+
+/// "Locked arguments", point 6: a locked `{{path}}` whose first name is not a State value.
+/// `crm: {{custmer.id}} is not in the State: it has no value custmer. Use one of: customer, or
+/// add the field to the State type.`
+pub fn unknown_state_path(
+    tool: &str,
+    placeholder: &str,
+    missing: &str,
+    fields: &[String],
+) -> String {
+    if fields.is_empty() {
+        return format!(
+            "{tool}: {placeholder} is not in the State, which has no values. Fix the path, or add the field to the State type."
+        );
+    }
+    format!(
+        "{tool}: {placeholder} is not in the State: it has no value {missing}. Use one of: {}, or add the field to the State type.",
+        fields.join(", ")
+    )
+}
+
 /// A `when` or `{{result.…}}` path the output does not have.
 pub fn unknown_result_field(tool: &str, field: &str, output: &str, fields: &[String]) -> String {
     format!(

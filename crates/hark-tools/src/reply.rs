@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use hark_speak::{Scope, Template, ValueKind};
+use hark_speak::{LockedError, Placeholder, Scope, Template, ValueKind};
 use serde_json::Value;
 
 use crate::lines::is_call_field;
@@ -41,6 +41,9 @@ pub struct ToolReply {
     /// The lines, alternatives said in turn (templates: `{{result.…}}`, `{{value}}`,
     /// `{{call.name}}`).
     pub say: Vec<String>,
+    /// The lines by language (`"es"`, `"fr-CA"`): a call in that language says them instead of
+    /// `say` ([`crate::language::for_language`]).
+    pub say_in: Vec<(String, Vec<String>)>,
 }
 
 impl ToolReply {
@@ -50,6 +53,18 @@ impl ToolReply {
             say: lines.into_iter().map(Into::into).collect(),
             ..Self::default()
         }
+    }
+
+    /// The lines a call in `language` says instead of `say` (its whole tag, then its primary
+    /// language, picks them: `"es"` serves `es-ES` and `es-MX`).
+    pub fn say_in<S: Into<String>>(
+        mut self,
+        language: impl Into<String>,
+        lines: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.say_in
+            .push((language.into(), lines.into_iter().map(Into::into).collect()));
+        self
     }
 
     /// Names the tool (a reply on a registry must).
@@ -123,9 +138,16 @@ pub(crate) struct CompiledReply {
     pub when: Vec<(Vec<String>, Vec<Value>)>,
     pub state: Vec<(Vec<String>, Vec<Value>)>,
     pub lines: Vec<Template>,
+    /// The lines by language.
+    pub lines_in: Vec<(String, Vec<Template>)>,
 }
 
 impl CompiledReply {
+    /// The lines a call in `language` says.
+    pub fn lines_for(&self, language: &str) -> &[Template] {
+        crate::language::for_language(language, &self.lines, &self.lines_in)
+    }
+
     /// True when every condition holds for this result and State.
     pub fn matches(&self, result: &Value, state: &Value) -> bool {
         let holds = |root: &Value, (path, values): &(Vec<String>, Vec<Value>)| {
@@ -168,13 +190,19 @@ pub(crate) fn compile(tools: &[ToolSpec], rows: Rows) -> Result<Compiled, Vec<St
     for tool in tools {
         check_locked(tool, state, &mut problems);
         if let Some(model) = state {
-            for line in &tool.announce {
+            let variants = tool.announce_in.iter().flat_map(|(_, lines)| lines);
+            for line in tool.announce.iter().chain(variants) {
                 for p in line.placeholders() {
                     let is_argument = tool
                         .parameters()
                         .get("properties")
                         .is_some_and(|props| props.get(&p.path[0]).is_some());
                     if p.scope == Scope::Value && !is_argument && model.field(&p.path).is_none() {
+                        // A State value with a field typo names the level and its fields.
+                        if p.path.len() > 1 && model.field(&p.path[..1]).is_some() {
+                            problems.push(unknown_state_path(tool.name(), p, model));
+                            continue;
+                        }
                         let mut known: Vec<String> = tool
                             .parameters()
                             .get("properties")
@@ -313,9 +341,6 @@ fn compile_reply(
     if reply.say.is_empty() {
         problems.push(messages::reply_without_lines(name));
     }
-    let output = tool.output().schema();
-    let output_fields = tool.output().field_names();
-    let open_output = output_fields.is_empty();
     let when = check_when(tool, &reply.when, problems);
     let mut conditions = Vec::new();
     for (value, values) in &reply.state {
@@ -329,8 +354,38 @@ fn compile_reply(
         }
         conditions.push((path, values.clone()));
     }
+    let lines = compile_lines(tool, &reply.say, state, state_fields, problems);
+    let mut lines_in = Vec::new();
+    for (language, said) in &reply.say_in {
+        if said.is_empty() {
+            problems.push(messages::reply_without_lines(name));
+        }
+        lines_in.push((
+            language.clone(),
+            compile_lines(tool, said, state, state_fields, problems),
+        ));
+    }
+    (problems.len() == before).then_some(CompiledReply {
+        when,
+        state: conditions,
+        lines,
+        lines_in,
+    })
+}
+
+/// A reply's lines parsed and checked against the tool's output, the State and the call.
+fn compile_lines(
+    tool: &ToolSpec,
+    said: &[String],
+    state: Option<&StateModel>,
+    state_fields: &[String],
+    problems: &mut Vec<String>,
+) -> Vec<Template> {
+    let name = tool.name();
+    let output = tool.output().schema();
+    let open_output = tool.output().field_names().is_empty();
     let mut lines = Vec::new();
-    for line in &reply.say {
+    for line in said {
         if line.trim().is_empty() {
             problems.push(messages::blank_reply_line(name));
             continue;
@@ -347,6 +402,13 @@ fn compile_reply(
                         }
                         Scope::Value => {
                             if let Some(model) = state
+                                && model.field(&p.path).is_none()
+                                && p.path.len() > 1
+                                && model.field(&p.path[..1]).is_some()
+                            {
+                                // A State value with a field typo names the level and its fields.
+                                problems.push(unknown_state_path(name, p, model));
+                            } else if let Some(model) = state
                                 && model.field(&p.path).is_none()
                             {
                                 problems.push(messages::unknown_state_value(
@@ -367,11 +429,7 @@ fn compile_reply(
             }
         }
     }
-    (problems.len() == before).then_some(CompiledReply {
-        when,
-        state: conditions,
-        lines,
-    })
+    lines
 }
 
 /// The problem for a result path the output of `tool` does not have: at the top, the output's
@@ -483,7 +541,15 @@ fn check_locked(tool: &ToolSpec, state: Option<&StateModel>, problems: &mut Vec<
         };
         let found = template.check_locked(&kind_of);
         for error in &found {
-            problems.push(format!("{}: {error}", tool.name()));
+            problems.push(match error {
+                LockedError::UnknownPath { placeholder } if placeholder.scope == Scope::Value => {
+                    unknown_state_path(tool.name(), placeholder, model)
+                }
+                LockedError::UnknownPath { placeholder } if placeholder.scope == Scope::Call => {
+                    messages::unknown_call_value(tool.name(), &placeholder.to_string())
+                }
+                _ => format!("{}: {error}", tool.name()),
+            });
         }
         if !found.is_empty() {
             continue;
@@ -509,5 +575,31 @@ fn check_locked(tool: &ToolSpec, state: Option<&StateModel>, problems: &mut Vec<
                 &walk::describe(&takes),
             ));
         }
+    }
+}
+
+/// The problem for a locked `{{path}}` the State does not have: at the top, the State's values;
+/// below a value the State has, that level's fields, naming the level and the part that is
+/// wrong.
+fn unknown_state_path(tool: &str, placeholder: &Placeholder, model: &StateModel) -> String {
+    let path = &placeholder.path;
+    let schema = model.schema();
+    let known = (1..path.len())
+        .rev()
+        .find_map(|k| walk::field_at(schema, schema, &path[..k]).map(|sub| (k, sub)));
+    match known {
+        Some((k, sub)) => messages::unknown_nested_state_path(
+            tool,
+            &placeholder.to_string(),
+            &path[..k].join("."),
+            &path[k],
+            &walk::property_names(sub, schema),
+        ),
+        None => messages::unknown_state_path(
+            tool,
+            &placeholder.to_string(),
+            &path[0],
+            &model.field_names(),
+        ),
     }
 }

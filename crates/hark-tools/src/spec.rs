@@ -89,6 +89,8 @@ pub struct ToolSpec {
     interruption: Interruption,
     pub(crate) locked: Vec<(String, LockedValue)>,
     pub(crate) announce: Vec<Template>,
+    /// Announce lines by language (`"es"`, `"fr-CA"`), said in a call of that language.
+    pub(crate) announce_in: Vec<(String, Vec<Template>)>,
     pub(crate) announce_wait: bool,
     pub(crate) ends_conversation: bool,
     pub(crate) replies: Vec<ToolReply>,
@@ -271,6 +273,7 @@ impl ToolSpec {
             interruption: Interruption::default(),
             locked: Vec::new(),
             announce: Vec::new(),
+            announce_in: Vec::new(),
             announce_wait: false,
             ends_conversation: false,
             replies: Vec::new(),
@@ -543,6 +546,57 @@ impl ToolSpec {
         mut self,
         lines: impl IntoIterator<Item = S>,
     ) -> Result<Self, BuildError> {
+        self.announce = self.announce_templates(lines)?;
+        Ok(self)
+    }
+
+    /// Announce lines a call in `language` says instead of [`announce`](Self::announce)'s (its
+    /// whole tag, then its primary language, picks them: `"es"` serves `es-ES`), checked alike.
+    pub fn announce_in<S: AsRef<str>>(
+        mut self,
+        language: impl Into<String>,
+        lines: impl IntoIterator<Item = S>,
+    ) -> Result<Self, BuildError> {
+        let templates = self.announce_templates(lines)?;
+        self.announce_in.push((language.into(), templates));
+        Ok(self)
+    }
+
+    /// The tool's own lines a call in `language` hears in their default words, and whether any
+    /// of its lines has a variant for `language`: `"announce lines"` (announce lines without an
+    /// [`announce_in`](Self::announce_in) for it) and `"reply lines"` (a reply of its own
+    /// without a `say_in` for it), in that order (issue 23, item 13: `hark check` warns of
+    /// them in a file that speaks `language`).
+    pub fn lines_without_language(&self, language: &str) -> (Vec<&'static str>, bool) {
+        use crate::language::variant;
+        let mut missing = Vec::new();
+        let mut has = variant(language, &self.announce_in).is_some();
+        if !self.announce.is_empty() && variant(language, &self.announce_in).is_none() {
+            missing.push("announce lines");
+        }
+        let mut replies_missing = false;
+        for reply in &self.replies {
+            if variant(language, &reply.say_in).is_some() {
+                has = true;
+            } else {
+                replies_missing = true;
+            }
+        }
+        if replies_missing {
+            missing.push("reply lines");
+        }
+        (missing, has)
+    }
+
+    /// The announce lines a call in `language` says.
+    pub(crate) fn announce_for(&self, language: &str) -> &[Template] {
+        crate::language::for_language(language, &self.announce, &self.announce_in)
+    }
+
+    fn announce_templates<S: AsRef<str>>(
+        &self,
+        lines: impl IntoIterator<Item = S>,
+    ) -> Result<Vec<Template>, BuildError> {
         let mut problems = Vec::new();
         let mut templates = Vec::new();
         for line in lines {
@@ -575,8 +629,7 @@ impl ToolSpec {
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
-        self.announce = templates;
-        Ok(self)
+        Ok(templates)
     }
 
     /// With `true`, the tool runs only after the announce line has played out ("Announce lines

@@ -534,7 +534,7 @@ async fn a_registry_with_a_state_checks_every_locked_path_at_build() {
     assert_eq!(
         locked_problems(json!({"type": "string"}), "{{customer.idd}}"),
         vec![
-            "t: {{customer.idd}} names a value the call state does not have. Fix the path, or add the field to the State type."
+            "t: {{customer.idd}} is not in the State: customer has no field idd. Use one of: id, tier."
         ]
     );
     assert_eq!(

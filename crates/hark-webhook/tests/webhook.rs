@@ -1180,8 +1180,6 @@ fn a_transcript_on_a_text_input_and_a_state_typo_fail_at_build() {
         .unwrap_err();
     assert_eq!(
         error.problems,
-        vec![
-            "n: {{customer.idd}} names a value the call state does not have. Fix the path, or add the field to the State type."
-        ]
+        vec!["n: {{customer.idd}} is not in the State: customer has no field idd. Use one of: id."]
     );
 }

@@ -146,7 +146,17 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
                     .or_else(|_| current_datetime_tool("UTC"))
                     .ok()
             }
-            "user_phone_number" => user_phone_number_tool().ok(),
+            "user_phone_number" => {
+                let carried = host.call_values();
+                if !carried.iter().any(|c| c == "remote_number") {
+                    let serve = carried
+                        .iter()
+                        .map(String::as_str)
+                        .eq(super::SERVE_CALL_VALUES.iter().copied());
+                    found.warning(line, messages::phone_number_not_carried(&carried, serve));
+                }
+                user_phone_number_tool().ok()
+            }
             "end_call" => {
                 let goodbye = f
                     .tools
@@ -154,7 +164,23 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
                     .as_ref()
                     .map_or("Goodbye!", |g| g.get_ref().as_str());
                 match end_call_tool("End the call when the caller is done.", goodbye) {
-                    Ok(tool) => Some(tool),
+                    Ok(mut tool) => {
+                        for (language, line) in &f.tools.goodbye_in {
+                            match tool.clone().announce_in(language.clone(), [line.get_ref()]) {
+                                Ok(with) => tool = with,
+                                Err(error) => {
+                                    let at = found.line(line);
+                                    for problem in error.problems {
+                                        found.error(
+                                            at,
+                                            format!("[tools] goodbye_in {language}: {problem}"),
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                        Some(tool)
+                    }
                     Err(error) => {
                         for problem in error.problems {
                             found.error(line, format!("[tools] goodbye: {problem}"));
@@ -338,6 +364,11 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     };
 
     // The LLM and the UI worker.
+    // The `{{call.name}}` values the file reads that its calls never carry.
+    super::call_values::check(&mut found, host);
+    // Lines with no variant for the file's language, in a file that speaks it through variants.
+    super::languages::check(&mut found, &language, host);
+
     let llm = llm_choice(file, host, &mut found);
     let classifier_line = f.ui.classifier.as_ref().and_then(|c| found.line(c));
     let kind =
@@ -483,6 +514,12 @@ pub(super) fn to_reply(
             .iter()
             .map(|line| line.get_ref().clone()),
     );
+    for (language, lines) in &reply.say_in {
+        out = out.say_in(
+            language.clone(),
+            lines.get_ref().iter().map(|line| line.get_ref().clone()),
+        );
+    }
     let mut ok = true;
     for (field, values) in &reply.when {
         match json_values(values.get_ref()) {

@@ -190,6 +190,10 @@ pub struct ToolsFormat {
     /// `end_call`'s goodbye line (default "Goodbye!"); spanned: without `end_call` in
     /// `builtin` it is unused, and a warning names its line.
     pub goodbye: Option<Spanned<String>>,
+    /// `end_call`'s goodbye by language (`goodbye_in.es = "¡Adiós!"`): a call in that
+    /// language says it instead (its whole tag, then its primary language, picks it).
+    #[serde(default)]
+    pub goodbye_in: BTreeMap<String, Spanned<String>>,
 }
 
 /// The HTTP method of a webhook: `"GET"`, `"POST"`, … (the lower-case spellings are read too:
@@ -244,8 +248,8 @@ pub struct AuthFormat {
     pub kind: AuthKind,
     /// The environment variable holding the credential.
     pub env: Spanned<String>,
-    /// `api_key`: the header.
-    pub header: Option<String>,
+    /// `api_key`: the header (spanned: a problem about it names its line).
+    pub header: Option<Spanned<String>>,
 }
 
 /// One `[[webhook]]`.
@@ -271,6 +275,11 @@ pub struct WebhookFormat {
     pub allow_private_network: bool,
     /// The credential.
     pub auth: Option<AuthFormat>,
+    /// Fixed extra headers: name → value, sent with every request (`${NAME}` placeholders
+    /// allowed in a value; each value spanned, for the line of its problems). Beside `auth`,
+    /// never `Authorization`: auth sends it.
+    #[serde(default)]
+    pub headers: BTreeMap<String, Spanned<String>>,
     /// Input arguments by name.
     #[serde(default)]
     pub input: BTreeMap<String, FieldFormat>,
@@ -284,6 +293,9 @@ pub struct WebhookFormat {
     /// Announce lines, each with its span.
     #[serde(default)]
     pub announce: Vec<Spanned<String>>,
+    /// Announce lines by language (`announce_in.es = ["Un momento."]`), each with its span.
+    #[serde(default)]
+    pub announce_in: BTreeMap<String, Vec<Spanned<String>>>,
     /// Wait for the announce line to play before running.
     #[serde(default)]
     pub announce_wait: bool,
@@ -330,6 +342,10 @@ pub struct ReplyFormat {
     /// The lines, said in turn (the list and each line with its span: a line's problem names
     /// the line that holds it).
     pub say: Spanned<Vec<Spanned<String>>>,
+    /// The lines by language (`say_in.es = ["…"]`): a call in that language says them instead
+    /// of `say` (its whole tag, then its primary language, picks them).
+    #[serde(default)]
+    pub say_in: BTreeMap<String, Spanned<Vec<Spanned<String>>>>,
 }
 
 /// Which classifier the UI worker's `screen` job uses.

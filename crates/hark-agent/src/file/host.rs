@@ -30,6 +30,8 @@ pub struct Host {
     local: BTreeMap<String, ToolSpec>,
     values: BTreeMap<String, String>,
     allowed: Vec<SocketAddr>,
+    /// The `{{call.name}}` values its calls carry; `None`: `hark serve`'s.
+    call_values: Option<Vec<String>>,
 }
 
 impl Host {
@@ -83,6 +85,25 @@ impl Host {
             return Some(value.clone());
         }
         std::env::var(name).ok().filter(|v| !v.is_empty())
+    }
+
+    /// The `{{call.name}}` values the program's calls carry (`"session_id"`, `"remote_number"`,
+    /// …): the file's check warns of every other one it reads. Without it, those of `hark serve`
+    /// ([`SERVE_CALL_VALUES`](super::SERVE_CALL_VALUES): an RTVI session carries its id only).
+    pub fn with_call_values<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.call_values = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The `{{call.name}}` values the program's calls carry.
+    pub fn call_values(&self) -> Vec<String> {
+        match &self.call_values {
+            Some(names) => names.clone(),
+            None => super::SERVE_CALL_VALUES
+                .iter()
+                .map(|n| n.to_string())
+                .collect(),
+        }
     }
 
     /// The allowed addresses.

@@ -305,6 +305,18 @@ pub fn api_key_needs_header(tool: &str) -> String {
     )
 }
 
+/// Warning: `api_key` auth whose header is `Authorization`, which sends the bare key; a service
+/// that reads `Authorization` most often wants `Bearer <token>`, which is `kind = "bearer"`.
+///
+/// Example: `webhook crm: auth kind = "api_key" with header = "Authorization" sends the bare key
+/// (Authorization: <key>), without "Bearer ". For Authorization: Bearer <key>, write kind =
+/// "bearer" and remove header; keep api_key only if your service takes the bare key.`
+pub fn api_key_in_authorization(tool: &str) -> String {
+    format!(
+        "webhook {tool}: auth kind = \"api_key\" with header = \"Authorization\" sends the bare key (Authorization: <key>), without \"Bearer \". For Authorization: Bearer <key>, write kind = \"bearer\" and remove header; keep api_key only if your service takes the bare key."
+    )
+}
+
 /// `bearer` auth with a header.
 pub fn bearer_with_header(tool: &str) -> String {
     format!(
@@ -457,4 +469,100 @@ pub fn check_summary(
     let noun = if tools == 1 { "tool" } else { "tools" };
     let flow = flow.map(|f| format!(", {f}")).unwrap_or_default();
     format!("{path}: ok, {tools} {noun}, LLM {llm}, UI worker {ui}{flow}{warnings}")
+}
+
+/// Warning: a template reads a `{{call.name}}` value the calls that run the file never carry
+/// (`carried`: the ones they do), so every call that reads it is refused (issue 23, item 4).
+/// `serve`: the carried values are `hark serve`'s.
+///
+/// Example: `webhook lookup: locked phone reads {{call.remote_number}}, which hark serve's calls
+/// never carry (they carry call.session_id only), so every call that reads it is refused. Read
+/// call.session_id instead, or run the agent from a program whose calls carry
+/// call.remote_number.`
+pub fn call_value_not_carried(place: &str, name: &str, carried: &[String], serve: bool) -> String {
+    let whose = if serve {
+        "hark serve's calls"
+    } else {
+        "this program's calls"
+    };
+    let listed: Vec<String> = carried.iter().map(|c| format!("call.{c}")).collect();
+    let (they, instead) = match listed.as_slice() {
+        [] => ("they carry none".to_string(), "Remove it".to_string()),
+        [one] => (
+            format!("they carry {one} only"),
+            format!("Read {one} instead"),
+        ),
+        more => (
+            format!("they carry {}", more.join(", ")),
+            "Read one of those instead".to_string(),
+        ),
+    };
+    format!(
+        "{place} reads {{{{call.{name}}}}}, which {whose} never carry ({they}), so every call that reads it is refused. {instead}, or run the agent from a program whose calls carry call.{name}."
+    )
+}
+
+/// Warning: the built-in `user_phone_number` where the calls carry no caller number: it would
+/// always answer that the number is unknown.
+///
+/// Example: `[tools] builtin user_phone_number reads call.remote_number, which hark serve's calls
+/// never carry (they carry call.session_id only), so it always answers that the number is
+/// unknown. Ask the caller for their number instead, or run the agent from a program whose calls
+/// carry call.remote_number.`
+pub fn phone_number_not_carried(carried: &[String], serve: bool) -> String {
+    let whose = if serve {
+        "hark serve's calls"
+    } else {
+        "this program's calls"
+    };
+    let listed: Vec<String> = carried.iter().map(|c| format!("call.{c}")).collect();
+    let they = match listed.as_slice() {
+        [] => "they carry none".to_string(),
+        [one] => format!("they carry {one} only"),
+        more => format!("they carry {}", more.join(", ")),
+    };
+    format!(
+        "[tools] builtin user_phone_number reads call.remote_number, which {whose} never carry ({they}), so it always answers that the number is unknown. Ask the caller for their number instead, or run the agent from a program whose calls carry call.remote_number."
+    )
+}
+
+/// Warning: a `{{…}}` in a webhook `url` or `headers` value, where nothing fills it.
+///
+/// Example: `webhook lookup: url holds {{…}}, which nothing fills there: it is sent as written.
+/// Send the value as a locked argument (locked = { session = "{{call.session_id}}" }), or write
+/// ${NAME} for a fixed value.`
+pub fn template_not_filled(place: &str) -> String {
+    format!(
+        "{place} holds {{{{…}}}}, which nothing fills there: it is sent as written. Send the value as a locked argument (locked = {{ session = \"{{{{call.session_id}}}}\" }}), or write ${{NAME}} for a fixed value."
+    )
+}
+
+/// Warning: a line key with no variant for the file's language, in a file whose other lines
+/// have one (issue 23, item 13): a call in that language would hear this line in its default
+/// words. `variants_key` is the key of its variants (`say_in`), `primary` the language's primary
+/// subtag (`es`).
+///
+/// Example: `[[reply]] say has no variant for es-ES, the file's language, though other lines
+/// have one: a call in es-ES hears this line in its default words. Add say_in.es beside it.`
+pub fn line_without_language(
+    place: &str,
+    language: &str,
+    variants_key: &str,
+    primary: &str,
+) -> String {
+    format!(
+        "{place} has no variant for {language}, the file's language, though other lines have one: a call in {language} hears this line in its default words. Add {variants_key}.{primary} beside it."
+    )
+}
+
+/// Warning: a local tool's own lines (`what`: "reply lines", "announce lines") have no variant
+/// for the file's language, in a file whose other lines have one.
+///
+/// Example: `[tools] local book_table: its reply lines have no variant for es-ES, the file's
+/// language, though other lines have one: a call in es-ES hears them in their default words.
+/// Give them one in the program (ToolReply::say_in, ToolSpec::announce_in).`
+pub fn local_lines_without_language(tool: &str, what: &str, language: &str) -> String {
+    format!(
+        "[tools] local {tool}: its {what} have no variant for {language}, the file's language, though other lines have one: a call in {language} hears them in their default words. Give them one in the program (ToolReply::say_in, ToolSpec::announce_in)."
+    )
 }

@@ -206,11 +206,13 @@
 //! ```
 
 mod build;
+mod call_values;
 mod fields;
 mod flow;
 pub mod format;
 mod formats;
 mod host;
+mod languages;
 pub mod messages;
 mod placeholders;
 mod problem;
@@ -228,6 +230,7 @@ use hark_tools::{StateModel, ToolRegistry};
 use crate::Conductor;
 use crate::flow::{ClassifierJudge, FallbackJudge, Flow};
 
+pub use call_values::SERVE_CALL_VALUES;
 pub use format::{FileFormat, ProviderKind};
 pub use host::Host;
 pub use problem::{FileProblems, Problem, Severity};

@@ -155,17 +155,37 @@ fn with_checked_formats(
     checked.map_err(|error| error.problems)
 }
 
+/// A webhook's clean announce lines: the default ones and the variants, (language, line) in
+/// file order (grouped by language, as the file's tables are).
+struct Lines<'a> {
+    default: &'a [String],
+    by_language: &'a [(String, String)],
+}
+
 /// The tool's own settings after its build: announce lines, wait, interruption, result
 /// display, its own replies.
 fn finish(
     tool: ToolSpec,
     w: &WebhookFormat,
-    announce: &[String],
+    announce: &Lines<'_>,
     own: &[ToolReply],
 ) -> Result<ToolSpec, Vec<String>> {
     let mut tool = tool
-        .announce(announce)
-        .map_err(|error| error.problems)?
+        .announce(announce.default)
+        .map_err(|error| error.problems)?;
+    let mut languages: Vec<&String> = announce.by_language.iter().map(|(l, _)| l).collect();
+    languages.dedup();
+    for language in languages {
+        let said = announce
+            .by_language
+            .iter()
+            .filter(|(l, _)| l == language)
+            .map(|(_, text)| text);
+        tool = tool
+            .announce_in(language.clone(), said)
+            .map_err(|error| error.problems)?;
+    }
+    let mut tool = tool
         .announce_wait(w.announce_wait)
         .interruption(match w.interruption {
             None | Some(InterruptionFormat::ProviderDefault) => Interruption::ProviderDefault,
@@ -207,6 +227,14 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
         },
     };
     let auth = auth(w, &name, found);
+    let headers: Vec<(String, String)> = w
+        .headers
+        .iter()
+        .filter_map(|(header, value)| {
+            let place = format!("webhook {name}: headers {header}");
+            found.fill(value, &place, host).map(|v| (header.clone(), v))
+        })
+        .collect();
 
     // Each locked value and announce line alone, on stand-ins.
     let all_parameters = with_locked_names(&parameters, w.locked.keys());
@@ -214,6 +242,9 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
     let mut clean_locked: Vec<(&String, &String)> = Vec::new();
     let mut locked = Vec::new();
     let mut announce = Vec::new();
+    // Clean announce variants: (language, line), and each with its line in the file.
+    let mut announce_in: Vec<(String, String)> = Vec::new();
+    let mut announce_at: Vec<(String, Option<usize>)> = Vec::new();
     if let Some(base) = &base {
         for (parameter, template) in &w.locked {
             let at = found.line(template);
@@ -226,6 +257,22 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
                 Err(problems) => {
                     for problem in problems {
                         found.error(at, said(&name, &problem));
+                    }
+                }
+            }
+        }
+        for (language, lines) in &w.announce_in {
+            for text in lines {
+                let at = found.line(text);
+                match base.clone().announce([text.get_ref()]) {
+                    Ok(_) => {
+                        announce_in.push((language.clone(), text.get_ref().clone()));
+                        announce_at.push((text.get_ref().clone(), at));
+                    }
+                    Err(error) => {
+                        for problem in error.problems {
+                            found.error(at, said(&name, &problem));
+                        }
                     }
                 }
             }
@@ -250,8 +297,19 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
             .iter()
             .map(|text| (text.get_ref().clone(), found.line(text)))
             .collect();
+        for (language, lines) in &w.announce_in {
+            for text in lines {
+                announce_in.push((language.clone(), text.get_ref().clone()));
+            }
+        }
     }
     let lines: Vec<String> = announce.iter().map(|(text, _)| text.clone()).collect();
+    let lines = Lines {
+        default: &lines,
+        by_language: &announce_in,
+    };
+    // The registry's checks find a variant's problem on its line, like an announce line's.
+    announce.extend(announce_at);
     let mut own = Vec::new();
     for row in &w.reply {
         if let Some(mut reply) = to_reply(row, &format!("webhook {name}"), found) {
@@ -269,6 +327,9 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
         }
         if let Some(auth) = auth {
             builder = builder.auth(auth);
+        }
+        for (header, value) in &headers {
+            builder = builder.header(header.clone(), value.clone());
         }
         for (parameter, template) in &clean_locked {
             builder = builder.locked((*parameter).clone(), template.as_str());
@@ -294,6 +355,11 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
                 Ok(built) => tool = Some(built),
                 Err(problems) => {
                     for problem in problems {
+                        let header_at = w
+                            .headers
+                            .iter()
+                            .find(|(header, _)| is_about_header(&name, header, &problem))
+                            .map(|(_, value)| found.line(value));
                         let at = w
                             .locked
                             .iter()
@@ -304,6 +370,7 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
                                     )
                             })
                             .map_or(line, |(_, template)| found.line(template));
+                        let at = header_at.unwrap_or(at);
                         found.error(at, said(&name, &problem));
                     }
                 }
@@ -333,6 +400,18 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
     }
 }
 
+/// True when `problem` is the webhook builder's problem about the fixed header `header`.
+fn is_about_header(tool: &str, header: &str, problem: &str) -> bool {
+    use hark_webhook::messages as m;
+    [
+        m::authorization_with_auth(tool, header),
+        m::header_reserved(tool, header),
+        m::header_invalid(tool, header),
+    ]
+    .iter()
+    .any(|text| text == problem)
+}
+
 /// The webhook's credential, or `None` (with the problem recorded) when `[webhook.auth]` is
 /// wrong; an unset variable is a warning.
 fn auth(w: &WebhookFormat, name: &str, found: &mut Found<'_>) -> Option<WebhookAuth> {
@@ -349,11 +428,18 @@ fn auth(w: &WebhookFormat, name: &str, found: &mut Found<'_>) -> Option<WebhookA
     }
     match (auth.kind, &auth.header) {
         (AuthKind::Bearer, None) => Some(WebhookAuth::bearer(variable)),
-        (AuthKind::Bearer, Some(_)) => {
+        (AuthKind::Bearer, Some(header)) => {
+            let line = found.line(header);
             found.error(line, messages::bearer_with_header(name));
             None
         }
-        (AuthKind::ApiKey, Some(header)) => Some(WebhookAuth::api_key(variable, header.clone())),
+        (AuthKind::ApiKey, Some(header)) => {
+            if header.get_ref().eq_ignore_ascii_case("authorization") {
+                let line = found.line(header);
+                found.warning(line, messages::api_key_in_authorization(name));
+            }
+            Some(WebhookAuth::api_key(variable, header.get_ref().clone()))
+        }
         (AuthKind::ApiKey, None) => {
             found.error(line, messages::api_key_needs_header(name));
             None

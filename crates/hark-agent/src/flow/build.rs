@@ -51,24 +51,14 @@ pub(crate) struct Closing {
     pub tool: String,
     pub finish: Conditions,
     pub confirm: Vec<Template>,
-    pub confirm_in: BTreeMap<String, Vec<Template>>,
+    pub confirm_in: Vec<(String, Vec<Template>)>,
 }
 
 impl Closing {
     /// The confirm lines for the call's `language`: the whole tag, then its primary language,
     /// then the default lines.
     pub fn lines_for(&self, language: &str) -> &[Template] {
-        let lower = language.to_ascii_lowercase();
-        let primary = lower.split(['-', '_']).next().unwrap_or("");
-        self.confirm_in
-            .iter()
-            .find(|(tag, _)| tag.to_ascii_lowercase() == lower)
-            .or_else(|| {
-                self.confirm_in
-                    .iter()
-                    .find(|(tag, _)| tag.to_ascii_lowercase() == primary)
-            })
-            .map_or(self.confirm.as_slice(), |(_, lines)| lines.as_slice())
+        hark_tools::language::for_language(language, &self.confirm, &self.confirm_in)
     }
 
     /// True when the closing tool reads values back before it runs.

@@ -145,6 +145,10 @@ pub struct ReplyRow {
     pub state: BTreeMap<String, Vec<Value>>,
     /// The lines, alternatives said in turn.
     pub say: Vec<String>,
+    /// The lines by language (`"es"`, `"fr-CA"`): a call in that language says them instead of
+    /// `say` (its whole tag, then its primary language, picks them).
+    #[serde(default)]
+    pub say_in: BTreeMap<String, Vec<String>>,
 }
 
 /// A step's assign row: save the value at `path` of `tool`'s result into the State value
@@ -230,6 +234,11 @@ impl ReplyRow {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             say: self.say.clone(),
+            say_in: self
+                .say_in
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         }
     }
 }

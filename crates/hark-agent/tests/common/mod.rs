@@ -103,6 +103,16 @@ pub async fn rig_with(
     registry: ToolRegistry,
     settings: impl FnOnce(AgentSettings) -> AgentSettings,
 ) -> Rig {
+    rig_in("en-US", turns, registry, settings).await
+}
+
+/// [`rig_with`] for a call in `language`.
+pub async fn rig_in(
+    language: &str,
+    turns: Vec<Turn>,
+    registry: ToolRegistry,
+    settings: impl FnOnce(AgentSettings) -> AgentSettings,
+) -> Rig {
     let server = ScriptedServer::start(turns).await.expect("scripted server");
     // OpenAI roles send the history as the agent keeps it (system notes in place), which is
     // what these tests read back; the portable default is pinned in agent_file_roles.rs and
@@ -119,7 +129,7 @@ pub async fn rig_with(
         registry.clone(),
     ));
     let (output, rx) = ChannelOutput::new();
-    let state = CallState::new(CallInfo::default(), "en-US", None);
+    let state = CallState::new(CallInfo::default(), language, None);
     let agent = VoiceAgent::new(settings, state, Arc::new(output.clone())).expect("agent");
     Rig {
         server,

@@ -209,11 +209,24 @@ pub fn book_table(book: TableBook) -> ToolSpec {
     })
     .map(|tool| {
         tool.replies([
+            // Each line in Spanish too: a call in es-ES hears them in its language.
             ToolReply::say(["That day has already gone. Which other day would suit you?"])
+                .say_in(
+                    "es",
+                    ["Ese día ya ha pasado. ¿Qué otro día le vendría bien?"],
+                )
                 .when("status", [Value::from("past_day")]),
             ToolReply::say(["The terrace has no table for {{result.party}}. Shall I look inside?"])
+                .say_in(
+                    "es",
+                    ["La terraza no tiene mesa para {{result.party}}. ¿Miro dentro?"],
+                )
                 .when("status", [Value::from("full")]),
             ToolReply::say(["Your table is booked. The reference is {{result.reference}}."])
+                .say_in(
+                    "es",
+                    ["Su mesa está reservada. La referencia es {{result.reference}}."],
+                )
                 .when("status", [Value::from("booked")]),
         ])
     });
