@@ -306,7 +306,10 @@ async fn the_voice_agent_shops_fills_a_form_and_survives_an_interruption_in_the_
             .as_array()
             .unwrap()
             .iter()
-            .any(|m| m["content"] == "put ana@example.com in the email field"),
+            .any(|m| m["role"] == "user"
+                && m["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("put ana@example.com in the email field"))),
         "the worker's LLM reads the query: {:#}",
         bodies[4]
     );
