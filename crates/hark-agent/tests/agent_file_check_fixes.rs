@@ -139,3 +139,34 @@ say = ["Done for {{{{customer.idd}}}}."]
         ]
     );
 }
+
+/// A credential in a fixed header (sibling of item 15: the guide says a credential goes in
+/// `auth`) is a warning on the header's line saying which `auth` to write; a plain header is not.
+#[test]
+fn a_credential_in_headers_says_to_put_it_in_auth() {
+    let text = r#"system_prompt = "You help."
+
+[[webhook]]
+name = "crm"
+description = "Tell the CRM."
+url = "https://crm.example.com/hook"
+
+[webhook.headers]
+X-Tenant = "bistro"
+Authorization = "Bearer abc"
+X-Api-Key = "abc"
+"#;
+    assert_eq!(
+        problems(text),
+        [
+            "line 10: warning: webhook crm: headers Authorization carries a credential. Put it \
+             in auth instead: auth = { kind = \"bearer\", env = \"NAME\" } for Authorization: \
+             Bearer <token>, with NAME the environment variable that holds it, so that a missing \
+             key is reported as \"could not authenticate\".",
+            "line 11: warning: webhook crm: headers X-Api-Key carries a credential. Put it in \
+             auth instead: auth = { kind = \"api_key\", header = \"X-Api-Key\", env = \"NAME\" }, \
+             with NAME the environment variable that holds it, so that a missing key is reported \
+             as \"could not authenticate\".",
+        ]
+    );
+}

@@ -48,7 +48,10 @@ fn queries_seen(server: &ScriptedServer) -> Vec<String> {
         .map(|b| {
             let messages = b["messages"].as_array().unwrap();
             let user = messages.iter().find(|m| m["role"] == "user").unwrap();
-            user["content"].as_str().unwrap().to_string()
+            // The portable roles (the default) send the query first, then the <ui_state> as
+            // marked context text in the same user message.
+            let content = user["content"].as_str().unwrap();
+            content.split("\n\n").next().unwrap().to_string()
         })
         .collect()
 }

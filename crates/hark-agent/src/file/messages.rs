@@ -305,6 +305,25 @@ pub fn api_key_needs_header(tool: &str) -> String {
     )
 }
 
+/// Warning: a fixed `headers` entry that carries a credential (`Authorization`, `X-Api-Key`, …)
+/// while `auth` is the place for one: the credential then sits in the file or a `${NAME}` fill,
+/// outside the webhook's authentication (no "could not authenticate" when it is missing).
+///
+/// Example: `webhook crm: headers X-Api-Key carries a credential. Put it in auth instead:
+/// auth = { kind = "api_key", header = "X-Api-Key", env = "CRM_KEY" } …`.
+pub fn credential_in_headers(tool: &str, header: &str) -> String {
+    let auth = if header.eq_ignore_ascii_case("authorization") {
+        "auth = { kind = \"bearer\", env = \"NAME\" } for Authorization: Bearer <token>".to_string()
+    } else {
+        format!("auth = {{ kind = \"api_key\", header = \"{header}\", env = \"NAME\" }}")
+    };
+    format!(
+        "webhook {tool}: headers {header} carries a credential. Put it in auth instead: {auth}, \
+         with NAME the environment variable that holds it, so that a missing key is reported as \
+         \"could not authenticate\"."
+    )
+}
+
 /// Warning: `api_key` auth whose header is `Authorization`, which sends the bare key; a service
 /// that reads `Authorization` most often wants `Bearer <token>`, which is `kind = "bearer"`.
 ///

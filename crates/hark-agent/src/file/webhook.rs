@@ -227,6 +227,15 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
         },
     };
     let auth = auth(w, &name, found);
+    for (header, value) in &w.headers {
+        // `Authorization` beside `auth` is the builder's error; every other credential header
+        // is a warning: it works, but outside the webhook's authentication.
+        let beside_auth = auth.is_some() && header.eq_ignore_ascii_case("authorization");
+        if is_credential_header(header) && !beside_auth {
+            let at = found.line(value);
+            found.warning(at, messages::credential_in_headers(&name, header));
+        }
+    }
     let headers: Vec<(String, String)> = w
         .headers
         .iter()
@@ -398,6 +407,17 @@ pub(super) fn build(w: &WebhookFormat, host: &Host, found: &mut Found<'_>) -> We
         locked,
         announce,
     }
+}
+
+/// Header names that carry a credential: `Authorization`, `Proxy-Authorization`, and names
+/// with `api-key`, `apikey`, `token` or `secret` in them (`X-Api-Key`, `X-Auth-Token`).
+fn is_credential_header(header: &str) -> bool {
+    let lower = header.to_ascii_lowercase();
+    lower == "authorization"
+        || lower == "proxy-authorization"
+        || ["api-key", "api_key", "apikey", "token", "secret"]
+            .iter()
+            .any(|word| lower.contains(word))
 }
 
 /// True when `problem` is the webhook builder's problem about the fixed header `header`.
