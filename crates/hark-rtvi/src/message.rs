@@ -277,7 +277,7 @@ pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
 /// - `label == "rtvi-ai"` ([`ParseError::WrongLabel`]);
 /// - `type` known ([`ParseError::UnsupportedType`]);
 /// - `data` fits the type ([`ParseError::Invalid`], with the JSON path): missing or mistyped
-///   fields, integers out of range, JSON nested 128 levels deep inside `data` (serde_json's
+///   fields, whole floats beyond `i64` in integer fields, JSON nested 128 levels deep inside `data` (serde_json's
 ///   limit, counted from `data`), snapshot trees deeper than `limits.max_depth` node levels or
 ///   with more than `limits.max_nodes` nodes.
 ///
