@@ -8,6 +8,8 @@ client-js walker snapshots first. This script only needs pipecat importable:
 For every case it writes one file, cases/<id>.json (see README.md):
     {"kind": "ui_state", "source": ..., "snapshot": {...},
      "expected": <pipecat's `UIWorker.render_ui_state` over the plain dict, as the worker stores it>,
+     "snapshot_text": <the snapshot as JSON text; only when it holds an int outside
+                       [-2**63, 2**64), which a serde_json Value cannot hold>,
      "expected_wire": <the wire path: pydantic `UISnapshotData` validation, then
                        `tree.model_dump(exclude_none=True)` (pipeline/worker.py), then render;
                        null when pydantic refuses the snapshot>}
@@ -273,6 +275,18 @@ def edge_state_cases():
         add(f"lax-selection-offsets-{label}", snap(node("e1", "generic", children=[
             node("e2", "textbox", name="T", value="hello")]),
             selection={"ref": "e2", "text": "ell", "start_offset": v, "end_offset": v}))
+    # Integers beyond 64 bits: pydantic keeps Python's exact int (issue 23, item 6). Written with
+    # "snapshot_text" too (see _needs_text), since a serde_json Value cannot hold them.
+    for label, v in [("2pow63", 2 ** 63), ("2pow64", 2 ** 64), ("below-i64min", -2 ** 63 - 1),
+                     ("10pow40", 10 ** 40), ("neg-10pow30", -10 ** 30),
+                     ("str-20-nines", "99999999999999999999"),
+                     ("str-lax", " +0018_446_744_073_709_551_616.00 "), ("str-neg", "-99999999999999999999")]:
+        add(f"wide-level-{label}", snap(node("e1", "generic", children=[node("e2", "heading", name="H", level=v)])))
+        add(f"wide-cols-{label}", snap(node("e1", "generic", children=[node("e2", "grid", name="G", colcount=v, rowcount=v)])))
+        add(f"wide-captured-at-{label}", {"root": node("e1", "generic"), "captured_at": v})
+        add(f"wide-selection-offsets-{label}", snap(node("e1", "generic", children=[
+            node("e2", "textbox", name="T", value="hello")]),
+            selection={"ref": "e2", "text": "ell", "start_offset": v, "end_offset": v}))
     add("name-nonstring", snap(node("e1", "generic", children=[node("e2", "button", name=5),
         node("e3", "button", name=True), node("e4", "button", name=["a"])])))
     add("value-nonstring", snap(node("e1", "generic", children=[node("e2", "textbox", name="T", value=5)])))
@@ -419,6 +433,19 @@ def edge_event_cases():
 # --------------------------------------------------------------------------------------------
 
 
+def _needs_text(v):
+    """Whether `v` holds an int outside [-2**63, 2**64): one serde_json's Value cannot hold."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):
+        return not (-2 ** 63 <= v < 2 ** 64)
+    if isinstance(v, dict):
+        return any(_needs_text(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_needs_text(x) for x in v)
+    return False
+
+
 def write_case(out, cid, case, rendered, model=None, model_checked=False):
     """One file per case: the input plus pipecat's outputs (JSON strings hold them exactly)."""
     case = dict(case)
@@ -450,6 +477,9 @@ def main():
     def state_case(cid, source, snapshot):
         nonlocal n_state
         case = {"kind": "ui_state", "source": source, "snapshot": snapshot}
+        if _needs_text(snapshot):
+            # The snapshot as JSON text, every digit kept: the Rust test decodes this text.
+            case["snapshot_text"] = json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
         write_case(out, cid, case, render_state(snapshot), render_state_model(snapshot), True)
         n_state += 1
 

@@ -6,12 +6,70 @@
 //! zeros only (`2.0`, `2.00`, `2_0.0`; not `2.`, `2.5`, `2.0_0`). No exponent, no hex, no
 //! non-ASCII digits.
 
+/// An integer pydantic reads: within `i64`, or beyond it as the decimal text Python's `int`
+/// prints (`18446744073709551616`, `-99999999999999999999`; no sign for positive, no leading
+/// zeros, no underscores).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LaxInt {
+    /// Within `i64`.
+    Fit(i64),
+    /// Beyond `i64`: its canonical decimal text.
+    Wide(Box<str>),
+}
+
+impl LaxInt {
+    /// The value, or `i64::MIN` / `i64::MAX` for a wide one (by its sign).
+    pub(crate) fn saturated(&self) -> i64 {
+        match self {
+            LaxInt::Fit(v) => *v,
+            LaxInt::Wide(t) if t.starts_with('-') => i64::MIN,
+            LaxInt::Wide(_) => i64::MAX,
+        }
+    }
+
+    /// The decimal text of a wide value; `None` for one within `i64`.
+    pub(crate) fn into_wide(self) -> Option<Box<str>> {
+        match self {
+            LaxInt::Fit(_) => None,
+            LaxInt::Wide(t) => Some(t),
+        }
+    }
+}
+
+/// Reads `text` as pydantic's lax `int` does, keeping a value beyond `i64` as its canonical
+/// text (what pipecat renders: Python's `str(int)`).
+pub(crate) fn parse_any(text: &str) -> Result<LaxInt, LaxIntError> {
+    match parse(text) {
+        Ok(v) => Ok(LaxInt::Fit(v)),
+        Err(LaxIntError::OutOfRange) => Ok(LaxInt::Wide(canonical(text).into())),
+        Err(e) => Err(e),
+    }
+}
+
+/// The canonical decimal text of `text`, already known to be a lax integer.
+fn canonical(text: &str) -> String {
+    let t = text.trim();
+    let whole = t.split_once('.').map_or(t, |(whole, _)| whole);
+    let (negative, digits) = match whole.as_bytes().first() {
+        Some(b'-') => (true, &whole[1..]),
+        Some(b'+') => (false, &whole[1..]),
+        _ => (false, whole),
+    };
+    let digits: String = digits.chars().filter(|c| *c != '_').collect();
+    let digits = digits.trim_start_matches('0');
+    match (negative, digits.is_empty()) {
+        (_, true) => "0".to_owned(),
+        (true, false) => format!("-{digits}"),
+        (false, false) => digits.to_owned(),
+    }
+}
+
 /// Why a string is not an integer pydantic would read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LaxIntError {
     /// Not an integer at all (`three`, `2.5`, `1e2`).
     NotInt,
-    /// An integer, but outside `i64` (pydantic keeps it; Hark cannot hold it).
+    /// An integer, but outside `i64` ([`parse_any`] keeps it as text).
     OutOfRange,
 }
 
@@ -104,5 +162,23 @@ mod tests {
         ] {
             assert_eq!(parse(text), Err(LaxIntError::OutOfRange), "{text:?}");
         }
+    }
+
+    /// pydantic's `int` of each, printed by Python.
+    #[test]
+    fn wide_strings_keep_their_canonical_text() {
+        for (text, want) in [
+            ("9223372036854775808", "9223372036854775808"),
+            (" +0018_446_744_073_709_551_616.00 ", "18446744073709551616"),
+            ("-99999999999999999999", "-99999999999999999999"),
+        ] {
+            assert_eq!(parse_any(text), Ok(LaxInt::Wide(want.into())), "{text:?}");
+        }
+        assert_eq!(parse_any("-0"), Ok(LaxInt::Fit(0)));
+        assert_eq!(
+            LaxInt::Wide(format!("-{}", "1".repeat(30)).into()).saturated(),
+            i64::MIN
+        );
+        assert_eq!(LaxInt::Wide("1".repeat(30).into()).saturated(), i64::MAX);
     }
 }

@@ -71,7 +71,7 @@ pub use message::{
     parse_server_message,
 };
 pub use payload::Payload;
-pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, NodeRare, SnapshotLimits};
+pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, NodeRare, SnapshotLimits, WideInts};
 pub use surrogates::replace_lone_surrogates;
 pub use ui::{JobGroupEnvelope, JobStatus, UiCancelJobGroup, UiCommand, UiEvent};
 pub use version::{VersionCheck, check_client_version};

@@ -145,9 +145,9 @@ impl SendTextData {
 pub struct ClientMessageData {
     /// Message name.
     pub t: String,
-    /// Free-form data.
+    /// Free-form data, its numbers kept as sent ([`Payload`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d: Option<Value>,
+    pub d: Option<Payload>,
 }
 
 /// A typed client→server message (rtvi-ui.md §1.3, §2).
@@ -277,7 +277,7 @@ pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
 /// - `label == "rtvi-ai"` ([`ParseError::WrongLabel`]);
 /// - `type` known ([`ParseError::UnsupportedType`]);
 /// - `data` fits the type ([`ParseError::Invalid`], with the JSON path): missing or mistyped
-///   fields, integers out of range, JSON nested 128 levels deep inside `data` (serde_json's
+///   fields, whole floats beyond `i64` in integer fields, JSON nested 128 levels deep inside `data` (serde_json's
 ///   limit, counted from `data`), snapshot trees deeper than `limits.max_depth` node levels or
 ///   with more than `limits.max_nodes` nodes.
 ///
@@ -345,7 +345,7 @@ pub fn parse_client_message_with(
             let mut o = Obj::new(data, "data", true).map_err(invalid)?;
             ClientMessage::ClientMessage(ClientMessageData {
                 t: o.req_str("t").map_err(invalid)?,
-                d: o.take("d"),
+                d: o.take("d").map(|v| exact_payload(v, raw_data, "d")),
             })
         }
         "ui-event" => {
@@ -612,7 +612,7 @@ fn small_value(raw: &RawValue, path: &str) -> Result<Value, FieldError> {
 /// integer too wide for it ([`crate::payload`]).
 fn exact_payload(value: Value, raw_data: Option<&RawValue>, key: &str) -> Payload {
     let exact = raw_data
-        .filter(|raw| crate::payload::has_wide_integer(raw.get()))
+        .filter(|raw| crate::payload::needs_text(raw.get()))
         .and_then(|raw| {
             serde_json::from_str::<std::collections::HashMap<Cow<'_, str>, &RawValue>>(raw.get())
                 .ok()
@@ -650,6 +650,34 @@ fn envelope_json(type_: &str, id: Option<&str>, data: Option<Value>) -> String {
     Value::Object(env).to_string()
 }
 
+/// `server-response` data by reference, for [`exact_envelope_json`].
+#[derive(Serialize)]
+struct ServerResponseData<'a> {
+    t: &'a str,
+    d: &'a Payload,
+}
+
+/// The envelope as [`envelope_json`] writes it (same key order), `data` serialised straight to
+/// text so a [`Payload`]'s kept text goes out as it is.
+fn exact_envelope_json<T: Serialize>(type_: &str, id: Option<&str>, data: &T) -> String {
+    #[derive(Serialize)]
+    struct Envelope<'a, T> {
+        label: &'a str,
+        #[serde(rename = "type")]
+        type_: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<&'a str>,
+        data: &'a T,
+    }
+    serde_json::to_string(&Envelope {
+        label: LABEL,
+        type_,
+        id,
+        data,
+    })
+    .unwrap_or_default()
+}
+
 /// Serialises a value known to be representable as JSON (string keys only); `Null` otherwise.
 fn json_value<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
@@ -675,6 +703,20 @@ impl ClientMessage {
 
     /// The envelope JSON text, as a client sends it (for test clients and round trips).
     pub fn to_json(&self, id: Option<&str>) -> String {
+        // A payload with kept text goes out as that text, not through a `Value`.
+        match self {
+            ClientMessage::ClientMessage(d)
+                if d.d.as_ref().is_some_and(|p| p.exact_text().is_some()) =>
+            {
+                return exact_envelope_json(self.type_name(), id, d);
+            }
+            ClientMessage::UiEvent(d)
+                if d.payload.as_ref().is_some_and(|p| p.exact_text().is_some()) =>
+            {
+                return exact_envelope_json(self.type_name(), id, d);
+            }
+            _ => {}
+        }
         let data = match self {
             ClientMessage::ClientReady(d) => Some(json_value(d)),
             ClientMessage::SendText(d) => Some(json_value(d)),
@@ -755,9 +797,10 @@ pub enum ServerMessage {
     ServerResponse {
         /// Message name (the request's `t`).
         t: String,
-        /// Free-form data.
+        /// Free-form data (a [`Payload`] the client sent is written back with its numbers
+        /// as sent).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        d: Option<Value>,
+        d: Option<Payload>,
     },
     /// `server-message`: any JSON, handed to the client's `onServerMessage`.
     ServerMessage(Value),
@@ -902,6 +945,12 @@ impl ServerMessage {
     /// when `None`, `data` omitted for types without data, `None` fields omitted, nulls inside
     /// free-form payloads kept.
     pub fn to_json(&self, id: Option<&str>) -> String {
+        if let ServerMessage::ServerResponse { t, d: Some(d) } = self
+            && d.exact_text().is_some()
+        {
+            // Not through a `Value`, which would round the payload's wide integers.
+            return exact_envelope_json("server-response", id, &ServerResponseData { t, d });
+        }
         let mut tagged = match json_value(self) {
             Value::Object(m) => m,
             _ => Map::new(),

@@ -90,8 +90,9 @@ pub fn too_many_nodes(path: &str, count: usize, max_nodes: usize) -> String {
     )
 }
 
-/// Detail for an integer field outside `i64` (`level: 99999999999999999999`,
-/// `captured_at: 1e400`).
+/// Detail for an integer field given a whole float outside `i64` (`level: 1e30`,
+/// `captured_at: 1e400`), which pydantic refuses too. (An integer literal or string beyond `i64`
+/// is accepted and kept, as pydantic keeps it.)
 pub fn integer_out_of_range(path: &str) -> String {
     format!(
         "{}integer out of range; send a whole number from -9223372036854775808 to \

@@ -41,6 +41,7 @@ use std::sync::LazyLock;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::fields::FieldError;
@@ -134,6 +135,49 @@ pub struct NodeRare {
     pub rowcount: Option<i64>,
     /// Unknown fields, kept in order and written back after the known ones.
     pub extra: Map<String, Value>,
+    /// `level`, `colcount`, `rowcount` beyond `i64`, as the decimal text pipecat renders
+    /// (`18446744073709551616`); the `i64` fields then hold `i64::MAX` / `i64::MIN`. `None`
+    /// (no allocation) for every node whose integers fit. Read with [`A11yNode::wide`].
+    pub wide: Option<Box<WideInts>>,
+}
+
+/// A node's integers beyond `i64` (pydantic keeps Python's exact `int`; pipecat 1.14 renders
+/// it): each as its canonical decimal text, `None` when that field fits in its `i64`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WideInts {
+    /// `level`.
+    pub level: Option<Box<str>>,
+    /// `colcount`.
+    pub colcount: Option<Box<str>>,
+    /// `rowcount`.
+    pub rowcount: Option<Box<str>>,
+}
+
+impl NodeRare {
+    fn wide_mut(&mut self) -> &mut WideInts {
+        self.wide.get_or_insert_with(Box::default)
+    }
+
+    /// Sets (or clears) the text of a `level` beyond `i64`.
+    pub fn set_wide_level(&mut self, text: Option<Box<str>>) {
+        if text.is_some() || self.wide.is_some() {
+            self.wide_mut().level = text;
+        }
+    }
+
+    /// Sets (or clears) the text of a `colcount` beyond `i64`.
+    pub fn set_wide_colcount(&mut self, text: Option<Box<str>>) {
+        if text.is_some() || self.wide.is_some() {
+            self.wide_mut().colcount = text;
+        }
+    }
+
+    /// Sets (or clears) the text of a `rowcount` beyond `i64`.
+    pub fn set_wide_rowcount(&mut self, text: Option<Box<str>>) {
+        if text.is_some() || self.wide.is_some() {
+            self.wide_mut().rowcount = text;
+        }
+    }
 }
 
 /// The empty map [`A11yNode::extra`] lends for a node without unknown fields.
@@ -191,6 +235,12 @@ impl A11yNode {
         self.rare.as_ref()?.rowcount
     }
 
+    /// The node's integers beyond `i64`, as text (where [`Self::level`] and its siblings
+    /// saturate); `None` for nearly every node.
+    pub fn wide(&self) -> Option<&WideInts> {
+        self.rare.as_ref()?.wide.as_deref()
+    }
+
     /// Unknown fields, in the order read; empty when none.
     pub fn extra(&self) -> &Map<String, Value> {
         self.rare.as_ref().map_or(&EMPTY_EXTRA, |r| &r.extra)
@@ -219,19 +269,25 @@ impl A11yNode {
 
     /// This node with `level` set.
     pub fn with_level(mut self, level: i64) -> Self {
-        self.rare_mut().level = Some(level);
+        let rare = self.rare_mut();
+        rare.level = Some(level);
+        rare.set_wide_level(None);
         self
     }
 
     /// This node with `colcount` set.
     pub fn with_colcount(mut self, colcount: i64) -> Self {
-        self.rare_mut().colcount = Some(colcount);
+        let rare = self.rare_mut();
+        rare.colcount = Some(colcount);
+        rare.set_wide_colcount(None);
         self
     }
 
     /// This node with `rowcount` set.
     pub fn with_rowcount(mut self, rowcount: i64) -> Self {
-        self.rare_mut().rowcount = Some(rowcount);
+        let rare = self.rare_mut();
+        rare.rowcount = Some(rowcount);
+        rare.set_wide_rowcount(None);
         self
     }
 
@@ -262,6 +318,11 @@ impl PartialEq for A11yNode {
     }
 }
 
+/// A wide integer's text as a JSON number (a raw value; `null` if it were not JSON).
+fn wide_number(text: &str) -> Option<Box<RawValue>> {
+    RawValue::from_string(text.to_owned()).ok()
+}
+
 impl Serialize for A11yNode {
     /// The pre-split shape: known keys in declaration order, `None` / empty lists omitted, then
     /// the unknown keys (as serde's `flatten` wrote them: a map of unknown length).
@@ -280,14 +341,32 @@ impl Serialize for A11yNode {
             if !r.state.is_empty() {
                 m.serialize_entry("state", &r.state)?;
             }
-            if let Some(v) = r.level {
-                m.serialize_entry("level", &v)?;
+            match r.wide.as_ref().and_then(|w| w.level.as_deref()) {
+                // Written as the number it is (exact through serde_json's writer).
+                Some(t) => m.serialize_entry("level", &wide_number(t))?,
+                None => {
+                    if let Some(v) = r.level {
+                        m.serialize_entry("level", &v)?;
+                    }
+                }
             }
-            if let Some(v) = r.colcount {
-                m.serialize_entry("colcount", &v)?;
+            match r.wide.as_ref().and_then(|w| w.colcount.as_deref()) {
+                // Written as the number it is (exact through serde_json's writer).
+                Some(t) => m.serialize_entry("colcount", &wide_number(t))?,
+                None => {
+                    if let Some(v) = r.colcount {
+                        m.serialize_entry("colcount", &v)?;
+                    }
+                }
             }
-            if let Some(v) = r.rowcount {
-                m.serialize_entry("rowcount", &v)?;
+            match r.wide.as_ref().and_then(|w| w.rowcount.as_deref()) {
+                // Written as the number it is (exact through serde_json's writer).
+                Some(t) => m.serialize_entry("rowcount", &wide_number(t))?,
+                None => {
+                    if let Some(v) = r.rowcount {
+                        m.serialize_entry("rowcount", &v)?;
+                    }
+                }
             }
         }
         if !self.children.is_empty() {
@@ -346,7 +425,7 @@ impl A11yNode {
     /// `data.tree.root`). Default [`SnapshotLimits`], counted within this subtree.
     ///
     /// Errors: a [`FieldError`] naming the path of the first problem (missing `ref`/`role`, a
-    /// wrong type, an integer out of range, nesting deeper than [`MAX_TREE_DEPTH`], more than
+    /// wrong type, a whole float beyond `i64` in an integer field, nesting deeper than [`MAX_TREE_DEPTH`], more than
     /// [`MAX_SNAPSHOT_NODES`] nodes).
     pub fn from_value(value: Value, path: &str) -> Result<Self, FieldError> {
         let mut ctx = Ctx::new(&SnapshotLimits::default());

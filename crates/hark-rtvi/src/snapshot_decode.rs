@@ -12,11 +12,15 @@ use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize as _;
+use serde::de::{
+    self, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::fields::FieldError;
-use crate::lax_int::LaxIntError;
+use crate::lax_int::LaxInt;
 use crate::messages;
 use crate::snapshot::{A11yNode, A11ySelection, A11ySnapshot, MAX_TREE_DEPTH, SnapshotLimits};
 
@@ -532,62 +536,89 @@ impl<'de> Visitor<'de> for StrListV<'_> {
     refuse_other_kinds!("an array of strings or null"; unit seq);
 }
 
-/// An integer read like pydantic's lax `int`: a JSON integer, a float with no fractional part,
-/// a boolean (0 or 1), or a string holding an integer ([`crate::lax_int`]: `" 2 "`, `"2.0"`,
-/// `"1_0"`); `None` for `null`. Out of `i64` range is its own refusal (pydantic keeps such an
-/// integer; Hark's snapshot types hold `i64`).
+/// An integer read like pydantic's lax `int`: a JSON integer (any width), a float with no
+/// fractional part within `i64`, a boolean (0 or 1), or a string holding an integer
+/// ([`crate::lax_int`]: `" 2 "`, `"2.0"`, `"1_0"`); `None` for `null`. An integer beyond `i64`
+/// is kept as its decimal text ([`LaxInt::Wide`]), as pydantic keeps Python's exact `int`; a
+/// float beyond it is refused, as pydantic refuses it.
+///
+/// The value is read as raw JSON text first: serde_json (without `arbitrary_precision`) hands a
+/// visitor an integer literal beyond `u64` as a rounded float, the same call as for `1e19`
+/// (which pydantic refuses). Only integer fields go this way (at most a few per node, on the
+/// rare nodes that have one), so the common node's decode is unchanged.
 struct LaxIntV<'c> {
     ctx: &'c mut Ctx,
 }
 
 impl<'de> DeserializeSeed<'de> for LaxIntV<'_> {
-    type Value = Option<i64>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<i64>, D::Error> {
-        d.deserialize_any(self)
+    type Value = Option<LaxInt>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<LaxInt>, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        let text = raw.get();
+        let integer_literal = matches!(text.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
+            && !text.contains(['.', 'e', 'E']);
+        if integer_literal {
+            return Ok(Some(match text.parse::<i64>() {
+                Ok(v) => LaxInt::Fit(v),
+                // JSON has no `+` or leading zeros: the literal is Python's own text.
+                Err(_) => LaxInt::Wide(text.into()),
+            }));
+        }
+        let mut inner = serde_json::Deserializer::from_str(text);
+        inner
+            .deserialize_any(LaxIntKindV { ctx: self.ctx })
+            .map_err(|e| {
+                // serde_json's own "number out of range" (`1e400`) keeps its words for opt_int.
+                D::Error::custom(e)
+            })
     }
+}
+
+/// [`LaxIntV`] for a value that is not an integer literal.
+struct LaxIntKindV<'c> {
+    ctx: &'c mut Ctx,
 }
 
 /// 2^63 as f64: the first float above `i64::MAX`.
 const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
 
-impl<'de> Visitor<'de> for LaxIntV<'_> {
-    type Value = Option<i64>;
+impl<'de> Visitor<'de> for LaxIntKindV<'_> {
+    type Value = Option<LaxInt>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an integer")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Option<LaxInt>, E> {
         Ok(None)
     }
-    fn visit_none<E: de::Error>(self) -> Result<Option<i64>, E> {
+    fn visit_none<E: de::Error>(self) -> Result<Option<LaxInt>, E> {
         Ok(None)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<i64>, E> {
-        Ok(Some(v))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<LaxInt>, E> {
+        Ok(Some(LaxInt::Fit(v)))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<i64>, E> {
-        match i64::try_from(v) {
-            Ok(v) => Ok(Some(v)),
-            Err(_) => Err(self.ctx.fail(Problem::IntOutOfRange)),
-        }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<LaxInt>, E> {
+        Ok(Some(match i64::try_from(v) {
+            Ok(v) => LaxInt::Fit(v),
+            Err(_) => LaxInt::Wide(v.to_string().into()),
+        }))
     }
-    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<i64>, E> {
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<LaxInt>, E> {
         if f.fract() != 0.0 || !f.is_finite() {
             Err(self.ctx.wrong_type("an integer", "a number"))
         } else if (-TWO_POW_63..TWO_POW_63).contains(&f) {
-            Ok(Some(f as i64))
+            Ok(Some(LaxInt::Fit(f as i64)))
         } else {
             Err(self.ctx.fail(Problem::IntOutOfRange))
         }
     }
     /// pydantic's lax `int` reads `true` as 1 and `false` as 0.
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Option<i64>, E> {
-        Ok(Some(i64::from(b)))
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Option<LaxInt>, E> {
+        Ok(Some(LaxInt::Fit(i64::from(b))))
     }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<i64>, E> {
-        match crate::lax_int::parse(s) {
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<LaxInt>, E> {
+        match crate::lax_int::parse_any(s) {
             Ok(v) => Ok(Some(v)),
-            Err(LaxIntError::OutOfRange) => Err(self.ctx.fail(Problem::IntOutOfRange)),
-            Err(LaxIntError::NotInt) => Err(self.ctx.wrong_type("an integer", "a string")),
+            Err(_) => Err(self.ctx.wrong_type("an integer", "a string")),
         }
     }
     refuse_other_kinds!("an integer"; unit num str bool);
@@ -599,7 +630,7 @@ fn opt_int<'de, A: MapAccess<'de>>(
     ctx: &mut Ctx,
     map: &mut A,
     key: &'static str,
-) -> Result<Option<i64>, A::Error> {
+) -> Result<Option<LaxInt>, A::Error> {
     let r = map.next_value_seed(LaxIntV { ctx: &mut *ctx });
     if let Err(e) = &r
         && ctx.problem.is_none()
@@ -707,7 +738,8 @@ impl<'de> Visitor<'de> for SnapshotV<'_> {
             return Err(ctx.fail(Problem::Missing));
         };
         let captured_at = match captured_at {
-            Some(Some(t)) => t,
+            // Saturated beyond `i64` (pipecat does not render it; Hark compares ages with it).
+            Some(Some(t)) => t.saturated(),
             Some(None) => {
                 ctx.unwind.push(Seg::Key("captured_at".into()));
                 return Err(ctx.wrong_type("an integer", "null"));
@@ -821,19 +853,25 @@ impl<'de> Visitor<'de> for NodeV<'_> {
                 NodeKey::Level => {
                     let v = opt_int(ctx, &mut map, "level")?;
                     if v.is_some() || node.rare.is_some() {
-                        node.rare_mut().level = v;
+                        let rare = node.rare_mut();
+                        rare.level = v.as_ref().map(LaxInt::saturated);
+                        rare.set_wide_level(v.and_then(LaxInt::into_wide));
                     }
                 }
                 NodeKey::Colcount => {
                     let v = opt_int(ctx, &mut map, "colcount")?;
                     if v.is_some() || node.rare.is_some() {
-                        node.rare_mut().colcount = v;
+                        let rare = node.rare_mut();
+                        rare.colcount = v.as_ref().map(LaxInt::saturated);
+                        rare.set_wide_colcount(v.and_then(LaxInt::into_wide));
                     }
                 }
                 NodeKey::Rowcount => {
                     let v = opt_int(ctx, &mut map, "rowcount")?;
                     if v.is_some() || node.rare.is_some() {
-                        node.rare_mut().rowcount = v;
+                        let rare = node.rare_mut();
+                        rare.rowcount = v.as_ref().map(LaxInt::saturated);
+                        rare.set_wide_rowcount(v.and_then(LaxInt::into_wide));
                     }
                 }
                 NodeKey::Children => {
@@ -1015,10 +1053,16 @@ impl<'de> Visitor<'de> for SelectionV<'_> {
                     has_text = true;
                 }
                 Key::Known(SelectionKey::StartOffset) => {
-                    sel.start_offset = opt_int(ctx, &mut map, "start_offset")?;
+                    // Saturated beyond `i64` (pipecat does not render offsets).
+                    sel.start_offset = opt_int(ctx, &mut map, "start_offset")?
+                        .as_ref()
+                        .map(LaxInt::saturated);
                 }
                 Key::Known(SelectionKey::EndOffset) => {
-                    sel.end_offset = opt_int(ctx, &mut map, "end_offset")?;
+                    // Saturated beyond `i64` (pipecat does not render offsets).
+                    sel.end_offset = opt_int(ctx, &mut map, "end_offset")?
+                        .as_ref()
+                        .map(LaxInt::saturated);
                 }
                 Key::Other(k) => extra(ctx, &mut map, k, &mut sel.extra)?,
             }

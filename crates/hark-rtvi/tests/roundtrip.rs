@@ -124,7 +124,7 @@ fn every_client_message_type_round_trips() {
         }),
         ClientMessage::ClientMessage(ClientMessageData {
             t: "get_cart".into(),
-            d: Some(json!({"x": null, "n": 1})),
+            d: Some(json!({"x": null, "n": 1}).into()),
         }),
         ClientMessage::UiEvent(UiEvent {
             event: "nav_click".into(),
@@ -181,7 +181,7 @@ fn every_server_message_type_has_its_wire_shape() {
         (
             ServerMessage::ServerResponse {
                 t: t("get_cart"),
-                d: Some(json!({"items": [], "note": null})),
+                d: Some(json!({"items": [], "note": null}).into()),
             },
             r#"{"label":"rtvi-ai","type":"server-response","id":"r1","data":{"t":"get_cart","d":{"items":[],"note":null}}}"#,
         ),

@@ -65,8 +65,9 @@ pub enum SessionInput {
         request_id: Option<String>,
         /// `data.t`, the message type.
         t: String,
-        /// `data.d`, the payload (`None` when absent).
-        d: Option<Value>,
+        /// `data.d`, the payload (`None` when absent), its numbers as sent (a `ping` echo
+        /// writes them back unchanged).
+        d: Option<hark_rtvi::Payload>,
     },
     /// A `ui-snapshot`, already stored as the session's latest.
     Snapshot(Arc<A11ySnapshot>),
@@ -1774,7 +1775,7 @@ mod tests {
             SessionInput::ClientMessage {
                 request_id: Some("r1".into()),
                 t: "ping".into(),
-                d: Some(serde_json::json!(7)),
+                d: Some(serde_json::json!(7).into()),
             },
             &outbox,
         )

@@ -6,7 +6,6 @@ use hark_rtvi::message::{
 };
 use hark_rtvi::snapshot::SnapshotLimits;
 use hark_rtvi::version::VersionCheck;
-use serde_json::Value;
 use tracing::{info, trace};
 
 use crate::session::Outgoing;
@@ -160,7 +159,7 @@ pub(crate) fn error(text: &str) -> ServerMessage {
     }
 }
 
-pub(crate) fn server_response(t: &str, d: Option<Value>) -> ServerMessage {
+pub(crate) fn server_response(t: &str, d: Option<hark_rtvi::Payload>) -> ServerMessage {
     ServerMessage::ServerResponse { t: t.to_owned(), d }
 }
 

@@ -40,9 +40,12 @@ pub fn render_ui_state(snapshot: &A11ySnapshot) -> String {
         if let Some(value) = node.value().filter(|s| !s.is_empty()) {
             push_quoted(&mut out, " = \"", value);
         }
-        push_int_tag(&mut out, "level", node.level());
-        push_int_tag(&mut out, "cols", node.colcount());
-        push_int_tag(&mut out, "rows", node.rowcount());
+        let wide = node.wide();
+        let w =
+            |f: fn(&hark_rtvi::WideInts) -> &Option<Box<str>>| wide.and_then(|w| f(w).as_deref());
+        push_int_tag(&mut out, "level", node.level(), w(|w| &w.level));
+        push_int_tag(&mut out, "cols", node.colcount(), w(|w| &w.colcount));
+        push_int_tag(&mut out, "rows", node.rowcount(), w(|w| &w.rowcount));
         for tag in node.state().iter().filter(|s| !s.is_empty()) {
             out.push_str(" [");
             out.push_str(tag);
@@ -193,10 +196,18 @@ fn push_quoted(out: &mut String, open: &str, text: &str) {
     out.push('"');
 }
 
-fn push_int_tag(out: &mut String, label: &str, value: Option<i64>) {
-    if let Some(v) = value {
-        use std::fmt::Write as _;
-        let _ = write!(out, " [{label}={v}]");
+/// ` [label=N]`; `wide`, the exact text of a value beyond `i64` (which `value` saturates), is
+/// written instead when present, as pipecat renders Python's exact `int`.
+fn push_int_tag(out: &mut String, label: &str, value: Option<i64>, wide: Option<&str>) {
+    use std::fmt::Write as _;
+    match (wide, value) {
+        (Some(t), _) => {
+            let _ = write!(out, " [{label}={t}]");
+        }
+        (None, Some(v)) => {
+            let _ = write!(out, " [{label}={v}]");
+        }
+        (None, None) => {}
     }
 }
 
