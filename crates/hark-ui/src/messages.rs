@@ -776,13 +776,20 @@ pub fn offline_help_list() -> &'static str {
 }
 
 /// A checkbox (switch, radio) that was clicked: `now_on` is its state after the click when it
-/// was known (one element of that name), else the click is said as it was.
+/// was known (one element of that name), else "toggled": never "clicked" for a box.
 pub fn offline_toggled(label: &str, now_on: Option<bool>) -> String {
     match now_on {
         Some(true) => format!("I ticked \"{label}\"."),
         Some(false) => format!("I unticked \"{label}\"."),
-        None => format!("I clicked \"{label}\"."),
+        None => format!("I toggled \"{label}\"."),
     }
+}
+
+/// A checkbox (switch, radio) the user wanted in the state it is in already: nothing clicked.
+/// "Gift wrap is already ticked." (issue 23 follow-up F2).
+pub fn offline_already(label: &str, on: bool) -> String {
+    let state = if on { "ticked" } else { "unticked" };
+    format!("{label} is already {state}.")
 }
 
 /// A text field the user named without a command: focused (its text selected), and the user is

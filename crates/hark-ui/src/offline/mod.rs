@@ -12,7 +12,8 @@
 //!
 //!    | intent | `screen` jobs |
 //!    | --- | --- |
-//!    | [`Intent::Click`] | `click` |
+//!    | [`Intent::Click`] | `list`, then `click` (a checkbox's is said "ticked"/"unticked") |
+//!    | [`Intent::Turn`] (tick/untick/turn on/off/no/toggle …) | `find`, `list`, then `click` only when the box is not in the wanted state ("Gift wrap is already ticked.") |
 //!    | [`Intent::Show`] | `scroll_to`, then `highlight` when it was found |
 //!    | [`Intent::Fill`] | `fill` with the value, then `list` to say "selected" for a dropdown |
 //!    | [`Intent::Check`] | `check` with the question |
@@ -303,11 +304,8 @@ impl OfflineScreen {
 
     async fn run(&self, intent: &Intent, calls: &mut Vec<ScreenCall>) -> String {
         match intent {
-            Intent::Click { target } => {
-                let payload = json!({"action": "click", "target": target});
-                self.act(payload, target, calls, messages::offline_clicked)
-                    .await
-            }
+            Intent::Click { target } => self.click(target, calls).await,
+            Intent::Turn { target, on } => self.turn_box(target, *on, calls).await,
             Intent::Show { target } => {
                 let payload = json!({"action": "scroll_to", "target": target});
                 let shown = |label: &str| label.to_string();
@@ -424,18 +422,10 @@ impl OfflineScreen {
             .to_string();
         let role = role.as_str();
         if TOGGLE_ROLES.contains(&role) {
-            // Ticked or unticked: the state before the click, when one element has the label.
-            let was_on = element.filter(|_| unique(&listed, &label)).map(|e| {
-                e["state"]
-                    .as_array()
-                    .is_some_and(|s| s.iter().any(|t| t == "checked" || t == "pressed"))
-            });
-            let payload = json!({"action": "click", "target": target});
-            return self
-                .act(payload, target, calls, |label| {
-                    messages::offline_toggled(label, was_on.map(|on| !on))
-                })
-                .await;
+            // "I want email offers": a box wanted ticked; a bare name toggles it.
+            let wanted = parse::is_wish(target).then_some(true);
+            let was_on = box_state(&listed, &label);
+            return self.set_box(target, &label, was_on, wanted, calls).await;
         }
         if messages::TEXT_ENTRY_ROLES.contains(&role) && !PICK_ROLES.contains(&role) {
             // `select_text` focuses a field and selects what it holds: typing replaces it.
@@ -464,6 +454,89 @@ impl OfflineScreen {
         } else {
             messages::offline_shown(&label)
         }
+    }
+
+    /// A `click` request: a read-only `list` first, so a checkbox's click is said "ticked" or
+    /// "unticked" by its state before the click (never "clicked": issue 23 follow-up F2).
+    async fn click(&self, target: &str, calls: &mut Vec<ScreenCall>) -> String {
+        let listed = self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await
+            .ok()
+            .and_then(|a| a["elements"].as_array().cloned())
+            .unwrap_or_default();
+        let payload = json!({"action": "click", "target": target});
+        self.act(payload, target, calls, |label| {
+            let role = element_of(&listed, label).and_then(|e| e["role"].as_str());
+            if role.is_some_and(|r| TOGGLE_ROLES.contains(&r)) {
+                let was_on = box_state(&listed, label);
+                messages::offline_toggled(label, was_on.map(|on| !on))
+            } else {
+                messages::offline_clicked(label)
+            }
+        })
+        .await
+    }
+
+    /// A request that says the state a checkbox should be in (`on`; `None`: toggle): `find`,
+    /// `list` for its state, then `click` only when it is not in that state already.
+    async fn turn_box(
+        &self,
+        target: &str,
+        on: Option<bool>,
+        calls: &mut Vec<ScreenCall>,
+    ) -> String {
+        let found = match self
+            .job(json!({"action": "find", "target": target}), calls)
+            .await
+        {
+            Err(e) => return failed(&e),
+            Ok(answer) => answer["label"].as_str().map(str::to_string),
+        };
+        let Some(label) = found else {
+            return self.not_found(target, calls).await;
+        };
+        let listed = match self
+            .job(json!({"action": "list", "target": ""}), calls)
+            .await
+        {
+            Err(e) => return failed(&e),
+            Ok(answer) => answer["elements"].as_array().cloned().unwrap_or_default(),
+        };
+        let role = element_of(&listed, &label).and_then(|e| e["role"].as_str());
+        if !role.is_some_and(|r| TOGGLE_ROLES.contains(&r)) {
+            // "enable notifications" on a button: a click, said as one.
+            let payload = json!({"action": "click", "target": target});
+            return self
+                .act(payload, target, calls, messages::offline_clicked)
+                .await;
+        }
+        let was_on = box_state(&listed, &label);
+        self.set_box(target, &label, was_on, on, calls).await
+    }
+
+    /// Clicks the box `target` names (labelled `label`, `was_on` its state when known) unless
+    /// it is in the `wanted` state already; the answer in ticked/unticked words.
+    async fn set_box(
+        &self,
+        target: &str,
+        label: &str,
+        was_on: Option<bool>,
+        wanted: Option<bool>,
+        calls: &mut Vec<ScreenCall>,
+    ) -> String {
+        if let (Some(was), Some(want)) = (was_on, wanted)
+            && was == want
+        {
+            return messages::offline_already(label, was);
+        }
+        let payload = json!({"action": "click", "target": target});
+        self.act(payload, target, calls, |clicked| {
+            // The state after the click: the known one turned over.
+            let now = was_on.filter(|_| clicked == label).map(|on| !on);
+            messages::offline_toggled(clicked, now)
+        })
+        .await
     }
 
     /// An acting job (`click`, `scroll_to`, `fill`): `say(label)` when done, else "not found".
@@ -671,6 +744,18 @@ fn element_of<'a>(listed: &'a [Value], label: &str) -> Option<&'a Value> {
         }
     };
     named.into_iter().min_by_key(rank)
+}
+
+/// Whether the one listed box of this name is on (`checked` or `pressed`); `None` when no
+/// element or several have the name.
+fn box_state(listed: &[Value], label: &str) -> Option<bool> {
+    element_of(listed, label)
+        .filter(|_| unique(listed, label))
+        .map(|e| {
+            e["state"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|t| t == "checked" || t == "pressed"))
+        })
 }
 
 /// Whether only one listed element has this exact name.

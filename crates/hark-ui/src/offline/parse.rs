@@ -21,7 +21,10 @@
 //! | `where is`/`where's`/`where are` TARGET, `show [me]`/`find`/`highlight`/`scroll to` TARGET | [`Intent::Show`] |
 //! | `what's in` / `what does` TARGET `say`, `what is the` TARGET | [`Intent::Read`] |
 //! | `list`/`what`/`which`/`how many` …, `show all` ROLES | [`Intent::List`] |
-//! | `click`/`tap`/`press`/`select`/`tick`/`check`/`open` TARGET | [`Intent::Click`] |
+//! | `tick`/`check`/`turn on`/`switch on`/`enable`/`yes to` TARGET | [`Intent::Turn`], on |
+//! | `untick`/`uncheck`/`turn off`/`switch off`/`disable`/`no`/`without`/`i don't want` TARGET | [`Intent::Turn`], off |
+//! | `toggle` TARGET | [`Intent::Turn`], no state wanted |
+//! | `click`/`tap`/`press`/`select`/`open` TARGET | [`Intent::Click`] |
 //! | `add`/`buy`/`order`/`place`/`submit`/`remove`/`pay` … | [`Intent::Click`], the whole text as target |
 //! | `i want`/`i'd like`/`i'll take`/`get me` … | [`Intent::Act`], the whole text as target |
 //! | anything else ending in `?` | [`Intent::Check`] |
@@ -42,6 +45,16 @@ pub enum Intent {
     Click {
         /// The description, e.g. `add to cart for the blue mug`.
         target: String,
+    },
+    /// Put a checkbox (switch, radio) in a state: `tick`/`check`/`turn on`/`enable`/`yes to`
+    /// (`on: Some(true)`), `untick`/`uncheck`/`turn off`/`disable`/`no`/`without`
+    /// (`Some(false)`), `toggle` (`None`). The box is clicked only when it is not in the
+    /// wanted state already (`find`, `list`, then `click`; issue 23 follow-up F2).
+    Turn {
+        /// The description, e.g. `gift wrap`.
+        target: String,
+        /// The state wanted: ticked, unticked, or `None` to toggle.
+        on: Option<bool>,
     },
     /// Bring the element into view and flash it (`scroll_to`, then `highlight`).
     Show {
@@ -615,11 +628,6 @@ const CLICK_VERBS: &[&str] = &[
     "select",
     "choose",
     "pick",
-    "tick",
-    "untick",
-    "check",
-    "uncheck",
-    "toggle",
     "open",
     "activate",
     "follow",
@@ -662,6 +670,49 @@ const WISH_PHRASES: &[&str] = &[
     "get me",
 ];
 
+/// Verbs that say which state a checkbox should be in ([`Intent::Turn`]), and `toggle`,
+/// which says none. "check out" is an [`ACT_PHRASES`] phrase, tried first.
+const TURN_VERBS: &[(&[&str], Option<bool>)] = &[
+    (
+        &[
+            "tick",
+            "check",
+            "turn on",
+            "switch on",
+            "enable",
+            "yes to",
+            "yes please to",
+        ],
+        Some(true),
+    ),
+    (
+        &[
+            "untick",
+            "uncheck",
+            "turn off",
+            "switch off",
+            "disable",
+            "no to",
+            "no",
+            "without",
+            "i don't want",
+            "i do not want",
+            "don't want",
+        ],
+        Some(false),
+    ),
+    (&["toggle"], None),
+];
+
+/// Whether a description starts with a wish ("I want email offers"): a checkbox it names is
+/// wanted ticked.
+pub fn is_wish(target: &str) -> bool {
+    let lower = target.to_lowercase();
+    WISH_PHRASES
+        .iter()
+        .any(|p| lower == *p || lower.starts_with(&format!("{p} ")))
+}
+
 fn click(t: &Text) -> Option<Intent> {
     if t.after(WISH_PHRASES).is_some() {
         return target(act_of, t.text);
@@ -669,6 +720,12 @@ fn click(t: &Text) -> Option<Intent> {
     // Phrases first: "check out" is not "check" + "out".
     if t.after(ACT_PHRASES).is_some() {
         return target(|target| Intent::Click { target }, t.text);
+    }
+    for (verbs, on) in TURN_VERBS {
+        if let Some(rest) = t.after(verbs) {
+            let target = tidy_target(rest);
+            return (!target.is_empty()).then_some(Intent::Turn { target, on: *on });
+        }
     }
     let rest = t.after(CLICK_VERBS)?;
     target(|target| Intent::Click { target }, rest)
@@ -818,6 +875,12 @@ mod tests {
     fn click(t: &str) -> Intent {
         Intent::Click { target: t.into() }
     }
+    fn turn(t: &str, on: Option<bool>) -> Intent {
+        Intent::Turn {
+            target: t.into(),
+            on,
+        }
+    }
     fn show(t: &str) -> Intent {
         Intent::Show { target: t.into() }
     }
@@ -875,9 +938,17 @@ mod tests {
             ),
             ("Could you please click 'Log in'?", click("Log in")),
             ("ok, hit the send button", click("the send button")),
-            ("tick the gift wrap box", click("the gift wrap box")),
-            ("check gift wrap", click("gift wrap")),
-            ("uncheck Gift wrap", click("Gift wrap")),
+            (
+                "tick the gift wrap box",
+                turn("the gift wrap box", Some(true)),
+            ),
+            ("check gift wrap", turn("gift wrap", Some(true))),
+            ("uncheck Gift wrap", turn("Gift wrap", Some(false))),
+            ("turn off newsletter", turn("newsletter", Some(false))),
+            ("no newsletter", turn("newsletter", Some(false))),
+            ("turn on gift wrap", turn("gift wrap", Some(true))),
+            ("without gift wrap", turn("gift wrap", Some(false))),
+            ("toggle gift wrap", turn("gift wrap", None)),
             ("open the cart", click("the cart")),
             ("select the second product", click("the second product")),
             (
