@@ -206,6 +206,7 @@
 //! ```
 
 mod build;
+mod dialect_check;
 mod fields;
 mod flow;
 pub mod format;
