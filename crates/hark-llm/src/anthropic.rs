@@ -188,26 +188,26 @@ fn request_body(request: &ChatRequest, label: &ProviderLabel) -> Result<Value, L
         .map(|(role, content)| json!({"role": role, "content": content}))
         .collect();
     body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|t| {
-                let dialect = if t.strict {
-                    Dialect::AnthropicStrict
-                } else {
-                    Dialect::Anthropic
-                };
-                let mut m = Map::new();
-                m.insert("name".into(), json!(t.name));
-                m.insert("description".into(), json!(t.description));
-                m.insert("input_schema".into(), parameters_for(t, dialect, label)?);
-                if t.strict {
-                    m.insert("strict".into(), json!(true));
-                }
-                Ok(Value::Object(m))
-            })
-            .collect::<Result<Vec<Value>, LlmError>>()?;
+    let tools = request
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let dialect = if t.strict {
+                Dialect::AnthropicStrict
+            } else {
+                Dialect::Anthropic
+            };
+            let mut m = Map::new();
+            m.insert("name".into(), json!(t.name));
+            m.insert("description".into(), json!(t.description));
+            m.insert("input_schema".into(), parameters_for(t, dialect, label)?);
+            if t.strict {
+                m.insert("strict".into(), json!(true));
+            }
+            Some(Value::Object(m))
+        })
+        .collect::<Vec<Value>>();
+    if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
         let mut choice = match &request.tool_choice {
             ToolChoice::Auto => json!({"type": "auto"}),

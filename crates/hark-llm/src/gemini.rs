@@ -234,26 +234,26 @@ fn request_body(
         .map(|(role, parts)| json!({"role": role, "parts": parts}))
         .collect();
     body.insert("contents".into(), Value::Array(contents));
-    if !request.tools.is_empty() {
-        let (key, dialect) = match field {
-            GeminiSchemaField::Parameters => ("parameters", Dialect::GeminiParameters),
-            GeminiSchemaField::ParametersJsonSchema => {
-                ("parametersJsonSchema", Dialect::GeminiJsonSchema)
+    let (key, dialect) = match field {
+        GeminiSchemaField::Parameters => ("parameters", Dialect::GeminiParameters),
+        GeminiSchemaField::ParametersJsonSchema => {
+            ("parametersJsonSchema", Dialect::GeminiJsonSchema)
+        }
+    };
+    let decls = request
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let mut d = Map::new();
+            d.insert("name".into(), json!(t.name));
+            d.insert("description".into(), json!(t.description));
+            if !takes_no_arguments(&t.parameters) {
+                d.insert(key.into(), parameters_for(t, dialect, label)?);
             }
-        };
-        let decls = request
-            .tools
-            .iter()
-            .map(|t| {
-                let mut d = Map::new();
-                d.insert("name".into(), json!(t.name));
-                d.insert("description".into(), json!(t.description));
-                if !takes_no_arguments(&t.parameters) {
-                    d.insert(key.into(), parameters_for(t, dialect, label)?);
-                }
-                Ok(Value::Object(d))
-            })
-            .collect::<Result<Vec<Value>, LlmError>>()?;
+            Some(Value::Object(d))
+        })
+        .collect::<Vec<Value>>();
+    if !decls.is_empty() {
         body.insert("tools".into(), json!([{"functionDeclarations": decls}]));
         let config = match &request.tool_choice {
             ToolChoice::Auto => None,

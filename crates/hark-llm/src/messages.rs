@@ -155,10 +155,12 @@ pub fn script_exhausted(request_number: usize) -> String {
     format!("scripted server: no turn left for request {request_number}. Add a turn to the script.")
 }
 
-/// A tool whose parameters the provider's dialect cannot express (`detail`: every keyword,
-/// its place and the fix).
-pub fn tool_schema_refused(tool: &str, dialect: &str, detail: &str) -> String {
-    format!("the parameters of tool {tool} cannot be sent in the {dialect} dialect: {detail}")
+/// A tool left out of a request because the provider's dialect cannot express its
+/// parameters (`detail`: every keyword, `/`-pointer first); logged, the other tools are sent.
+pub fn tool_left_out(tool: &str, dialect: &str, detail: &str) -> String {
+    format!(
+        "tool {tool} left out of this request: its parameters cannot be sent in the {dialect} dialect ({detail}); hark check names what to change"
+    )
 }
 
 /// A strict response format whose schema OpenAI strict mode cannot express.

@@ -208,26 +208,26 @@ fn request_body(
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|t| {
-                let dialect = if t.strict {
-                    Dialect::OpenAiStrict
-                } else {
-                    Dialect::OpenAi
-                };
-                let mut f = Map::new();
-                f.insert("name".into(), json!(t.name));
-                f.insert("description".into(), json!(t.description));
-                f.insert("parameters".into(), parameters_for(t, dialect, label)?);
-                if t.strict {
-                    f.insert("strict".into(), json!(true));
-                }
-                Ok(json!({"type": "function", "function": f}))
-            })
-            .collect::<Result<Vec<Value>, LlmError>>()?;
+    let tools = request
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let dialect = if t.strict {
+                Dialect::OpenAiStrict
+            } else {
+                Dialect::OpenAi
+            };
+            let mut f = Map::new();
+            f.insert("name".into(), json!(t.name));
+            f.insert("description".into(), json!(t.description));
+            f.insert("parameters".into(), parameters_for(t, dialect, label)?);
+            if t.strict {
+                f.insert("strict".into(), json!(true));
+            }
+            Some(json!({"type": "function", "function": f}))
+        })
+        .collect::<Vec<Value>>();
+    if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
         match &request.tool_choice {
             ToolChoice::Auto => {}

@@ -2,11 +2,11 @@
 //! (issue 23, item 1), and the scripted server refuses one that breaks the provider's rules as
 //! the real API does.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use hark_llm::testing::{RecordingPause, ScriptedServer, Turn};
 use hark_llm::{
-    Anthropic, ChatRequest, Gemini, LlmError, Message, OpenAiCompatible, Provider, ToolDefinition,
+    Anthropic, ChatRequest, Gemini, Message, OpenAiCompatible, Provider, ToolDefinition,
 };
 use serde_json::{Value, json};
 
@@ -89,9 +89,83 @@ async fn a_strict_tool_is_closed_for_openai_strict_mode() {
     assert_eq!(sent["required"], json!(["answer", "scroll_to", "click"]));
 }
 
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The tester's tool (issue 23 F1): an array without `items` and an object without fields,
+/// which Gemini `parameters` cannot express.
+fn odd() -> ToolDefinition {
+    ToolDefinition::new(
+        "odd",
+        "Takes odd things.",
+        json!({"type": "object", "properties": {
+            "list": {"type": "array"},
+            "meta": {"type": "object"}
+        }}),
+    )
+}
+
+/// One tool a dialect cannot express is left out with a warning; the others are still sent
+/// and the request reaches the model (issue 23 F1: "One bad tool never breaks the others").
 #[tokio::test]
-async fn a_schema_no_dialect_can_express_is_refused_before_sending() {
-    let server = ScriptedServer::start(vec![]).await.unwrap();
+async fn an_inexpressible_tool_is_left_out_and_the_others_are_sent() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let server = ScriptedServer::start(vec![Turn::gemini_text("Hi.")])
+        .await
+        .unwrap();
+    let gemini = Gemini::with_base_url(server.base_url(), "k");
+    let request = ChatRequest::new("m", vec![Message::User("Hi".into())])
+        .with_tools(vec![odd(), reply_like()]);
+    assert_eq!(gemini.complete(&request).await.unwrap().text, "Hi.");
+    assert_eq!(server.schema_refusals(), Vec::<String>::new());
+    let decls = &server.bodies()[0]["tools"][0]["functionDeclarations"];
+    let names: Vec<&str> = decls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["reply"]);
+
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let warnings: Vec<&str> = logs.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "{logs}");
+    assert!(
+        warnings[0].contains(
+            "tool odd left out of this request: its parameters cannot be sent in the Gemini parameters dialect (/properties/list/items"
+        ),
+        "{logs}"
+    );
+    assert!(
+        warnings[0].contains("/properties/meta/properties"),
+        "{logs}"
+    );
+}
+
+/// Every tool left out: the request still goes, without a `tools` field.
+#[tokio::test]
+async fn a_request_whose_only_tool_is_inexpressible_goes_without_tools() {
+    let server = ScriptedServer::start(vec![Turn::gemini_text("Hi.")])
+        .await
+        .unwrap();
     let gemini = Gemini::with_base_url(server.base_url(), "k");
     let tool = ToolDefinition::new(
         "lookup",
@@ -99,17 +173,9 @@ async fn a_schema_no_dialect_can_express_is_refused_before_sending() {
         json!({"type": "object", "properties": {"m": {"type": "object",
             "additionalProperties": {"type": "integer"}}}}),
     );
-    let err = gemini
-        .complete(&ChatRequest::new("m", vec![Message::User("Hi".into())]).with_tools(vec![tool]))
-        .await
-        .unwrap_err();
-    assert!(matches!(err, LlmError::InvalidRequest { .. }), "{err:?}");
-    assert!(
-        err.to_string()
-            .contains("the parameters of tool lookup cannot be sent in the Gemini parameters dialect: /properties/m/additionalProperties"),
-        "{err}"
-    );
-    assert!(server.requests().is_empty());
+    let request = ChatRequest::new("m", vec![Message::User("Hi".into())]).with_tools(vec![tool]);
+    assert_eq!(gemini.complete(&request).await.unwrap().text, "Hi.");
+    assert_eq!(server.bodies()[0].get("tools"), None);
 }
 
 /// The checker inside the scripted server: a body that skipped the dialect gets Gemini's 400.

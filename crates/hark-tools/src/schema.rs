@@ -28,10 +28,23 @@ pub fn model_schema(schema: &Value) -> Result<Value, Vec<String>> {
 }
 
 /// A normalised schema in one provider's dialect; a keyword the dialect refuses moves into the
-/// description. `Err` lines name the keyword a dialect cannot express.
+/// description. `Err` lines name the keyword a dialect cannot express, or a rule of the
+/// provider the result still breaks (`hark_schema::provider_rule_breaks`: a Gemini array
+/// without `items`, an object without fields), so the tool is left out here rather than
+/// refused by the provider (issue 23 F1).
 pub fn dialect_schema(normalised: &Value, dialect: Dialect) -> Result<Value, Vec<String>> {
-    hark_schema::for_dialect(normalised, dialect)
-        .map_err(|errors| errors.0.iter().map(|e| e.to_string()).collect())
+    let converted = hark_schema::for_dialect(normalised, dialect)
+        .map_err(|errors| errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;
+    // A tool without arguments goes to Gemini without `parameters` (the empty root is fine).
+    if hark_schema::takes_no_arguments(&converted) {
+        return Ok(converted);
+    }
+    let breaks = hark_schema::provider_rule_breaks(&converted, dialect);
+    if breaks.is_empty() {
+        Ok(converted)
+    } else {
+        Err(breaks.iter().map(|e| e.to_string()).collect())
+    }
 }
 
 /// Schema of a `jiff::civil::Date` argument: `{"type": "string", "format": "date"}` (the model

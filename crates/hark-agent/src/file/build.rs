@@ -12,6 +12,7 @@ use hark_tools::{
 use serde_json::{Map, Value, json};
 use toml::Spanned;
 
+use super::dialect_check;
 use super::fields::{self, Nullable};
 use super::flow;
 use super::format::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat, RolesKind};
@@ -370,6 +371,17 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     super::languages::check(&mut found, &language, host);
 
     let llm = llm_choice(file, host, &mut found);
+    // Every tool (the flow's too) in the provider's dialect: one it cannot express is an error.
+    if let (Some(section), Some(built)) = (&f.llm, &registry) {
+        let flow_line = f.flow.as_ref().and_then(|spec| found.line(spec));
+        dialect_check::check(
+            &mut found,
+            built,
+            &sources,
+            *section.provider.get_ref(),
+            flow_line,
+        );
+    }
     let classifier_line = f.ui.classifier.as_ref().and_then(|c| found.line(c));
     let kind =
         f.ui.classifier

@@ -584,4 +584,37 @@ pub fn local_lines_without_language(tool: &str, what: &str, language: &str) -> S
     format!(
         "[tools] local {tool}: its {what} have no variant for {language}, the file's language, though other lines have one: a call in {language} hears them in their default words. Give them one in the program (ToolReply::say_in, ToolSpec::announce_in)."
     )
+
+/// A tool the file's provider cannot be offered (issue 23 F1): `problems` are the dialect's
+/// breaks (`/`-pointer first), `fixes` what to change ([`give_items`], [`give_fields`], …).
+pub fn tool_not_offered(
+    tool: &str,
+    provider: &str,
+    dialect: &str,
+    problems: &str,
+    fixes: &str,
+) -> String {
+    format!(
+        "tool {tool} cannot be offered to {provider}: its input cannot be written in the {dialect} dialect ({problems}). To fix: {fixes}. As it is, hark serve leaves {tool} out of every request."
+    )
+}
+
+/// The fix for a list input without an item type.
+pub fn give_items(field: &str) -> String {
+    format!("give {field} an items type")
+}
+
+/// The fix for an object input without fields.
+pub fn give_fields(field: &str) -> String {
+    format!("give {field} fields")
+}
+
+/// The fix for another break inside one input.
+pub fn change_field(field: &str) -> String {
+    format!("change the type of {field}")
+}
+
+/// The fix for a break of the input as a whole.
+pub fn change_input() -> String {
+    "change the tool's input".to_string()
 }

@@ -207,6 +207,7 @@
 
 mod build;
 mod call_values;
+mod dialect_check;
 mod fields;
 mod flow;
 pub mod format;
