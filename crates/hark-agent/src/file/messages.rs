@@ -584,6 +584,7 @@ pub fn local_lines_without_language(tool: &str, what: &str, language: &str) -> S
     format!(
         "[tools] local {tool}: its {what} have no variant for {language}, the file's language, though other lines have one: a call in {language} hears them in their default words. Give them one in the program (ToolReply::say_in, ToolSpec::announce_in)."
     )
+}
 
 /// A tool the file's provider cannot be offered (issue 23 F1): `problems` are the dialect's
 /// breaks (`/`-pointer first), `fixes` what to change ([`give_items`], [`give_fields`], …).
