@@ -1226,10 +1226,10 @@ mod tests {
         )
         .await;
         let reply = crate::wire::bot_reply(
-            &hark_ui::messages::offline_clicked("Gift wrap"),
+            &hark_ui::messages::offline_toggled("Gift wrap", Some(true)),
             outbox.legacy(),
         );
-        // The click first, then the answer that reports it.
+        // The click first, then the answer that reports it in a box's words.
         let ServerMessage::UiCommand(cmd) = next(&mut rx).await else {
             panic!("the click first")
         };
