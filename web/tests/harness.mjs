@@ -248,6 +248,17 @@ const NO_MEDIA_SCRIPT = `(() => {
 
 /** Starts headless Chromium (`$CHROMIUM` or `chromium`) and opens one page. */
 export async function startBrowser() {
+  try {
+    return await startBrowserOnce();
+  } catch (e) {
+    if (!String(e?.message).startsWith("chromium did not answer")) throw e;
+    // A Chromium that never answers its first DevTools call (seen once in a CI run, the next
+    // start on the same machine was fine): started once more, then the error stands.
+    return await startBrowserOnce();
+  }
+}
+
+async function startBrowserOnce() {
   const bin = process.env.CHROMIUM ?? "chromium";
   const child = spawn(bin, [...CHROMIUM_FLAGS, "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
   let stderr = "";
@@ -297,7 +308,13 @@ export async function startBrowser() {
     );
   }
 
-  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
+  let targetId;
+  try {
+    ({ targetId } = await send("Target.createTarget", { url: "about:blank" }));
+  } catch (e) {
+    child.kill("SIGKILL");
+    throw e;
+  }
   const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
   const page = (method, params) => send(method, params, sessionId);
   await page("Page.enable");
