@@ -1,9 +1,9 @@
 //! Every sentence this crate says to the model, the caller or the developer, in one place.
 //!
-//! URL checks, error answers, GET query clashes, `Authorization` next to `auth`, time and size
-//! limits, private addresses, credentials that could not be read. Texts whose exact words are
-//! fixed are pinned by the tests at the bottom; the rest follow the same habit: say what was
-//! wrong, then what to do, and end a failed call with "Do not claim success."
+//! They cover URL checks, error answers, GET query clashes, `Authorization` next to `auth`, time
+//! and size limits, private addresses, and credentials that could not be read. Texts whose exact
+//! words are fixed are pinned by the tests at the bottom; the rest follow the same habit: say what
+//! was wrong, then what to do, and end a failed call with "Do not claim success."
 
 /// The size cap, as the texts say it.
 pub const CAP_WORDS: &str = "64 KiB";
