@@ -1,4 +1,5 @@
-//! Where an idle session's memory goes, part by part (issue 9: ≤ 100 KiB per idle session).
+//! Where an idle session's memory goes, part by part (the per-idle-session goal is in
+//! the "Load" section of `docs/PERFORMANCE.md`).
 //!
 //! In one process, with the `hark` binary's allocator (jemalloc) and its exact live-byte count
 //! (`stats.allocated`, after an `epoch` refresh), this example:

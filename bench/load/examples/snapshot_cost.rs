@@ -1,8 +1,8 @@
 //! Experiment behind the "Load" section of docs/PERFORMANCE.md: CPU time of the per-snapshot
 //! work `hark serve` does on a `ui-snapshot` of the load generator's 200-node page, step by
 //! step, in one thread, in CPU time (not wall time): protobuf frame decode, RTVI parse into the typed tree, the deep clone
-//! the UI session handed its worker before issue 9, and dropping the trees; then the UI
-//! worker's side since issue 9 (`on_snapshot` on the shared `Arc`, `render_ui_state`, the local
+//! the UI session once handed its worker, and dropping the trees; then the UI
+//! worker's side today (`on_snapshot` on the shared `Arc`, `render_ui_state`, the local
 //! classifier's `prepare`).
 //!
 //! ```text
@@ -84,7 +84,7 @@ fn main() {
     worker_steps();
 }
 
-/// The UI worker's side of a snapshot since issue 9 (one shared `Arc`, no clone): what
+/// The UI worker's side of a snapshot today (one shared `Arc`, no clone): what
 /// `UiWorker::on_snapshot` costs with no classifier, `render_ui_state` alone, and the local
 /// classifier's `prepare` hook (called by `on_snapshot`) on a snapshot whose refs all changed
 /// (the load generator's pages: every generation renumbers its refs).

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Parser;
 
 /// `hark-load`: opens N RTVI sessions over WebSocket to `hark serve` and measures snapshot →
-/// command and text → first bot text latencies, server RSS and CPU (issue 9, point 1).
+/// command and text → first bot text latencies, server RSS and CPU.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "hark-load", version, about)]
 pub struct Args {

@@ -1,4 +1,4 @@
-//! `hark-load`: the load generator of issue 9, point 1.
+//! `hark-load`: the load generator behind the "Load" section of `docs/PERFORMANCE.md`.
 //!
 //! It starts its own scripted provider (a loopback OpenAI-compatible streaming server,
 //! [`provider`]), writes an agent file pointing at it and starts `hark serve --agent FILE` (or

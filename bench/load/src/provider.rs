@@ -4,8 +4,8 @@
 //! `POST /v1/chat/completions` with a chat request:
 //! - the last message is a tool result (`role: "tool"`): a short text reply ("Done.");
 //! - else the last user message has a line `click <name>`: a streamed `screen` tool call with
-//!   arguments `{"action": "click", "target": "<name>"}` (hark-ui's `screen` tool, rtvi-ui.md
-//!   §5.3), `finish_reason: "tool_calls"`;
+//!   arguments `{"action": "click", "target": "<name>"}` (hark-ui's `screen` tool),
+//!   `finish_reason: "tool_calls"`;
 //! - else a streamed two-piece text reply ([`TEXT_REPLY`]).
 //!
 //! Streams are OpenAI's `data: {chunk}` lines ending with `data: [DONE]`, as

@@ -1,4 +1,4 @@
-//! The generator's side of the wire, made cheap (issue 9: the generator shares the server's two
+//! The generator's side of the wire, made cheap (the generator shares the server's two
 //! cores, so every microsecond it spends is taken from the server it measures).
 //!
 //! - Reading: [`message_json`] finds the RTVI JSON inside a binary `pipecat.Frame` without

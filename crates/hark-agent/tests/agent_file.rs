@@ -1,4 +1,4 @@
-//! Agent files (issue 8, point 3): a full file loads and builds; each kind of problem produces its
+//! Agent files: a full file loads and builds; each kind of problem produces its
 //! message, all at once, each naming its line and fix; a key's variable that is unset is a
 //! warning; a webhook from a file reaches a loopback service only when the host allows exactly
 //! its address; the LLM of a file talks to a (scripted) provider.
@@ -290,7 +290,7 @@ fn unknown_builtin_and_local_tools_name_the_ones_there_are() {
 
 /// Every problem of every webhook at once, each on the line of its key: an unset `${NAME}` or a
 /// bad auth does not hide the URL's problems, and a webhook with a problem still has its locked
-/// paths, announce lines and rows checked (issue 11 follow-up, points 1 and 3).
+/// paths, announce lines and rows checked.
 #[test]
 fn webhook_problems_are_all_reported_with_their_fix() {
     let text = format!(
@@ -655,8 +655,7 @@ max = 1
 
 /// Registry problems name the line of the key they are about; a locked value in its old
 /// spelling is on its own line and hides neither the other locked values' problems nor the
-/// URL's; a GET webhook's locked name that clashes with the URL's query is on its line
-/// (issue 11 follow-up, points 1–3).
+/// URL's; a GET webhook's locked name that clashes with the URL's query is on its line.
 #[test]
 fn each_registry_problem_is_on_the_line_of_its_key() {
     let text = format!(
@@ -749,7 +748,7 @@ url = "https://orders.example.com/again"
 }
 
 /// An `[llm]` typo's list of keys does not offer `api_key` (a key never goes in the file), and
-/// a parse error points at the page that lists every key (issue 11 follow-up, points 4 and 6).
+/// a parse error points at the page that lists every key.
 #[test]
 fn a_parse_error_offers_only_keys_the_file_takes() {
     let err =
@@ -772,7 +771,7 @@ fn a_parse_error_offers_only_keys_the_file_takes() {
 /// A webhook input typed `date`, `time`, `date-time` or `phone` is checked when the model calls
 /// the tool, the way a Rust-typed tool's arguments are: a value that is not of its type is
 /// refused with a line the model can act on and nothing is sent; a good one reaches the
-/// service, a phone number in E.164 (issue 11 follow-up, point 7).
+/// service, a phone number in E.164.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_inputs_of_a_typed_format_are_checked_when_called() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));

@@ -1,4 +1,4 @@
-//! `{{call.name}}` values the calls never carry (issue 23, item 4): an RTVI session of `hark
+//! `{{call.name}}` values the calls never carry: an RTVI session of `hark
 //! serve` carries `call.session_id` only, so every announce line, locked value, reply, confirm
 //! or goodbye line that reads another call value gives a warning on its own line, naming the
 //! value and the ones `hark serve` carries. A host whose calls carry more says so

@@ -1,7 +1,7 @@
 //! `hark check` says each mistake once, where it is, with a fix that names what exists: a tool
 //! that failed is not suggested and causes no second problem; names the UI worker takes are
 //! refused; small slips (an empty `values`, a lower-case method, an empty key variable) get
-//! their own words (found by a new-user trial of the guide, issue 11). The empty key variable is
+//! their own words (found by a new-user trial of the guide). The empty key variable is
 //! tested through the binary, in hark-server's tests/check.rs.
 
 use hark_agent::file::{AgentFile, Host, Problem};

@@ -1,4 +1,4 @@
-//! `hark check` messages that say what to do (issue 23, item 15): a locked path with a typo
+//! `hark check` messages that say what to do: a locked path with a typo
 //! names the part that is wrong and the fields there are; `api_key` auth in `Authorization`
 //! says to use `kind = "bearer"`; `headers` beside `auth` are sent (and `Authorization` among
 //! them is refused on its own line, saying why).
@@ -114,7 +114,7 @@ Authorization = "Bearer abc"
     assert!(found[0].starts_with("line 7: warning:"), "{found:?}");
 }
 
-/// The same words for a field typo in an announce or reply line (sibling of item 15).
+/// The same words for a field typo in an announce or reply line.
 #[test]
 fn a_field_typo_in_an_announce_or_reply_line_names_the_fields_there_are() {
     let text = format!(
@@ -140,8 +140,8 @@ say = ["Done for {{{{customer.idd}}}}."]
     );
 }
 
-/// A credential in a fixed header (sibling of item 15: the guide says a credential goes in
-/// `auth`) is a warning on the header's line saying which `auth` to write; a plain header is not.
+/// A credential in a fixed header (the guide says a credential goes in `auth`) is a warning on the
+/// header's line saying which `auth` to write; a plain header is not.
 #[test]
 fn a_credential_in_headers_says_to_put_it_in_auth() {
     let text = r#"system_prompt = "You help."

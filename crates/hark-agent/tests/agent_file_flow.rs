@@ -1,4 +1,4 @@
-//! Flows in agent files (issue 10, item 7): `[flow]` is the flow's own `FlowSpec`, built with
+//! Flows in agent files: `[flow]` is the flow's own `FlowSpec`, built with
 //! the file's registry; the setup carries the built flow and its registry (with the hints that
 //! name the confirming step), each call gets its own run of the flow, and every problem —
 //! TOML shape or the flow's build-time checks — names its line and the fix.
@@ -387,8 +387,8 @@ async fn the_llm_classifier_judges_what_the_local_judge_is_unsure_of() {
 }
 
 /// A step's assign row reads like a top-level `[[assign]]` row (`state`, dotted `from`) or like
-/// the spec (`variable`, `path` list): both spellings give the same flow; mixing the two keys
-/// of one field is refused on the row's line.
+/// the flow's own `FlowSpec` (`variable`, `path` list): both spellings give the same flow; mixing
+/// the two keys of one field is refused on the row's line.
 #[test]
 fn a_steps_assign_row_takes_the_top_level_spelling_too() {
     let row = |value| serde_json::from_value::<AssignRow>(value).unwrap();
@@ -408,7 +408,7 @@ fn a_steps_assign_row_takes_the_top_level_spelling_too() {
     let whole = row(json!({"tool": "book_table", "state": "booking_ref", "from": ""}));
     assert!(whole.path.is_empty());
 
-    // In a file, the top-level spelling checks as clean as the spec's.
+    // In a file, the top-level spelling checks as clean as the `FlowSpec` one.
     let top_level_spelling = FILE.replace(
         "assign = [{ tool = \"book_table\", variable = \"booking_ref\", path = [\"reference\"] }]",
         "assign = [{ tool = \"book_table\", state = \"booking_ref\", from = \"reference\" }]",

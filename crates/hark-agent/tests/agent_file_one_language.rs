@@ -1,4 +1,4 @@
-//! One language per call (issue 23, item 13): a line with per-language variants is said in the
+//! One language per call: a line with per-language variants is said in the
 //! call's language wherever lines are said — the read-back, a precheck's outcome, a reply, an
 //! announce line and the goodbye — and `hark check` warns, on the line's key, of a line with no
 //! variant for the file's language in a file whose other lines have one.

@@ -1,4 +1,4 @@
-//! `hark check` knows the file's provider (issue 23 F1): a tool whose input the provider's
+//! `hark check` knows the file's provider: a tool whose input the provider's
 //! schema dialect cannot express is an error on the tool's own line saying what to change,
 //! and the same input is fine for a provider that takes it.
 

@@ -1,4 +1,4 @@
-//! `[llm] roles` (issue 23, item 2): which chat roles an OpenAI-compatible server takes.
+//! `[llm] roles`: which chat roles an OpenAI-compatible server takes.
 //! Default `portable`: one system message first, later system text as user text marked as
 //! context; `openai`: mid-history system (and developer) messages as given.
 

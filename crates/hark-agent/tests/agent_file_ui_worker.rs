@@ -1,4 +1,4 @@
-//! The `[ui]` keys of the UI worker's own LLM (issue 23 items 7 and 15): `system_prompt`, its
+//! The `[ui]` keys of the UI worker's own LLM: `system_prompt`, its
 //! instructions for `respond` jobs (blank refused like the file's own), and `keep_history`
 //! (default off: each job starts from a cleared context).
 

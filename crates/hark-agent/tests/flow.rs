@@ -1,6 +1,6 @@
-//! A table booking by flow, end to end through the turn loop with the scripted provider
-//! (issue 10's tests): missing party refused before any read-back; a precheck that refuses a
-//! past day without reading it back; the read-back in English and Spanish; "yes" runs the tool
+//! A table booking by flow, end to end through the turn loop with the scripted provider:
+//! missing party refused before any read-back; a precheck that refuses a past day without
+//! reading it back; the read-back in English and Spanish; "yes" runs the tool
 //! once; "no, make it five" reads back again; the finish rule moves to the next step (and a
 //! result that does not match keeps it open); the step's own replies and assign rows; hints
 //! that name the confirming and saving steps; the model requests counted (a read-back turn

@@ -1,4 +1,4 @@
-//! A flow is built once and checked at build time (issue 10, items 1–2): every problem at once,
+//! A flow is built once and checked at build time: every problem at once,
 //! each naming the step and the fix.
 
 use hark_agent::flow::{Flow, FlowSpec};

@@ -1,6 +1,6 @@
-//! The call's hooks (`CallHooks`: `wrap_tool`, `after_tool`; issue 10, item 6; spec
-//! `tools-reference.md` "Outputs", point 6): they see the checked result, what a hook puts in its
-//! place is not checked again, and the turn loop runs them for the plain agent and for flows.
+//! The call's hooks (`CallHooks`: `wrap_tool`, `after_tool`): they see the checked result, what a
+//! hook puts in its place is not checked again, and the turn loop runs them for the plain agent
+//! and for flows.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
 //! A tool call whose arguments are empty or `null` goes back to the provider with
-//! `"arguments": "{}"`: strict providers refuse `""` in the history (case T6's history rule).
+//! `"arguments": "{}"`: strict providers refuse `""` in the history.
 
 mod common;
 

@@ -1,7 +1,7 @@
-//! Provider faults against the real turn loop (issue 9, point 2): a stream cut mid tool call,
+//! Provider faults against the real turn loop: a stream cut mid tool call,
 //! 429 then 200, malformed tool-call JSON, and a provider that never sends a first byte. Each
 //! runs a `VoiceAgent` over `hark_llm::testing::ScriptedServer` on loopback and checks the
-//! outcome the issue asks for: no partial or broken call runs, every tool call in every
+//! outcome: no partial or broken call runs, every tool call in every
 //! request has exactly one result, nothing is said twice, and the caller never waits in
 //! silence (the hold line or the failure line).
 
@@ -190,7 +190,7 @@ async fn a_stream_cut_twice_fails_after_one_more_request() {
     assert_eq!(rig.agent.history(), [Message::User("Find Paris.".into())]);
 }
 
-/// One language per call (issue 23, item 13): a call in Spanish hears the hold line and the
+/// One language per call: a call in Spanish hears the hold line and the
 /// failure line in Spanish.
 #[tokio::test]
 async fn the_hold_and_failure_lines_are_said_in_the_calls_language() {

@@ -1,4 +1,4 @@
-//! The tool round limit limits on every provider (issue 23, item 9): with a model that always
+//! The tool round limit limits on every provider: with a model that always
 //! calls a tool, the tool runs for the documented 8 rounds, the request after them carries the
 //! provider's "no tool call" setting, the call in its reply does not run, and the caller hears
 //! an answer.

@@ -1,6 +1,7 @@
-//! The turn loop against a scripted OpenAI-compatible provider on loopback: cases T6, T7, T8,
-//! T10 (`cases/README.md`), ends_conversation, replies that save a model turn, the round limit,
-//! a failing provider, and a conductor that intercepts. The recorded requests prove the
+//! The turn loop against a scripted OpenAI-compatible provider on loopback: two calls in one
+//! completion, an interruption before the result, tool calls from a discarded generation, text
+//! and a tool call in one reply, ends_conversation, replies that save a model turn, the round
+//! limit, a failing provider, and a conductor that intercepts. The recorded requests prove the
 //! history: every tool call has exactly one result, in call order.
 
 mod common;
@@ -19,7 +20,7 @@ use hark_tools::{Interruption, ToolError, ToolRegistry, ToolReply, end_call_tool
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-/// T6: two calls in one completion both run, and both results are in the history in the
+/// Two calls in one completion both run, and both results are in the history in the
 /// order of the calls (not the order they finished) before the next model request.
 #[tokio::test]
 async fn t6_parallel_calls_all_run_and_results_keep_call_order() {
@@ -77,7 +78,7 @@ async fn t6_parallel_calls_all_run_and_results_keep_call_order() {
     );
 }
 
-/// T7: the caller talks over the bot while `create_booking` (continue) and `lookup` (the
+/// The caller talks over the bot while `create_booking` (continue) and `lookup` (the
 /// default: cancel) run. The booking finishes and its result reaches the model exactly once;
 /// the lookup ends cancelled (`tool.failed … cancelled`); every request stays valid.
 #[tokio::test]
@@ -185,7 +186,7 @@ async fn t7_interrupted_tools_continue_or_cancel_and_the_late_result_comes_once(
     );
 }
 
-/// T8: a generation that contains `end_call()` is interrupted before any of it is spoken: the
+/// A generation that contains `end_call()` is interrupted before any of it is spoken: the
 /// call never runs, the conversation goes on, and the history holds no trace of it.
 #[tokio::test]
 async fn t8_tool_calls_of_a_discarded_generation_never_run() {
@@ -229,7 +230,7 @@ async fn t8_tool_calls_of_a_discarded_generation_never_run() {
     assert_eq!(said(&drain(&mut rig.rx)), ["Of course, what else?"]);
 }
 
-/// T10: text and a tool call in one reply: the lead-in is said once, before the tool runs,
+/// Text and a tool call in one reply: the lead-in is said once, before the tool runs,
 /// and it precedes the tool result in the history.
 #[tokio::test]
 async fn t10_text_and_a_tool_call_are_said_once_and_kept_in_order() {

@@ -1,7 +1,6 @@
-//! The in-process decode entry of the `llm_stream` fuzz target (`hark_llm::__fuzz`, issue 9
-//! point 3) gives exactly what `Provider::stream` gives for the same bytes over HTTP, for each
-//! provider's recorded stream in any chunking, and for cut and broken bodies; plus the
-//! regressions the fuzzer found.
+//! The in-process decode entry of the `llm_stream` fuzz target (`hark_llm::__fuzz`) gives exactly
+//! what `Provider::stream` gives for the same bytes over HTTP, for each provider's recorded stream
+//! in any chunking, and for cut and broken bodies; plus the regressions the fuzzer found.
 
 use std::sync::Arc;
 
@@ -124,7 +123,7 @@ fn sse_events_are_the_same_whole_and_in_pieces() {
     assert_eq!(whole.last().unwrap().1, "[DONE]");
 }
 
-/// Fuzz regression (`llm_stream`, issue 9): an Anthropic `tool_use` block whose
+/// Fuzz regression (`llm_stream`): an Anthropic `tool_use` block whose
 /// `input_json_delta`s are empty (a tool without arguments) was done as `{}` with no delta
 /// saying so, so the deltas did not add up to the done call's arguments. Now the `{}` comes as
 /// a last delta; whitespace-only deltas are kept in front of it.
@@ -169,7 +168,7 @@ fn an_anthropic_call_without_arguments_sends_its_braces_as_a_delta() {
     }
 }
 
-/// Fuzz regression (`llm_stream`, issue 9): an OpenAI call whose pieces carry an id and
+/// Fuzz regression (`llm_stream`): an OpenAI call whose pieces carry an id and
 /// arguments but never a name was started and done at the finish with its arguments, but no
 /// delta carried them. Now the held text comes as a delta between the start and the done.
 #[test]

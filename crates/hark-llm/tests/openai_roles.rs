@@ -1,4 +1,4 @@
-//! The roles an OpenAI-compatible server takes (issue 23, item 2): the portable profile (the
+//! The roles an OpenAI-compatible server takes: the portable profile (the
 //! default) sends one system message first and then user/assistant/tool turns, what every chat
 //! template of vLLM, llama.cpp and Ollama takes; the OpenAI profile sends `developer` and
 //! mid-history `system` messages as given.

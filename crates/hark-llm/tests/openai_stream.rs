@@ -1,5 +1,6 @@
-//! The OpenAI-compatible client against the scripted server on loopback: stream assembly (T6,
-//! T10), cuts, retries before the first byte only, time limits, errors naming provider+status.
+//! The OpenAI-compatible client against the scripted server on loopback: stream assembly (parallel
+//! calls, text before a call), cuts, retries before the first byte only, time limits, errors naming
+//! provider+status.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,7 +65,7 @@ fn done(index: usize, id: &str, name: &str, arguments: &str) -> StreamEvent {
 
 #[tokio::test]
 async fn t6_two_parallel_calls_interleaved_over_many_deltas_assemble_by_index() {
-    // T6 (pipecat #3273): `lookup` and `availability` in one completion, their argument
+    // Parallel calls (pipecat #3273): `lookup` and `availability` in one completion, their argument
     // pieces interleaved.
     let turn = Turn::stream()
         .tool_call_start(0, "call_a", "lookup")
@@ -110,7 +111,7 @@ async fn t6_two_parallel_calls_interleaved_over_many_deltas_assemble_by_index() 
 
 #[tokio::test]
 async fn t10_text_and_a_call_in_one_reply_keep_their_order() {
-    // T10 (pipecat #2787): the lead-in text comes before the call, once.
+    // Text before a call (pipecat #2787): the lead-in text comes before the call, once.
     let turn = Turn::stream()
         .text("Let me ")
         .text("check that.")
@@ -674,7 +675,7 @@ async fn a_web_page_at_the_base_url_says_to_check_base_url() {
     );
 }
 
-/// Issue 9, point 2: a retry is announced in the stream, before anything else, with its wait
+/// A retry is announced in the stream, before anything else, with its wait
 /// and the error that caused it; the reply that follows comes once.
 #[tokio::test]
 async fn a_retry_is_announced_before_the_reply_with_its_wait_and_reason() {
@@ -709,7 +710,7 @@ async fn a_retry_is_announced_before_the_reply_with_its_wait_and_reason() {
     assert_eq!(pause.waits(), vec![Duration::from_secs(2)]);
 }
 
-/// Issue 9, point 2: a provider that sends no first byte is given up on at the first-byte
+/// A provider that sends no first byte is given up on at the first-byte
 /// limit and asked again; the retry is announced as a first-byte timeout.
 #[tokio::test]
 async fn a_silent_provider_is_asked_again_after_the_first_byte_limit() {

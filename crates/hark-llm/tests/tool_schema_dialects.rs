@@ -1,5 +1,5 @@
-//! Every tool schema reaches its provider in that provider's dialect, whoever built it
-//! (issue 23, item 1), and the scripted server refuses one that breaks the provider's rules as
+//! Every tool schema reaches its provider in that provider's dialect, whoever built it,
+//! and the scripted server refuses one that breaks the provider's rules as
 //! the real API does.
 
 use std::sync::{Arc, Mutex};
@@ -102,7 +102,7 @@ impl std::io::Write for Captured {
     }
 }
 
-/// The tester's tool (issue 23 F1): an array without `items` and an object without fields,
+/// A tool as a tester wrote it: an array without `items` and an object without fields,
 /// which Gemini `parameters` cannot express.
 fn odd() -> ToolDefinition {
     ToolDefinition::new(
@@ -116,7 +116,7 @@ fn odd() -> ToolDefinition {
 }
 
 /// One tool a dialect cannot express is left out with a warning; the others are still sent
-/// and the request reaches the model (issue 23 F1: "One bad tool never breaks the others").
+/// and the request reaches the model (one bad tool never breaks the others).
 #[tokio::test]
 async fn an_inexpressible_tool_is_left_out_and_the_others_are_sent() {
     let captured = Captured::default();

@@ -1,7 +1,7 @@
 //! The `#[tool]` attribute macro of `hark-tools`. Use it through `hark_tools::tool`.
 //!
-//! Spec: `tools-reference.md`, "Inputs and outputs" and "Outputs". See [`macro@tool`] for what
-//! it reads and what it generates.
+//! See [`macro@tool`] for what it reads and what it generates, and the user guide's
+//! `docs/guide/inputs-and-outputs.md` for typed inputs and outputs in use.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};

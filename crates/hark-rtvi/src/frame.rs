@@ -1,4 +1,4 @@
-//! The `pipecat.Frame` protobuf used by `@pipecat-ai/websocket-transport` (rtvi-ui.md §1.2).
+//! The `pipecat.Frame` protobuf used by `@pipecat-ai/websocket-transport`.
 //!
 //! Every WebSocket message is one **binary** `pipecat.Frame`:
 //!

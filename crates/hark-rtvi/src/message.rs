@@ -1,6 +1,7 @@
-//! RTVI messages: the envelope `{"label":"rtvi-ai","type":…,"id":…,"data":…}` (rtvi-ui.md §1.1),
-//! typed client→server messages ([`ClientMessage`], parsed by [`parse_client_message`]) and
-//! server→client messages ([`ServerMessage`], written by [`ServerMessage::to_json`]).
+//! RTVI messages: the envelope `{"label":"rtvi-ai","type":…,"id":…,"data":…}`, typed
+//! client→server messages ([`ClientMessage`], parsed by [`parse_client_message`]) and
+//! server→client messages ([`ServerMessage`], written by [`ServerMessage::to_json`]). The user
+//! guide's `docs/guide/custom-client.md` lists the messages `hark serve` reads and sends.
 //!
 //! Writing follows pipecat's `model_dump(exclude_none=True)`: `None` fields and an absent `id`
 //! are omitted, while nulls inside free-form payloads (`ui-command.payload`, `server-message`,
@@ -87,7 +88,7 @@ impl BotCapabilities {
     };
 }
 
-/// `client-ready` data: `{version: str, about: {…}}` (§1.3). Both are optional here so a
+/// `client-ready` data: `{version: str, about: {…}}`. Both are optional here so a
 /// client without a version still gets the "Client version unknown" warning, not a refusal;
 /// `about` is kept as free JSON (pipecat does not validate it).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -100,7 +101,7 @@ pub struct ClientReadyData {
     pub about: Option<Value>,
 }
 
-/// `send-text` data: `{content: str, options?: {run_immediately?, audio_response?}}` (§1.3).
+/// `send-text` data: `{content: str, options?: {run_immediately?, audio_response?}}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SendTextData {
     /// The user's text.
@@ -110,7 +111,7 @@ pub struct SendTextData {
     pub options: Option<SendTextOptions>,
 }
 
-/// `send-text` options (§1.3). Both default to `true`.
+/// `send-text` options. Both default to `true`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SendTextOptions {
     /// Interrupt the bot and run the LLM now (default true).
@@ -139,7 +140,7 @@ impl SendTextData {
     }
 }
 
-/// `client-message` data: `{t: str, d?: any}` (§1.3); answered by `server-response` `{t, d}`
+/// `client-message` data: `{t: str, d?: any}`; answered by `server-response` `{t, d}`
 /// with the same id, or `error-response`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ClientMessageData {
@@ -150,7 +151,7 @@ pub struct ClientMessageData {
     pub d: Option<Payload>,
 }
 
-/// A typed client→server message (rtvi-ui.md §1.3, §2).
+/// A typed client→server message: the basic RTVI messages and the UI channel's.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientMessage {
     /// `client-ready`: start of the handshake; answer `bot-ready` with the same id.
@@ -207,7 +208,7 @@ pub enum ParseError {
     /// Log and ignore (pipecat does), or send an `error`.
     #[error("{}", messages::not_json_object(.0))]
     NotObject(String),
-    /// `label` is not `rtvi-ai` (absent reads as `""`). Log and ignore (rtvi-ui.md §1.1).
+    /// `label` is not `rtvi-ai` (absent reads as `""`). Log and ignore, as pipecat does.
     #[error("{}", messages::wrong_label(.0))]
     WrongLabel(String),
     /// A `type` this server does not handle: answer `error-response` `Unsupported type <t>`.
@@ -282,7 +283,7 @@ pub fn parse_client_message(json: &str) -> Result<Inbound, ParseError> {
 ///   with more than `limits.max_nodes` nodes.
 ///
 /// Unknown fields inside `data` are ignored (snapshots keep theirs). A `ui-event` with `name`
-/// but no `event` is refused with a text saying to use `event` (case P2). `ui-snapshot` data is
+/// but no `event` is refused with a text saying to use `event`. `ui-snapshot` data is
 /// decoded straight from the text into the typed tree (no `serde_json::Value`), in the same pass
 /// that reads the envelope when `type` comes before `data`.
 pub fn parse_client_message_with(
@@ -743,7 +744,7 @@ impl ClientMessage {
     }
 }
 
-/// `bot-output.spoken_status` (v2, §1.3).
+/// `bot-output.spoken_status` (protocol v2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpokenStatus {
@@ -755,7 +756,7 @@ pub enum SpokenStatus {
     Completed,
 }
 
-/// `bot-output.spoken_progress` (v2, §1.3).
+/// `bot-output.spoken_progress` (protocol v2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpokenProgress {
     /// Text spoken so far.
@@ -764,8 +765,9 @@ pub struct SpokenProgress {
     pub remaining_text: String,
 }
 
-/// A server→client message (rtvi-ui.md §1.3, §2). Serde form is `{"type":…, "data":…}`
-/// (adjacently tagged, kebab-case types); use [`ServerMessage::to_json`] for the wire envelope.
+/// A server→client message: the basic RTVI messages and the UI channel's. Serde form is
+/// `{"type":…, "data":…}` (adjacently tagged, kebab-case types); use [`ServerMessage::to_json`]
+/// for the wire envelope.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "kebab-case")]
 pub enum ServerMessage {
@@ -882,9 +884,9 @@ pub enum ServerMessage {
     },
     /// `metrics`: free mapping.
     Metrics(Value),
-    /// `ui-command` `{command, payload}`, no id (§2, §5.1).
+    /// `ui-command` `{command, payload}`, no id.
     UiCommand(UiCommand),
-    /// `ui-job-group`, one of four envelopes by `kind`, no id (§2).
+    /// `ui-job-group`, one of four envelopes by `kind`, no id.
     UiJobGroup(JobGroupEnvelope),
 }
 

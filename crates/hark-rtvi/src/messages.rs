@@ -1,16 +1,16 @@
 //! Every text a client (or the person reading its logs) reads from this crate.
 //!
 //! Texts are functions with named inputs so a reviewer can read every sentence in one place;
-//! tests pin them to the exact words of the reference (`rtvi-ui.md` §1.3, §10) where pipecat
-//! defines them.
+//! tests pin them to pipecat-ai's exact words where pipecat defines them (its
+//! `processor.py`, and the warnings the real client shows).
 
-/// `error-response` text for a message `type` the server does not handle (rtvi-ui.md §1.3,
-/// pipecat `processor.py::_handle_message`): `Unsupported type <t>`.
+/// `error-response` text for a message `type` the server does not handle (pipecat
+/// `processor.py::_handle_message`): `Unsupported type <t>`.
 pub fn unsupported_type(message_type: &str) -> String {
     format!("Unsupported type {message_type}")
 }
 
-/// `error-response` text for a message whose `data` does not fit its type (rtvi-ui.md §1.3):
+/// `error-response` text for a message whose `data` does not fit its type:
 /// `Invalid message: <detail>`, where `detail` names the JSON path and what was wrong.
 pub fn invalid_message(detail: &str) -> String {
     format!("Invalid message: {detail}")
@@ -37,7 +37,7 @@ fn at(path: &str) -> String {
 }
 
 /// Detail for a `ui-event` that names its event in `name` (as pipecat PR #4407's description did)
-/// instead of `event` (case P2).
+/// instead of `event`: pipecat's code reads `event`.
 pub fn ui_event_uses_name() -> String {
     "data.event is required (ui-event names its event in \"event\", not \"name\")".to_string()
 }
@@ -161,13 +161,13 @@ pub fn not_json_object(found: &str) -> String {
     )
 }
 
-/// Text for an inbound JSON message whose `label` is not `rtvi-ai` (ignored, rtvi-ui.md §1.1).
+/// Text for an inbound JSON message whose `label` is not `rtvi-ai` (ignored).
 pub fn wrong_label(label: &str) -> String {
     format!("Ignoring message with label {label:?}: RTVI messages have label \"rtvi-ai\"")
 }
 
-/// Version warning for a client whose major version differs from ours and is not 1
-/// (rtvi-ui.md §1.3, §10).
+/// Version warning for a client whose major version differs from ours and is not 1 (pipecat's
+/// words).
 pub fn version_incompatible(client_version: &str, server_version: &str) -> String {
     format!(
         "RTVI version {client_version} is not compatible with server protocol {server_version}. \
@@ -175,12 +175,12 @@ pub fn version_incompatible(client_version: &str, server_version: &str) -> Strin
     )
 }
 
-/// Version warning for a `version` that is not `MAJOR.MINOR.PATCH` (rtvi-ui.md §10).
+/// Version warning for a `version` that is not `MAJOR.MINOR.PATCH` (pipecat's words).
 pub fn version_invalid_format(client_version: &str) -> String {
     format!("Invalid client version format ({client_version}). Compatibility issues may occur.")
 }
 
-/// Version warning for a `client-ready` without `version` (rtvi-ui.md §10).
+/// Version warning for a `client-ready` without `version` (pipecat's words).
 pub fn version_unknown() -> String {
     "Client version unknown. Compatibility issues may occur.".to_string()
 }

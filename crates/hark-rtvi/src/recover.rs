@@ -1,5 +1,5 @@
 //! Recovery of `id` and `type` from an inbound message that is not valid JSON, so the refusal
-//! can still answer the request it refuses (case F3 of the input-parsing review).
+//! can still answer the request it refuses (its `id`, and a text naming its `type`).
 //!
 //! A scan of the top-level object only: keys and values are skipped by bracket counting (strings
 //! and their escapes respected), never parsed. Linear in the text, no recursion, constant memory

@@ -1,4 +1,4 @@
-//! Lone UTF-16 surrogate escapes in inbound JSON text (case F1 of the input-parsing review).
+//! Lone UTF-16 surrogate escapes in inbound JSON text.
 //!
 //! client-js cuts accessible names with `collapsed.slice(0, 99) + "…"`, which counts UTF-16
 //! units and can split an emoji; `JSON.stringify` then writes the half it kept as an escape such

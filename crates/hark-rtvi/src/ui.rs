@@ -1,4 +1,4 @@
-//! UI channel payloads (rtvi-ui.md §2 and §5.1): `ui-command` payloads, `ui-job-group`
+//! UI channel payloads: `ui-command` payloads, `ui-job-group`
 //! envelopes, `ui-event` and `ui-cancel-job-group` data.
 //!
 //! Command payload structs serialise **with every key present, nulls included**, like pydantic's
@@ -11,12 +11,12 @@ use serde_json::{Map, Value};
 use crate::payload::Payload;
 
 /// Bus event name under which a `ui-snapshot` is republished to workers (pipecat
-/// `UI_SNAPSHOT_EVENT_NAME`, rtvi-ui.md §2). App handlers never receive it.
+/// `UI_SNAPSHOT_EVENT_NAME`). App handlers never receive it.
 pub const UI_SNAPSHOT_EVENT_NAME: &str = "__ui_snapshot";
 /// Bus event name under which a `ui-cancel-job-group` is republished (pipecat
-/// `UI_CANCEL_JOB_GROUP_EVENT_NAME`, rtvi-ui.md §2).
+/// `UI_CANCEL_JOB_GROUP_EVENT_NAME`).
 pub const UI_CANCEL_JOB_GROUP_EVENT_NAME: &str = "__cancel_job_group";
-/// Reason used when a `ui-cancel-job-group` carries none (rtvi-ui.md §2).
+/// Reason used when a `ui-cancel-job-group` carries none (pipecat's default).
 pub const DEFAULT_CANCEL_REASON: &str = "cancelled by user";
 
 /// A payload struct that is the payload of one standard UI command.
@@ -25,7 +25,7 @@ pub trait CommandPayload: Serialize {
     const COMMAND: &'static str;
 }
 
-/// `scroll_to` payload: `{ref, target_id, behavior}` (§5.1).
+/// `scroll_to` payload: `{ref, target_id, behavior}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ScrollTo {
     /// Snapshot ref of the element (`e42`).
@@ -49,7 +49,7 @@ pub enum ScrollBehavior {
     Instant,
 }
 
-/// `highlight` payload: `{ref, target_id, duration_ms}` (§5.1; client default 1500 ms).
+/// `highlight` payload: `{ref, target_id, duration_ms}` (client default 1500 ms).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Highlight {
     /// Snapshot ref of the element.
@@ -63,7 +63,7 @@ pub struct Highlight {
     pub duration_ms: Option<i64>,
 }
 
-/// `focus` payload: `{ref, target_id}` (§5.1).
+/// `focus` payload: `{ref, target_id}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Focus {
     /// Snapshot ref of the element.
@@ -74,7 +74,7 @@ pub struct Focus {
     pub target_id: Option<String>,
 }
 
-/// `click` payload: `{ref, target_id}` (§5.1).
+/// `click` payload: `{ref, target_id}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Click {
     /// Snapshot ref of the element.
@@ -85,7 +85,7 @@ pub struct Click {
     pub target_id: Option<String>,
 }
 
-/// `set_input_value` payload: `{value, ref, target_id, replace}` (§5.1); `value` defaults to
+/// `set_input_value` payload: `{value, ref, target_id, replace}`; `value` defaults to
 /// `""`, `replace` to `true` (`false` appends).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetInputValue {
@@ -114,7 +114,7 @@ impl Default for SetInputValue {
     }
 }
 
-/// `select_text` payload: `{ref, target_id, start_offset, end_offset}` (§5.1; end exclusive;
+/// `select_text` payload: `{ref, target_id, start_offset, end_offset}` (end exclusive;
 /// no offsets selects the whole element).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SelectText {
@@ -132,7 +132,7 @@ pub struct SelectText {
     pub end_offset: Option<i64>,
 }
 
-/// `toast` payload: `{title, subtitle, description, image_url, duration_ms}` (§5.1).
+/// `toast` payload: `{title, subtitle, description, image_url, duration_ms}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Toast {
     /// Title (required).
@@ -151,7 +151,7 @@ pub struct Toast {
     pub duration_ms: Option<i64>,
 }
 
-/// `navigate` payload: `{view, params}` (§5.1).
+/// `navigate` payload: `{view, params}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Navigate {
     /// View name (required).
@@ -186,7 +186,7 @@ payload!(SelectText, "select_text");
 payload!(Toast, "toast");
 payload!(Navigate, "navigate");
 
-/// `ui-command` data (S→C, no id): `{command: str, payload: any}` (§2). Any app-defined
+/// `ui-command` data (S→C, no id): `{command: str, payload: any}`. Any app-defined
 /// command name is allowed; `payload` goes out verbatim, nulls kept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UiCommand {
@@ -304,7 +304,7 @@ impl UiCommand {
     }
 }
 
-/// Terminal status of one worker's job in a group (pipecat `JobStatus`, §2).
+/// Terminal status of one worker's job in a group (pipecat `JobStatus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {
@@ -318,7 +318,7 @@ pub enum JobStatus {
     Error,
 }
 
-/// `ui-job-group` data (S→C, no id): one of four envelopes tagged by `kind` (§2). Lifecycle:
+/// `ui-job-group` data (S→C, no id): one of four envelopes tagged by `kind`. Lifecycle:
 /// `group_started → job_update* → job_completed × N → group_completed`. `at` is epoch ms.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -378,8 +378,8 @@ fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Erro
     Ok(Option::<Vec<String>>::deserialize(d)?.unwrap_or_default())
 }
 
-/// `ui-event` data (C→S): `{event: str, payload?: any}` (§2). Note the field is `event`,
-/// not `name` (case P2).
+/// `ui-event` data (C→S): `{event: str, payload?: any}`. Note the field is `event`,
+/// not `name` (pipecat PR #4407's description said `name`; its code reads `event`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UiEvent {
     /// App-defined event name (`note_click`).
@@ -390,7 +390,7 @@ pub struct UiEvent {
     pub payload: Option<Payload>,
 }
 
-/// `ui-cancel-job-group` data (C→S): `{job_id: str, reason?: str}` (§2).
+/// `ui-cancel-job-group` data (C→S): `{job_id: str, reason?: str}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UiCancelJobGroup {
     /// Group to cancel.

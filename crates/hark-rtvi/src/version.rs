@@ -1,5 +1,4 @@
-//! Protocol version handshake rules (rtvi-ui.md §1.3 and §10, pipecat
-//! `processor.py::_handle_client_ready`).
+//! Protocol version handshake rules (pipecat `processor.py::_handle_client_ready`).
 //!
 //! The client's `client-ready.data.version` is parsed as `MAJOR.MINOR.PATCH` (three integers):
 //! - same major as [`PROTOCOL_VERSION`] → [`VersionCheck::Compatible`];

@@ -1,4 +1,4 @@
-//! Issue 23, item 10: `dtmf` is read as pipecat-ai 1.14.0 reads it (`DTMFInputData`:
+//! `dtmf` is read as pipecat-ai 1.14.0 reads it (`DTMFInputData`:
 //! `buttons`, a list of at least one keypad key). Each case below was run through pipecat's own
 //! `RTVI.DTMFInputData.model_validate`: what it accepts is accepted here with the same keys, what
 //! it refuses is refused here with a detail naming the place and what to send.

@@ -1,5 +1,5 @@
-//! `pipecat.Frame` encode/decode (rtvi-ui.md §1.2), field numbers proven with hand-encoded
-//! bytes, and garbage input (case P3) refused with an error instead of a panic.
+//! `pipecat.Frame` encode/decode, field numbers proven with hand-encoded
+//! bytes, and garbage input refused with an error instead of a panic.
 
 use hark_rtvi::frame::{
     AudioRawFrame, InterruptionFrame, MAX_FRAME_BYTES, TextFrame, TranscriptionFrame,
@@ -119,7 +119,7 @@ fn garbage_and_non_utf8_text_are_invalid() {
         decode_frame(garbage),
         Err(FrameError::Invalid { .. })
     ));
-    // A text WebSocket frame's bytes reaching the decoder (P3).
+    // A text WebSocket frame's bytes reaching the decoder.
     assert!(decode_frame(br#"{"label":"rtvi-ai"}"#).is_err());
     let not_utf8 = [0x22, 0x04, 0x0a, 0x02, 0xc3, 0x28];
     let err = decode_frame(&not_utf8).unwrap_err();

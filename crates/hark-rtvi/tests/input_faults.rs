@@ -1,5 +1,5 @@
 //! Input-parsing faults found by driving `hark serve` with the real demo page and a hostile
-//! client (F1 lone surrogates, F3 error texts, F4 snapshot size, F11 duplicate refs), each
+//! client (lone surrogates, error texts, snapshot size, duplicate refs), each
 //! pinned at the protocol level.
 
 use hark_rtvi::snapshot::{MAX_SNAPSHOT_NODES, MAX_TREE_DEPTH};
@@ -26,7 +26,7 @@ fn invalid_detail(json: &str) -> (Option<String>, String) {
     }
 }
 
-// ---- F1: lone surrogates --------------------------------------------------------------------
+// ---- Lone surrogates ------------------------------------------------------------------------
 
 #[test]
 fn f1_a_lone_high_surrogate_in_send_text_is_accepted_as_a_replacement_character() {
@@ -72,7 +72,7 @@ fn f1_a_snapshot_name_cut_inside_an_emoji_is_accepted() {
     );
 }
 
-// ---- F3: clear errors -----------------------------------------------------------------------
+// ---- Clear errors ---------------------------------------------------------------------------
 
 #[test]
 fn f3_invalid_json_keeps_the_id_when_a_top_level_scan_can_read_it() {
@@ -115,7 +115,7 @@ fn f3_a_valid_object_with_a_huge_captured_at_names_the_field() {
 
 #[test]
 fn f3_floats_beyond_i64_say_out_of_range_not_wrong_type() {
-    // Integers beyond i64 are kept, as pydantic keeps them (issue 23, item 6).
+    // Integers beyond i64 are kept, as pydantic keeps them.
     for level in [
         "99999999999999999999",
         "-99999999999999999999",
@@ -215,7 +215,7 @@ fn f3_json_nesting_states_the_parser_limit_and_keeps_the_id() {
     assert_eq!(id.as_deref(), Some("deep"));
 }
 
-// ---- F4: snapshot size ----------------------------------------------------------------------
+// ---- Snapshot size --------------------------------------------------------------------------
 
 /// A snapshot whose root has `n - 1` button children (`n` nodes in all).
 fn wide(n: usize) -> String {
@@ -300,7 +300,7 @@ fn f4_the_node_limit_is_set_per_decode() {
     );
 }
 
-// ---- F11: duplicate refs --------------------------------------------------------------------
+// ---- Duplicate refs -------------------------------------------------------------------------
 
 #[test]
 fn f11_duplicate_refs_are_accepted_and_reported() {

@@ -1,4 +1,5 @@
-//! Every `ParseError` and its text (rtvi-ui.md §1.1, §1.3; cases P2, P3).
+//! Every `ParseError` and its text: a wrong label, unknown types, `data` that does not fit, a
+//! `ui-event` naming its event in `name`, garbage.
 
 use hark_rtvi::{ParseError, ServerMessage, parse_client_message};
 
@@ -21,7 +22,7 @@ fn unsupported_type_text_and_id() {
         }
     );
     assert_eq!(e.to_string(), "Unsupported type foo");
-    // The answer is exactly the spec's error-response example.
+    // The answer is exactly pipecat's error-response for an unknown type.
     let reply = e.error_response().unwrap();
     assert_eq!(
         reply.to_json(e.id()),

@@ -1,5 +1,6 @@
-//! JSON round trips of every message example in rtvi-ui.md (§1.3, §2, §5.1), copied verbatim
-//! into `tests/fixtures/`, plus the wire shape of every server message type.
+//! JSON round trips of every message example of pipecat's RTVI protocol (the basic messages, the
+//! UI channel's messages, the UI command payloads), copied verbatim into `tests/fixtures/`, plus
+//! the wire shape of every server message type.
 
 use hark_rtvi::message::{SpokenProgress, SpokenStatus};
 use hark_rtvi::ui::{CommandPayload, ScrollBehavior, ScrollTo, SetInputValue, Toast};
@@ -345,7 +346,7 @@ fn to_frame_wraps_to_json_in_a_message_frame() {
     assert_eq!(frame.message_json(), Some(c.to_json(None).as_str()));
 }
 
-// ---- ui-command payloads (§5.1): every key present, nulls kept ----
+// ---- ui-command payloads: every key present, nulls kept ----
 
 #[test]
 fn scroll_to_keeps_nulls_like_model_dump() {
@@ -448,7 +449,7 @@ fn every_standard_command_payload_has_all_keys() {
     );
 }
 
-// ---- ui-job-group envelopes (§2) ----
+// ---- ui-job-group envelopes ----
 
 #[test]
 fn job_group_envelopes_built_in_rust_match_the_examples() {

@@ -1,5 +1,6 @@
-//! Accessibility snapshots (rtvi-ui.md §3): round trips, unknown fields kept, pydantic-like
-//! tolerance, depth limits against hostile nesting, and cases U7/U8 at the protocol level.
+//! Accessibility snapshots: round trips, unknown fields kept, pydantic-like tolerance, depth
+//! limits against hostile nesting, and at the protocol level a first snapshot right after
+//! `bot-ready` and a `value` edited by a command.
 
 use hark_rtvi::snapshot::MAX_TREE_DEPTH;
 use hark_rtvi::{A11yNode, A11ySnapshot, ClientMessage, ParseError, parse_client_message};
@@ -274,7 +275,7 @@ fn rare_fields_are_written_in_the_pre_split_key_order() {
 
 #[test]
 fn a_node_without_rare_fields_allocates_no_rare_part() {
-    // Absent, null and empty rare fields leave `rare` unset (no allocation, issue 9).
+    // Absent, null and empty rare fields leave `rare` unset (no allocation).
     let node: A11yNode = serde_json::from_str(
         r#"{"ref":"e1","role":"button","name":"Save","value":null,"state":[],"level":null,
             "children":[{"ref":"e2","role":"link","state":null}]}"#,

@@ -1,4 +1,4 @@
-//! The snapshot decoder on the load generator's 200-node page (issue 9, load goal): names come
+//! The snapshot decoder on the load generator's 200-node page: names come
 //! out byte-identical to the text, and a lone surrogate in one name becomes U+FFFD while every
 //! other name stays as sent. Then the one-pass read of a `ui-snapshot` message (its `data`
 //! decoded while the envelope is read): every unusual message gives exactly what the two-step

@@ -1,4 +1,4 @@
-//! Handshake version rules (rtvi-ui.md §1.3, §10) and `bot-ready` construction.
+//! Handshake version rules (pipecat's, with its warning texts) and `bot-ready` construction.
 
 use hark_rtvi::{PROTOCOL_VERSION, ServerMessage, VersionCheck, check_client_version};
 

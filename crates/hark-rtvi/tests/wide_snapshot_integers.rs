@@ -1,4 +1,4 @@
-//! Issue 23, item 6: a snapshot integer beyond 64 bits is accepted, as pipecat-ai 1.14.0's
+//! A snapshot integer beyond 64 bits is accepted, as pipecat-ai 1.14.0's
 //! pydantic model accepts it (Python's exact `int`), instead of refusing the whole snapshot
 //! with "integer out of range". `level`, `colcount` and `rowcount` keep their exact decimal text
 //! (what pipecat renders, checked against its own renderer in the `edge-state-wide-*` goldens);

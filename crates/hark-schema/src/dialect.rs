@@ -1,8 +1,8 @@
 //! Provider dialects: the normalised schema as each provider accepts it.
 //!
-//! Rules per provider: `research/tool-anchors.md` §c. A keyword a dialect does not take moves
-//! into the description in words, never silently dropped; a schema a dialect cannot express is
-//! refused with an error naming the keyword.
+//! Rules per provider: what each provider's API documents it takes (the table on [`Dialect`]).
+//! A keyword a dialect does not take moves into the description in words, never silently
+//! dropped; a schema a dialect cannot express is refused with an error naming the keyword.
 
 use serde_json::{Map, Value};
 
@@ -24,8 +24,7 @@ use crate::normalise::{MAX_DEPTH, normalise};
 ///
 /// In the strict dialects "every object" means every schema whose `type` includes `"object"`
 /// and every schema that holds `properties`, whatever its `type` says (`"type": "string"`
-/// beside `properties` is valid JSON Schema, so it is kept and closed, not refused; issue 9
-/// point 3).
+/// beside `properties` is valid JSON Schema, so it is kept and closed, not refused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// OpenAI function calling without `strict`.
@@ -81,7 +80,7 @@ pub const OPENAI_STRICT_MAX_ENUM: usize = 1_000;
 /// # Errors
 /// The errors of [`normalise`], then every keyword the dialect cannot express, each with the
 /// keyword, its JSON pointer in the normalised schema and a message naming the dialect and
-/// the fix. A caller building several tools refuses only the tool that fails (case T9).
+/// the fix. A caller building several tools refuses only the tool that fails.
 pub fn for_dialect(schema: &Value, dialect: Dialect) -> Result<Value, SchemaErrors> {
     let normalised = normalise(schema)?;
     match dialect {
@@ -276,7 +275,7 @@ impl Converter {
         let is_object = type_list.iter().any(|t| t == "object");
         // A schema holding `properties` is closed like an object even when its `type` leaves
         // objects out (`"type": "string"` beside `properties`): the strict dialects check every
-        // schema that names properties (issue 9 point 3, fuzz crash bda57b5f).
+        // schema that names properties (fuzz crash bda57b5f).
         let names_properties = is_object || m.contains_key("properties");
         if names_properties
             && self.dialect == Dialect::OpenAiStrict

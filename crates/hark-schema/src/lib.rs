@@ -1,8 +1,8 @@
 //! The schema the model reads, and each LLM provider's dialect of it.
 //!
-//! Pure functions over [`serde_json::Value`], no Hark dependencies. Spec:
-//! `tools-reference.md`, "The schema the model reads" and "Rules for a hand-written schema";
-//! provider rules: `research/tool-anchors.md` §c; case T9.
+//! Pure functions over [`serde_json::Value`], no Hark dependencies. The user guide's
+//! `docs/guide/providers-and-schema-dialects.md` shows the rules for a hand-written schema and
+//! what each provider reads.
 //!
 //! - [`normalise`] turns a tool's JSON Schema of its arguments (as schemars 1 generates it, or
 //!   as a user writes it) into the schema the model reads, or refuses it with every problem at
@@ -15,7 +15,7 @@
 //! - [`takes_no_arguments`] tells a tool without arguments, whose Gemini declaration leaves
 //!   `parameters` out.
 //! - [`provider_rule_breaks`] checks a schema as it is sent against what the provider's API
-//!   refuses (`research/tool-anchors.md` §c); [`conform`] keeps a schema that passes and
+//!   refuses (its documented 400 answers); [`conform`] keeps a schema that passes and
 //!   brings any other into the dialect: every provider client runs it on every tool.
 //! - [`messages`] holds every sentence, refusals and words alike.
 //!

@@ -1,22 +1,21 @@
 //! Every sentence this crate writes: refusals a developer reads when a tool is built, and the
 //! words a model reads in a schema's `description` in place of a keyword.
 //!
-//! Spec: `tools-reference.md`, "The schema the model reads" and "Rules for a hand-written
-//! schema". Tests in `tests/messages.rs` pin these texts to the spec's words.
+//! Tests in `tests/messages.rs` pin these texts word for word.
 
 use serde_json::Value;
 
-/// The keywords the root of the parameters may hold, as the spec lists them.
+/// The keywords the root of the parameters may hold, as the refusal lists them.
 pub const ROOT_KEYWORDS_TEXT: &str = "$schema, $defs, type (\"object\"), properties, required, \
 additionalProperties, description, title, $comment and x- keys";
 
-/// Rule 1 of "Rules for a hand-written schema": `definitions` and `$id` are refused.
+/// A hand-written schema's `definitions` and `$id` are refused.
 pub fn definitions_refused() -> String {
     "definitions and $id are refused. Use $defs and local #/$defs/... references.".to_owned()
 }
 
-/// Rule 3: `nullable` is refused. `type_name` is the schema's own `type` when it has one
-/// (filled into the suggestion), else the spec's placeholder `<type>` stays.
+/// `nullable` is refused. `type_name` is the schema's own `type` when it has one (filled into
+/// the suggestion), else the placeholder `<type>` stays.
 pub fn nullable_refused(type_name: Option<&str>) -> String {
     let t = type_name.unwrap_or("<type>");
     format!(
@@ -24,7 +23,7 @@ pub fn nullable_refused(type_name: Option<&str>) -> String {
     )
 }
 
-/// Rule 4: a keyword at the root that frameworks would lose.
+/// A keyword at the root that frameworks would lose is refused.
 pub fn root_keyword_refused(keyword: &str) -> String {
     // An empty key is shown as "" so the sentence still names it.
     let keyword = if keyword.is_empty() { "\"\"" } else { keyword };
@@ -36,7 +35,7 @@ in one property."
     )
 }
 
-/// Rule 4: the root's `type` is not `"object"`.
+/// The root's `type` is not `"object"`: refused.
 pub fn root_type_not_object(found: &Value) -> String {
     format!(
         "The root of the parameters is a plain object schema, so its type must be \"object\", \

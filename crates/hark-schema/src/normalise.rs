@@ -1,5 +1,6 @@
 //! The schema the model reads: checks of a hand-written schema, `$ref` inlining, and the
-//! simplifications of "The schema the model reads" (spec `tools-reference.md`).
+//! simplifications (a null default dropped, `format` and `pattern` in words, local `$ref`s
+//! inlined).
 
 use serde_json::{Map, Value};
 
@@ -43,7 +44,7 @@ const TYPE_NAMES: &[&str] = &[
 /// Normalising twice gives the same result as normalising once.
 ///
 /// # Errors
-/// All problems at once (spec "Rules for a hand-written schema"): `definitions` and `$id`
+/// All problems at once: `definitions` and `$id`
 /// anywhere, `nullable` anywhere, a root keyword outside the allowed list (e.g. `oneOf`), a root
 /// `type` other than `"object"`, a schema that is not an object, a non-local or dangling `$ref`,
 /// a `$ref` cycle (names the definition: a recursive type cannot be inlined), a keyword that
@@ -532,7 +533,7 @@ pub(crate) fn simplify(node: Value, optional: bool) -> Value {
 }
 
 /// Removes the null branch and `"default": null` of an optional value whose default is null
-/// or absent (rule 1 of "The schema the model reads").
+/// or absent.
 fn strip_null(m: &mut Map<String, Value>) {
     match m.get("default") {
         None | Some(Value::Null) => {}
@@ -708,7 +709,7 @@ fn consts_to_enum(m: &mut Map<String, Value>) -> bool {
     false
 }
 
-/// Rule 2: `format` and `pattern` become words in the description.
+/// `format` and `pattern` become words in the description.
 fn words_for_format_and_pattern(m: &mut Map<String, Value>) {
     let mut notes = Vec::new();
     let keys: Vec<String> = m.keys().cloned().collect();

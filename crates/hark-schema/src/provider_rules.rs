@@ -1,7 +1,7 @@
 //! What each provider's API refuses in a tool schema, checked on the schema as it is sent.
 //!
-//! Written from `research/tool-anchors.md` §c (the ✗ cells, and the ✓ "required" cells of the
-//! strict modes). [`provider_rule_breaks`] is what the real API would answer with a 400; the
+//! Written from each provider's API documentation (the keywords it refuses, and what its strict
+//! mode requires). [`provider_rule_breaks`] is what the real API would answer with a 400; the
 //! scripted test server (`hark_llm::testing`) runs it on every tool of every request it
 //! receives, so every provider test in the workspace is also a conformance test.
 //! [`conform`] is what each provider client runs on every tool schema before it is sent: a
@@ -71,7 +71,7 @@ const ANTHROPIC_STRICT_FORMATS: [&str; 10] = [
     "uuid",
 ];
 
-/// Keywords OpenAI strict mode refuses (§c: ✗).
+/// Keywords OpenAI strict mode refuses.
 const OPENAI_STRICT_REFUSED: [&str; 14] = [
     "allOf",
     "not",
@@ -89,7 +89,7 @@ const OPENAI_STRICT_REFUSED: [&str; 14] = [
     "maxProperties",
 ];
 
-/// Keywords Anthropic strict tool use refuses (§c: ✗).
+/// Keywords Anthropic strict tool use refuses.
 const ANTHROPIC_STRICT_REFUSED: [&str; 18] = [
     "not",
     "if",

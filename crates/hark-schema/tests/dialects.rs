@@ -1,4 +1,4 @@
-//! Provider dialects (`research/tool-anchors.md` §c, case T9): words for refused keywords,
+//! Provider dialects: words for refused keywords,
 //! refusals naming the keyword, one bad tool never breaking the others.
 
 #![allow(missing_docs)]

@@ -1,5 +1,5 @@
 //! Inputs the fuzz targets (`fuzz/fuzz_targets/normalise.rs`) found, each pinned with its
-//! outcome, and the target's per-dialect invariants (issue 9 point 3) checked on them.
+//! outcome, and the target's per-dialect invariants checked on them.
 
 #![allow(missing_docs)]
 

@@ -1,4 +1,4 @@
-//! The texts of `messages.rs`, pinned: the spec's exact words where the spec has them.
+//! The texts of `messages.rs`, pinned word for word.
 
 #![allow(missing_docs)]
 
@@ -7,17 +7,17 @@ use serde_json::json;
 
 #[test]
 fn spec_texts_of_the_hand_written_schema_rules() {
-    // Rule 1.
+    // `definitions` and `$id`.
     assert_eq!(
         messages::definitions_refused(),
         "definitions and $id are refused. Use $defs and local #/$defs/... references."
     );
-    // Rule 3.
+    // `nullable`.
     assert_eq!(
         messages::nullable_refused(None),
         "nullable is not JSON Schema, so it is refused. Write \"type\": [\"<type>\", \"null\"] instead."
     );
-    // Rule 4.
+    // The root.
     assert_eq!(
         messages::root_keyword_refused("oneOf"),
         "oneOf is not allowed at the root. The root of the parameters is a plain object schema. \

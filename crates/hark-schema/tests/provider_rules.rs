@@ -1,12 +1,12 @@
-//! The rules each provider's API checks on a tool schema as sent (`research/tool-anchors.md`
-//! §c), and `conform`, which every provider client runs on every tool (issue 23, item 1).
+//! The rules each provider's API checks on a tool schema as sent, and `conform`, which every
+//! provider client runs on every tool.
 
 #![allow(missing_docs)]
 
 use hark_schema::{Dialect, conform, messages, provider_rule_breaks};
 use serde_json::{Value, json};
 
-/// The UI worker's `reply` tool as it was sent to every provider before issue 23: optional
+/// The UI worker's `reply` tool as it was once sent to every provider: optional
 /// values written as JSON Schema type lists.
 fn with_type_lists() -> Value {
     json!({

@@ -1,5 +1,6 @@
-//! Spec `tools-reference.md`: "The schema the model reads" (rules 1–3) and "Rules for a
-//! hand-written schema" (rules 1, 3, 4), each with its text.
+//! The schema the model reads (a null default dropped, `format` and `pattern` in words, local
+//! `$ref`s inlined) and the rules for a hand-written schema (`definitions`/`$id`, `nullable`, the
+//! root), each with its text.
 
 #![allow(missing_docs)]
 
@@ -18,7 +19,7 @@ fn errors(schema: Value) -> SchemaErrors {
     normalise(&schema).expect_err("refused")
 }
 
-// --- The schema the model reads, rule 1: null default -------------------------------------------
+// --- The schema the model reads: a null default -------------------------------------------------
 
 #[test]
 fn optional_with_null_default_loses_null_branch_and_default() {
@@ -93,7 +94,7 @@ fn nested_objects_and_list_items_follow_the_rule_too() {
     );
 }
 
-// --- Rule 2: format and pattern become words ------------------------------------------------------
+// --- Format and pattern become words -------------------------------------------------------------
 
 #[test]
 fn format_and_pattern_become_words_in_the_description() {
@@ -156,7 +157,7 @@ fn schemars_number_formats_are_dropped_without_words() {
     }
 }
 
-// --- Rule 3: local $refs are inlined --------------------------------------------------------------
+// --- Local $refs are inlined ---------------------------------------------------------------------
 
 #[test]
 fn local_refs_are_inlined_and_defs_dropped() {

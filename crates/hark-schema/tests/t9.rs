@@ -1,6 +1,7 @@
-//! Case T9 (`cases/README.md`): the T9 type set through `normalise` and every dialect, with the
-//! exact output pinned in `tests/snapshots/t9_*.json` (checked by hand against
-//! `research/tool-anchors.md` §c). Set `HARK_SCHEMA_BLESS=1` to rewrite the snapshots, then
+//! The T9 type below (optional values, an enum, a bounded integer, a nested struct, a date and
+//! a pattern: the schemas providers have refused) set through `normalise` and every dialect, with
+//! the exact output pinned in `tests/snapshots/t9_*.json` (checked by hand against each
+//! provider's documented rules). Set `HARK_SCHEMA_BLESS=1` to rewrite the snapshots, then
 //! review the diff before keeping it.
 
 #![allow(missing_docs, dead_code)]

@@ -1,5 +1,5 @@
 //! The voice model asks the screen three times in one turn (three `ask_screen` calls): the UI
-//! worker's `respond` jobs run one at a time, first asked first run (issue 23 item 8). Real
+//! worker's `respond` jobs run one at a time, first asked first run. Real
 //! parts: the agent file as `hark serve --agent` reads it, a real server on loopback, a
 //! WebSocket client, and the scripted LLM server as both the voice model and the worker's.
 

@@ -68,7 +68,7 @@ fn help(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// F10: `hark serve --help` and `hark serve -h` both print every flag and environment variable.
+/// `hark serve --help` and `hark serve -h` both print every flag and environment variable.
 #[test]
 fn serve_help_documents_every_flag_and_env_var() {
     for flag in ["--help", "-h"] {
@@ -84,7 +84,7 @@ fn serve_help_documents_every_flag_and_env_var() {
     assert_eq!(help(&["serve", "-h"]), help(&["serve", "--help"]));
 }
 
-/// F10: `hark --help` lists the subcommands and names each environment variable once.
+/// `hark --help` lists the subcommands and names each environment variable once.
 #[test]
 fn top_help_lists_subcommands_and_each_env_var_once() {
     let text = help(&["--help"]);

@@ -1,7 +1,7 @@
 //! The demo page in headless Chromium (driven by chromedriver through fantoccini) against an
-//! in-process server: the real Pipecat client reaches `bot-ready` (P1), its first snapshot
-//! holds the page's "Add to cart" buttons (U7), and `set_input_value` / `click` commands show in
-//! the next snapshots (U8). A text turn typed in the page gets the no-agent line.
+//! in-process server: the real Pipecat client reaches `bot-ready`, its first snapshot
+//! holds the page's "Add to cart" buttons, and `set_input_value` / `click` commands show in
+//! the next snapshots. A text turn typed in the page gets the no-agent line.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` and a built `web/dist`; when one is missing
 //! the test FAILS with the command that installs or builds it.
@@ -36,7 +36,7 @@ async fn demo_page_handshakes_snapshots_and_obeys_commands() {
         .await
         .expect("open the demo page");
 
-    // P1: the real client's client-ready is answered; the server sees the session ready.
+    // The real client's client-ready is answered; the server sees the session ready.
     let (id, library) = wait_for(&mut events, |e| match &e.kind {
         SessionEventKind::Ready { client_library, .. } => Some((e.session, client_library.clone())),
         _ => None,
@@ -44,7 +44,7 @@ async fn demo_page_handshakes_snapshots_and_obeys_commands() {
     .await;
     assert_eq!(library.as_deref(), Some("@pipecat-ai/client-js"));
 
-    // U7: a snapshot arrives after bot-ready with no DOM change, holding the products.
+    // A snapshot arrives after bot-ready with no DOM change, holding the products.
     let first = next_snapshot(&mut events, id, |s| {
         !find(&s.root, "button", "Add to cart").is_empty()
     })
@@ -57,7 +57,7 @@ async fn demo_page_handshakes_snapshots_and_obeys_commands() {
     );
     assert!(server.sessions.latest_snapshot(id).is_some());
 
-    // U8: set the Email textbox and tick Gift wrap by ref; later snapshots show both.
+    // Set the Email textbox and tick Gift wrap by ref; later snapshots show both.
     let email = one(&first, "textbox", "Email").ref_.clone();
     let gift = one(&first, "checkbox", "Gift wrap");
     assert!(!gift.has_state("checked"), "Gift wrap starts unchecked");

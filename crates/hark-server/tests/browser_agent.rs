@@ -1,4 +1,4 @@
-//! The voice agent end to end (issue 8, "Tests"): the real demo page in headless Chromium on
+//! The voice agent end to end: the real demo page in headless Chromium on
 //! the real Pipecat JS client, a hark server whose sessions run a voice agent beside the UI
 //! worker, and `hark_llm::testing::ScriptedServer` as the provider of both the voice LLM and
 //! the worker's LLM (the classifier and the `respond` job).
@@ -8,7 +8,7 @@
 //! 2. A form filled by voice through the reply tool path: the voice LLM calls `ask_screen` (a
 //!    `respond` job) → the worker's LLM calls `reply` with a fill → the email field is filled and
 //!    the answer is said verbatim, with no second voice model turn.
-//! 3. An interruption in the middle of a tool call (case T7), typed in the page: the running
+//! 3. An interruption in the middle of a tool call, typed in the page: the running
 //!    `continue` tool finishes and its result reaches the model exactly once; the cancellable
 //!    one ends cancelled; every request the provider received keeps every tool call answered.
 //!
@@ -314,7 +314,8 @@ async fn the_voice_agent_shops_fills_a_form_and_survives_an_interruption_in_the_
         bodies[4]
     );
 
-    // 3. T7 over the wire: the caller types while create_booking (continue) and lookup run.
+    // 3. An interruption over the wire: the caller types while create_booking (continue) and
+    // lookup run.
     llm.push(
         Turn::stream()
             .tool_call_start(0, "call_b", "create_booking")

@@ -1,4 +1,4 @@
-//! The offline screen mode end to end (issue 8 point 4 and its Tests): real headless Chromium
+//! The offline screen mode end to end: real headless Chromium
 //! runs the demo page with the real Pipecat client (client-js + websocket-transport) against a
 //! server configured as `hark serve --demo` is with no LLM ([`UiSessionConfig::offline_demo`]:
 //! the local classifier, each typed message one offline turn). The user types into the page's

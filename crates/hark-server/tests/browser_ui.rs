@@ -1,5 +1,5 @@
-//! The UI worker on the server session, against the real demo page in headless Chromium (issue
-//! 6): the `screen` tool, through the session's bus, clicks the gift-wrap checkbox, fills the
+//! The UI worker on the server session, against the real demo page in headless Chromium:
+//! the `screen` tool, through the session's bus, clicks the gift-wrap checkbox, fills the
 //! email field, selects products and lists checkboxes with an `LlmClassifier` answering from
 //! `hark_llm::testing::ScriptedServer`; a job group over two peer workers reaches client-js as
 //! `ui-job-group` envelopes, once to completion and once cancelled from the page

@@ -1,4 +1,4 @@
-//! Issue 9, point 2: each connection's WebSocket read buffer starts at 4 KiB (not
+//! Each connection's WebSocket read buffer starts at 4 KiB (not
 //! tungstenite's 128 KiB), and frames far larger than that still arrive whole: the buffer
 //! grows to the frame. A real client (tokio-tungstenite) against a real server on loopback.
 

@@ -1,6 +1,5 @@
 //! `hark check FILE` through the real binary, and the demo shop (`examples/shop.toml`, its local
-//! tools and its order service on loopback) end to end through the tool layer (issue 8, points
-//! 3 and 5).
+//! tools and its order service on loopback) end to end through the tool layer.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,9 +1,9 @@
-//! The client drops mid work (issue 9, point 2, first row of "Faults"): a real server on
-//! loopback (`hark_server` in-process) with a voice agent and a UI worker per session,
-//! `hark_llm::testing::ScriptedServer` as the provider, a loopback HTTP server for webhooks,
-//! and tokio-tungstenite clients that drop mid `respond` job, mid job group and mid tool call
-//! (a slow local tool, a slow webhook) — with a close frame and without one (the TCP
-//! connection just closes).
+//! The client drops mid work (the first rows of the faults table in `docs/RELIABILITY.md`): a real
+//! server on loopback (`hark_server` in-process) with a voice agent and a UI worker per session,
+//! `hark_llm::testing::ScriptedServer` as the provider, a loopback HTTP server for webhooks, and
+//! tokio-tungstenite clients that drop mid `respond` job, mid job group and mid tool call (a slow
+//! local tool, a slow webhook) — with a close frame and without one (the TCP connection just
+//! closes).
 //!
 //! After each drop: the session ends (`CloseCause::ClientGone`), its agent and turn tasks end
 //! (the [`BackgroundDrain`] tracks no call: the agent, its turns and its background work are

@@ -1,4 +1,4 @@
-//! Issue 23, item 10: every client message type pipecat-ai 1.14.0 reads is either handled or
+//! Every client message type pipecat-ai 1.14.0 reads is either handled or
 //! answered, never dropped unread. A valid `dtmf` reaches the handler (the agent) as the caller's
 //! input, `DTMF: <keys>`; a malformed one gets an `error-response` naming the problem; the types
 //! Hark does not act on (`llm-function-call-result`, `raw-audio`, `raw-audio-batch`) and the ones

@@ -1,4 +1,4 @@
-//! `/favicon.ico` (issue 9 follow-up): every browser opening the demo page asks for it; the
+//! `/favicon.ico`: every browser opening the demo page asks for it; the
 //! server answers 204 No Content (no icon, no 404 in the browser's console or the log) unless
 //! the web directory has its own `favicon.ico`, which is served as it is. Real HTTP requests to a
 //! real server on loopback.

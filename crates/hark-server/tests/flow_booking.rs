@@ -1,4 +1,4 @@
-//! The demo's table booking flow (`examples/booking.toml`, issue 10 item 7) through the real
+//! The demo's table booking flow (`examples/booking.toml`) through the real
 //! server over WebSocket with an RTVI client, `hark_llm::testing::ScriptedServer` as the
 //! provider (the file's `[llm] base_url` pointed at it):
 //!

@@ -184,7 +184,7 @@ fn every_page_with_rust_is_run_as_a_doctest_and_no_page_is_skipped() {
     );
 }
 
-/// Issue 11: every page of a part shows the Rust way and the agent-file way (or says there that
+/// Every page of a part shows the Rust way and the agent-file way (or says there that
 /// the part is Rust only). The pages about the agent file itself, its reference and the proxy
 /// are the exceptions; troubleshooting pages say it inline where it applies ("In an agent
 /// file.").

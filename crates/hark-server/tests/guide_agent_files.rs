@@ -1,5 +1,5 @@
 //! Every agent file of the user guide (`docs/guide/`) goes through the real `hark check`, so no
-//! agent-file example in the guide can drift from the format (issue 11).
+//! agent-file example in the guide can drift from the format.
 //!
 //! The convention the guide's pages follow (`docs/guide/agent-files.md` says it for readers):
 //!

@@ -1,6 +1,6 @@
 //! The command-line section of the guide's configuration reference
 //! (`docs/guide/agent-file-reference.md`, "The `hark` command line") lists exactly the flags and
-//! environment variables the real `hark` binary has (issue 11): every `--flag` and every
+//! environment variables the real `hark` binary has: every `--flag` and every
 //! `HARK_*` / `RUST_LOG` variable that `hark --help`, `hark serve --help` and `hark check --help`
 //! print is in the section, and the section names no other. Each flag of `hark serve` is
 //! described there with the words `--help` prints, and its default.

@@ -1,6 +1,6 @@
 //! Every Rust example of the user guide (`docs/guide/`) and of the root README, copied into a new
-//! crate outside this workspace as a user copies it, then built and run (issue 11: "each page's
-//! example can be copied into a new crate and works as written").
+//! crate outside this workspace as a user copies it, then built and run: each page's
+//! example can be copied into a new crate and works as written.
 //!
 //! The doctests of `src/guide_doctests.rs` already compile and run each example, but inside
 //! hark-server, with hark-server's dependencies in scope. This test takes the page at its word

@@ -1,4 +1,4 @@
-//! Hostile input against a real server on loopback (issue 9, point 4), with tokio-tungstenite
+//! Hostile input against a real server on loopback, with tokio-tungstenite
 //! clients and raw TCP: a client sending 10,000 messages a second, one flooding for long, one
 //! that never reads, one opening 10,000 connections, and the per-session limits (snapshot size,
 //! depth and node count) end to end. Each test asserts the behaviour; the figures it prints
@@ -665,7 +665,7 @@ async fn oversize_snapshots_are_refused_with_the_limit_named() {
     server.stop().await;
 }
 
-/// U1 over the socket: the client sends snapshot A (Save is `e7`), then the re-rendered
+/// A stale ref over the socket: the client sends snapshot A (Save is `e7`), then the re-rendered
 /// snapshot B (Save is `e19`, no `e7`). A command for `e7` is refused as not on screen and
 /// never reaches the client; one for `e19` does.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Issue 9, point 4: job groups are capped per session. Real WebSocket clients against a real
+//! Job groups are capped per session. Real WebSocket clients against a real
 //! server on loopback: each `ui-event` named `research` makes the app (its event handler, as
 //! an app's would) run a job group to a peer that never answers. With a cap of 2, the third
 //! group is refused with the clear text before anything reaches the client; the session keeps

@@ -1,4 +1,4 @@
-//! Issue 23, item 11: a `client-message` payload Hark writes back (the built-in `ping` echo,
+//! A `client-message` payload Hark writes back (the built-in `ping` echo,
 //! `server-response {t, d}`) keeps its numbers as the client wrote them. An integer beyond
 //! 64 bits used to come back as a float (`12345678901234567890123` → `1.2345678901234568e22`)
 //! and `-0` as `-0.0`. Each expected text is pipecat-ai 1.14.0's own

@@ -1,4 +1,4 @@
-//! Keep-alive pings off (`--ping-interval 0`) with a pong timeout (issue 9 follow-up): no ping
+//! Keep-alive pings off (`--ping-interval 0`) with a pong timeout: no ping
 //! is sent, yet a client that never reads is still closed with 1011 once one write moved no byte
 //! for 30 s (the default ping interval, standing in) plus the pong timeout; never sooner than
 //! with the default pings. A client that reads, however slowly, is not closed and gets every

@@ -1,4 +1,4 @@
-//! Issue 23, item 5: a session id (`call.session_id`, the `id=` of every session log line) is
+//! A session id (`call.session_id`, the `id=` of every session log line) is
 //! not a per-process counter: a server started again, or another one, gives new ids, so a
 //! webhook keyed on it never sees one twice. Ids stay short in logs.
 

@@ -1,7 +1,7 @@
-//! SIGTERM with calls in flight and background webhooks queued (issue 9, point 2, last row of
-//! "Faults"): the real `hark serve --agent FILE` binary, 50 RTVI sessions each in the middle of
-//! a slow webhook call, 1,000 background webhooks (`background = true`) queued at a loopback
-//! HTTP server, then `kill -TERM`.
+//! SIGTERM with calls in flight and background webhooks queued (the last row of the faults table
+//! in `docs/RELIABILITY.md`): the real `hark serve --agent FILE` binary, 50 RTVI sessions each in
+//! the middle of a slow webhook call, 1,000 background webhooks (`background = true`) queued at a
+//! loopback HTTP server, then `kill -TERM`.
 //!
 //! Outcome asserted: every session gets close 1001 "Server shutting down"; the process exits 0
 //! (within the drain limit plus the close grace: a hang guard, not a timing); each background

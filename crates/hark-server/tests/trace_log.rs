@@ -1,4 +1,4 @@
-//! Issue 23, item 14: with `--log trace`, what the caller types reaches no log line (the real
+//! With `--log trace`, what the caller types reaches no log line (the real
 //! `hark` binary, a real WebSocket client); the WebSocket library's own frame logs, which carry
 //! it, come back only when named (`--log trace,tungstenite=trace`).
 

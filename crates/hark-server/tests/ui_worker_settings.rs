@@ -1,5 +1,5 @@
 //! The agent file's `[ui] system_prompt` and `[ui] keep_history` reach the UI worker of every
-//! session (issue 23 items 15 and 7): its `respond` jobs' LLM requests carry the file's
+//! session: its `respond` jobs' LLM requests carry the file's
 //! instructions first in the system message, and its history is cleared per job unless
 //! `keep_history = true`. Real parts: the file as `hark serve` reads it, the session config
 //! `hark serve` builds, the session's bus, and the scripted LLM server.

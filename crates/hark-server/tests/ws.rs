@@ -1,6 +1,7 @@
-//! WebSocket behaviour of `/ws` with a real client (tokio-tungstenite): cases P1, P2, P3 of
-//! `shared/cases/README.md`, the handshake rules of rtvi-ui.md §1.3, the handler seam, and
-//! graceful shutdown.
+//! WebSocket behaviour of `/ws` with a real client (tokio-tungstenite): the handshake and every
+//! later message reaching the client, a `ui-event` that names its event in `name`, garbage on
+//! the socket, pipecat's version rules, the handler seam, slow and silent clients, and graceful
+//! shutdown.
 
 mod common;
 
@@ -23,7 +24,7 @@ fn local_config() -> ServerConfig {
     ServerConfig::with_addr("127.0.0.1:0".parse().unwrap())
 }
 
-/// P1: `client-ready` → `bot-ready` with the same id, in a binary protobuf frame.
+/// `client-ready` → `bot-ready` with the same id, in a binary protobuf frame.
 #[tokio::test]
 async fn handshake_answers_bot_ready_with_the_same_id_in_a_binary_frame() {
     let server = TestServer::local();
@@ -61,7 +62,7 @@ async fn handshake_answers_bot_ready_with_the_same_id_in_a_binary_frame() {
     server.stop().await;
 }
 
-/// rtvi-ui.md §1.3 / §10: version warnings come as an `error-response` with the client-ready
+/// Pipecat's version rules: version warnings come as an `error-response` with the client-ready
 /// id before `bot-ready`; a 1.x client gets its own version echoed.
 #[tokio::test]
 async fn handshake_applies_the_version_rules() {
@@ -105,7 +106,7 @@ async fn handshake_applies_the_version_rules() {
     server.stop().await;
 }
 
-/// P1: every later server message reaches the client, in order, as binary frames.
+/// Every later server message reaches the client, in order, as binary frames.
 #[tokio::test]
 async fn every_server_message_reaches_the_client() {
     let server = TestServer::local();
@@ -157,7 +158,7 @@ async fn every_server_message_reaches_the_client() {
     server.stop().await;
 }
 
-/// Issue 2 point 6: a text turn is answered with the no-agent line, framed like a Pipecat reply.
+/// A text turn is answered with the no-agent line, framed like a Pipecat reply.
 #[tokio::test]
 async fn send_text_reaches_the_session_and_gets_the_no_agent_reply() {
     let server = TestServer::local();
@@ -236,7 +237,7 @@ async fn client_message_gets_server_response_or_error_response() {
     server.stop().await;
 }
 
-/// P2: the server reads `event`; a `ui-event` with only `name` is refused naming `event`.
+/// The server reads `event`; a `ui-event` with only `name` is refused naming `event`.
 #[tokio::test]
 async fn ui_event_with_name_only_is_refused_and_event_is_read() {
     let server = TestServer::local();
@@ -328,7 +329,7 @@ async fn snapshots_and_cancels_reach_the_registry() {
     server.stop().await;
 }
 
-/// P3: garbage on the socket gets a clear `error` or `error-response`; the session stays up
+/// Garbage on the socket gets a clear `error` or `error-response`; the session stays up
 /// and a second session is unaffected.
 #[tokio::test]
 async fn garbage_gets_clear_errors_and_the_session_stays_up() {
@@ -443,7 +444,7 @@ async fn expect_close(ws: &mut Ws) -> (u16, String) {
     }
 }
 
-/// P3: a 20 MB frame is refused: the socket is closed with 1009 and a reason naming the limit;
+/// A 20 MB frame is refused: the socket is closed with 1009 and a reason naming the limit;
 /// its payload is not buffered; another session is unaffected.
 #[tokio::test]
 async fn oversize_frame_closes_with_1009_and_a_reason() {
@@ -490,7 +491,7 @@ async fn oversize_frame_closes_with_1009_and_a_reason() {
     server.stop().await;
 }
 
-/// P3 leftover: after refusing a 20 MB frame the server reads and discards the rest of it, so
+/// Leftover: after refusing a 20 MB frame the server reads and discards the rest of it, so
 /// the client's write of the whole frame finishes without a reset and the client then reads
 /// the 1009 close frame (before, the server closed with unread input, the kernel sent a reset,
 /// and tungstenite and browsers reported 1006). Done twice: the write awaited before reading,
@@ -583,10 +584,10 @@ async fn frame_limit_is_configurable() {
     server.stop().await;
 }
 
-/// P3 flood: 50 000 messages from a client that does not read its answers. The server's queues
+/// Flood: 50 000 messages from a client that does not read its answers. The server's queues
 /// fill to their bounds and it stops reading (TCP pushes back), instead of buffering; another
 /// session is served meanwhile; once the client reads, every answer arrives, in order. (Pings,
-/// not refused input: identical refusals are sent once per window, F2.)
+/// not refused input: identical refusals are sent once per window.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flood_is_bounded_by_the_queues_and_every_answer_arrives() {
     const N: usize = 50_000;
@@ -722,7 +723,7 @@ async fn shutdown_sends_every_open_session_a_close_frame() {
     assert!(sessions.ids().is_empty());
 }
 
-/// The handler seam (issue 2 point 6): a plugged-in handler gets typed inputs and can send
+/// The handler seam: a plugged-in handler gets typed inputs and can send
 /// any server message, e.g. a `ui-command` answering a user turn.
 #[tokio::test]
 async fn a_plugged_in_handler_gets_typed_inputs() {
@@ -822,7 +823,7 @@ async fn root_page_says_what_to_do() {
     std::fs::remove_dir_all(&empty).unwrap();
 }
 
-/// F2: identical refusals to one session are sent once per window (the first always goes out),
+/// Identical refusals to one session are sent once per window (the first always goes out),
 /// counted in the session's stats; other texts still go out; other sessions are not affected.
 #[tokio::test]
 async fn identical_refusals_are_sent_once_per_window() {
@@ -888,7 +889,7 @@ async fn read_until_closed(tcp: &mut tokio::net::TcpStream) -> Vec<u8> {
     }
 }
 
-/// F5: a silent TCP connection and a partial HTTP upgrade request are dropped after the header
+/// A silent TCP connection and a partial HTTP upgrade request are dropped after the header
 /// read timeout; a complete request on a fresh connection is still served.
 #[tokio::test]
 async fn silent_and_partial_http_connections_are_dropped() {
@@ -918,7 +919,7 @@ async fn silent_and_partial_http_connections_are_dropped() {
     server.stop().await;
 }
 
-/// F5: an upgraded client that never sends client-ready is closed with 1008 and a reason
+/// An upgraded client that never sends client-ready is closed with 1008 and a reason
 /// naming the deadline; the session ends with `ClientReadyTimeout`.
 #[tokio::test]
 async fn no_client_ready_closes_with_1008() {
@@ -946,7 +947,7 @@ async fn no_client_ready_closes_with_1008() {
     server.stop().await;
 }
 
-/// F5: a client stuck in the middle of a frame (a header announcing ~1 MB, then 10 bytes)
+/// A client stuck in the middle of a frame (a header announcing ~1 MB, then 10 bytes)
 /// cannot answer keep-alive pings: its pongs land inside the unfinished frame. The server
 /// closes with 1011 and a reason naming the pong deadline.
 #[tokio::test]
@@ -992,7 +993,7 @@ async fn a_peer_stuck_mid_frame_is_closed_by_the_keepalive() {
     server.stop().await;
 }
 
-/// F5: a client that answers the keep-alive pings (as browsers and tungstenite do) stays open
+/// A client that answers the keep-alive pings (as browsers and tungstenite do) stays open
 /// through many ping rounds.
 #[tokio::test]
 async fn a_client_that_answers_pings_stays_open() {
@@ -1018,7 +1019,7 @@ async fn a_client_that_answers_pings_stays_open() {
     server.stop().await;
 }
 
-/// F6: `disconnect-bot` ends the session like Pipecat: the handler is told, answers already
+/// `disconnect-bot` ends the session like Pipecat: the handler is told, answers already
 /// queued go out, then close 1000 "Client asked to disconnect"; the Closed event says why.
 #[tokio::test]
 async fn disconnect_bot_closes_the_session_cleanly() {
@@ -1094,7 +1095,7 @@ async fn connect_with_origin(server: &TestServer, origin: &str) -> Result<Ws, (u
     }
 }
 
-/// F7: an upgrade from a foreign page gets 403 with a body naming the origin and the flag;
+/// An upgrade from a foreign page gets 403 with a body naming the origin and the flag;
 /// same-origin pages and clients without Origin get in; `--allow-origin` and `*` let others in.
 #[tokio::test]
 async fn foreign_origins_are_refused_unless_allowed() {

@@ -1,4 +1,4 @@
-//! Filling a reply line with two values and a spoken date (issue 4, Measure; goal under 20 µs).
+//! Filling a reply line with two values and a spoken date (goal: under 20 µs).
 //! The `Speaker` and the `Template` are built once, outside the timing, as in a call.
 //!
 //! Run: `cargo bench -p hark-speak --bench fill_line`.

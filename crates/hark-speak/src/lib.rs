@@ -1,10 +1,11 @@
 //! Lines code speaks: `{{…}}` templates, and values spoken in the call's language and timezone.
 //!
-//! Implements, from `tools-reference.md`: "Announce lines with values" (templates, a line whose
-//! value is not set is refused), "Save a result and speak it" (points 5 and 6: `{{result.…}}` and
-//! State paths; values said by their JSON Schema format), "Locked arguments" (points 2–5, 7, 8:
-//! `{{call.…}}`, removed `{{@…}}` names, a whole object or list only as the only text) and
-//! "Replies on the tool itself" (reply lines are templates).
+//! Announce lines with values (a line whose value is not set is refused), replies that speak a
+//! result (`{{result.…}}` and State paths; values said by their JSON Schema format), locked
+//! arguments (`{{call.…}}`, removed `{{@…}}` names, a whole object or list only as the only
+//! text) and replies on the tool itself (reply lines are templates). The user guide shows them
+//! in `docs/guide/announce-lines.md`, `docs/guide/replies-and-assign.md` and
+//! `docs/guide/locked-values-and-transcript.md`.
 //!
 //! - [`Template`] parses a line once; [`Template::fill`] fills it for speech through a
 //!   [`Resolve`] (the tool layer's view of the state, call and result) and a [`Speaker`];

@@ -1,10 +1,10 @@
 //! Every sentence this crate writes for a developer, the model or the caller, in one place.
 //!
 //! Each text is a function with named inputs, so a reviewer reads all of them here and tests pin
-//! them to the words of `tools-reference.md` ("Locked arguments", point 5 and 8; "Save a result and
-//! speak it", point 6).
+//! them to their exact words (the removed `{{@…}}` spellings, a locked object inside a longer
+//! text, the yes/no words).
 
-/// `{{@call_id}}` was used: names the new spelling (spec "Locked arguments", point 5).
+/// `{{@call_id}}` was used: names the new spelling.
 pub fn removed_call_id(position: usize) -> String {
     format!(
         "{{{{@call_id}}}} at character {position} no longer exists. \
@@ -12,7 +12,7 @@ pub fn removed_call_id(position: usize) -> String {
     )
 }
 
-/// `{{@phone_number}}` was used: names the new spelling (spec "Locked arguments", point 5).
+/// `{{@phone_number}}` was used: names the new spelling.
 pub fn removed_phone_number(position: usize) -> String {
     format!(
         "{{{{@phone_number}}}} at character {position} no longer exists. \
@@ -20,8 +20,8 @@ pub fn removed_phone_number(position: usize) -> String {
     )
 }
 
-/// `{{@transcript}}` was used: names the new spelling, the Rust form of the spec's
-/// `Transcript()` (spec "Locked arguments", point 5; "Send the transcript").
+/// `{{@transcript}}` was used: names the new spelling (the argument locked to
+/// `Transcript { max_messages }` in place of a text).
 pub fn removed_transcript(position: usize) -> String {
     format!(
         "{{{{@transcript}}}} at character {position} no longer exists. \
@@ -29,7 +29,7 @@ pub fn removed_transcript(position: usize) -> String {
     )
 }
 
-/// Any other `{{@name}}` was used (spec "Locked arguments", point 5).
+/// Any other `{{@name}}` was used.
 pub fn removed_at_name(name: &str, position: usize) -> String {
     format!(
         "{{{{@{name}}}}} at character {position} no longer exists: {{{{@…}}}} names were removed. \
@@ -89,7 +89,7 @@ pub fn scope_without_field(scope: &str, position: usize) -> String {
     )
 }
 
-/// A value locked inside a longer text is an object or a list (spec "Locked arguments", point 8).
+/// A value locked inside a longer text is an object or a list.
 pub fn shape_in_text(placeholder: &str) -> String {
     format!(
         "{placeholder} is an object or a list and cannot sit inside a longer text. \
@@ -98,7 +98,7 @@ pub fn shape_in_text(placeholder: &str) -> String {
     )
 }
 
-/// A locked path the call state does not have (spec "Locked arguments", point 6).
+/// A locked path the call state does not have.
 pub fn unknown_locked_path(placeholder: &str) -> String {
     format!(
         "{placeholder} names a value the call state does not have. \
@@ -106,9 +106,9 @@ pub fn unknown_locked_path(placeholder: &str) -> String {
     )
 }
 
-/// A value a line needs is not set: the line is refused and nothing is said (spec "Announce lines
-/// with values", point 3). This is the developer-facing text of [`crate::Unfilled`]; the
-/// model-facing refusal hint is written by the tool registry.
+/// A value a line needs is not set: the line is refused and nothing is said. This is the
+/// developer-facing text of [`crate::Unfilled`]; the model-facing refusal hint is written by the
+/// tool registry.
 pub fn unfilled(placeholder: &str) -> String {
     format!("{placeholder} is not set, so the line is not said.")
 }
@@ -128,8 +128,8 @@ pub fn language_fallback(tag: &str) -> String {
     )
 }
 
-/// How a boolean is said, by language (spec "Save a result and speak it", point 6 says "any other
-/// value is said as it is"; a caller hears "yes"/"no" rather than "true"/"false"). Languages
+/// How a boolean is said, by language (other values without a format are said as they are; a
+/// caller hears "yes"/"no" rather than "true"/"false"). Languages
 /// outside this table say the English words, like every other fallback here.
 pub fn yes_no(language: &str, value: bool) -> &'static str {
     match (language, value) {
@@ -150,8 +150,9 @@ mod tests {
 
     #[test]
     fn removed_names_give_the_spec_spelling() {
-        // Spec "Locked arguments" point 5: "{{@call_id}} is now {{call.carrier_call_id}} or
-        // {{call.session_id}}. {{@phone_number}} is {{call.remote_number}}. {{@transcript}} is Transcript()."
+        // The removed spellings and their new forms: "{{@call_id}} is now {{call.carrier_call_id}}
+        // or {{call.session_id}}. {{@phone_number}} is {{call.remote_number}}. {{@transcript}} is
+        // Transcript()."
         assert!(
             removed_call_id(1)
                 .contains("{{@call_id}} is now {{call.carrier_call_id}} or {{call.session_id}}.")

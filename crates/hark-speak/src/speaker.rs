@@ -1,11 +1,11 @@
 //! Values spoken in the call's language and timezone.
 //!
-//! Implements `tools-reference.md` "Save a result and speak it", point 6: "A value is said by its
-//! output field's JSON Schema format, in the call's language. A date reads “tomorrow, October 16”
-//! with a timezone and “Friday, October 16, 2026” without one. A date-time adds the time, a time
-//! reads “9:00 AM”, a phone is grouped, and a Literal or Enum value is said as words. Any other
-//! value is said as it is." Month and weekday names, relative day words and date-time joins all
-//! come from CLDR data through ICU4X; nothing is hand-written but the yes/no words.
+//! A value is said by its output field's JSON Schema format, in the call's language. A date
+//! reads “tomorrow, October 16” with a timezone and “Friday, October 16, 2026” without one. A
+//! date-time adds the time, a time reads “9:00 AM”, a phone is grouped, and a Literal or Enum
+//! value is said as words. Any other value is said as it is. Month and weekday names, relative day
+//! words and date-time joins all come from CLDR data through ICU4X; nothing is hand-written but the
+//! yes/no words.
 
 use std::fmt::{self, Write as _};
 use std::sync::Arc;

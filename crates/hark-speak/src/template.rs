@@ -1,7 +1,7 @@
 //! `{{…}}` templates: announce lines, reply lines and locked argument values.
 //!
-//! Implements `tools-reference.md` "Announce lines with values" (points 1–3), "Save a result and
-//! speak it" (point 5) and "Locked arguments" (points 2, 3, 5, 7, 8).
+//! The guide's pages `docs/guide/announce-lines.md`, `docs/guide/replies-and-assign.md` and
+//! `docs/guide/locked-values-and-transcript.md` show them in use.
 //!
 //! Grammar: text with placeholders `{{path}}`. Spaces inside the braces are ignored
 //! (`{{ day }}` is `{{day}}`). A path is names of ASCII letters, digits, `_` or `-`, joined by dots.
@@ -62,7 +62,7 @@ impl fmt::Display for Placeholder {
 /// [`crate::messages`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TemplateError {
-    /// `{{@name}}` no longer exists (spec "Locked arguments", point 5). `name` is without `@`.
+    /// `{{@name}}` no longer exists. `name` is without `@`.
     #[error("{}", removed_message(name, *position))]
     Removed {
         /// The name after `@`, like `call_id`.
@@ -122,8 +122,7 @@ fn removed_message(name: &str, position: usize) -> String {
 }
 
 /// A value a line needs is not set (the resolver gave `None`, or JSON `null`). The caller refuses
-/// the line: nothing is said (spec "Announce lines with values", point 3; "Save a result and speak
-/// it", point 4: the next reply is tried).
+/// the line: nothing is said (for a reply line, the next reply is tried).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", messages::unfilled(&placeholder.to_string()))]
 pub struct Unfilled {
@@ -132,7 +131,7 @@ pub struct Unfilled {
 }
 
 /// A problem with a locked argument's template, found at build time by
-/// [`Template::check_locked`] (spec "Locked arguments", points 6–8).
+/// [`Template::check_locked`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LockedError {
     /// The path does not exist in the call state.
@@ -286,16 +285,15 @@ impl Template {
     }
 
     /// True when the whole text is exactly one placeholder, like `"{{customer}}"` (no text or
-    /// spaces around it). Only such a template may lock a whole object or list (spec "Locked
-    /// arguments", point 7).
+    /// spaces around it). Only such a template may lock a whole object or list.
     pub fn is_single_placeholder(&self) -> bool {
         matches!(self.parts.as_slice(), [Part::Slot(_)])
     }
 
     /// Checks a locked argument's template at build time. `kind_of` tells what each path holds
     /// in the State type, or `None` when the path does not exist. Returns every problem at once:
-    /// an unknown path, and an object or list inside a longer text (spec "Locked arguments",
-    /// points 6–8). Whether the value's type fits the parameter is the registry's check: when
+    /// an unknown path, and an object or list inside a longer text. Whether the value's type fits
+    /// the parameter is the registry's check: when
     /// [`is_single_placeholder`](Self::is_single_placeholder) is true the parameter receives the
     /// raw value, else a string.
     pub fn check_locked(

@@ -1,6 +1,5 @@
-//! Values spoken in the call's language: `tools-reference.md` "Save a result and speak it",
-//! point 6. Each language (en, es, fr, de) pins a date, a time, a date-time across a DST change
-//! and a phone, with an injected clock.
+//! Values spoken in the call's language, by their JSON Schema format. Each language (en, es, fr,
+//! de) pins a date, a time, a date-time across a DST change and a phone, with an injected clock.
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
-//! Templates filled for speech and for locked arguments: `tools-reference.md` "Announce lines
-//! with values", "Save a result and speak it" (points 4–6), "Locked arguments" (points 2, 3, 7).
+//! Templates filled for speech and for locked arguments: announce lines with values, replies that
+//! speak a result, and locked argument values.
 
 use std::collections::HashMap;
 use std::sync::Arc;

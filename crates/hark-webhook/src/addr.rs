@@ -1,8 +1,8 @@
 //! Which IP addresses a webhook may reach when `allow_private_network` is off.
 //!
-//! Spec: `tools-reference.md`, "Private addresses" (private, loopback and link-local refused),
-//! issue 5 item 3 (unique-local, multicast, unspecified, IPv4-mapped/compatible IPv6, CGNAT,
-//! documentation ranges and the metadata address too).
+//! Refused: private, loopback and link-local addresses, and also unique-local, multicast,
+//! unspecified, IPv4-mapped/compatible IPv6, CGNAT, documentation ranges and the metadata
+//! address.
 //!
 //! The rule is an allow-list at the top (IPv4 unicast outside the special ranges below, IPv6 only
 //! inside global unicast `2000::/3`) with the special ranges cut out, so an address family or

@@ -1,10 +1,10 @@
 //! Credentials of a webhook (`WebhookAuth`) and optional HMAC signing of its body.
 //!
-//! Spec: `tools-reference.md`, "WebhookAuth", troubleshooting "A webhook call fails with “could
-//! not authenticate”". A missing variable or a failing token source reads "could not
-//! authenticate" naming the variable or the source's label, never a value.
+//! A missing variable or a failing token source reads "could not authenticate" naming the
+//! variable or the source's label, never a value (what to do about it: the guide's
+//! `docs/guide/troubleshooting/could-not-authenticate.md`).
 //!
-//! Signing (beyond the spec): with [`WebhookSigning::hmac_sha256`], every request carries
+//! Signing (optional): with [`WebhookSigning::hmac_sha256`], every request carries
 //! `X-Hark-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<payload>">`, where the payload
 //! is the exact request body, or for a GET the query string as sent (without `?`). The receiver
 //! recomputes the HMAC with the shared secret, compares in constant time, and refuses a `t` older
@@ -208,7 +208,7 @@ impl WebhookAuth {
     }
 }
 
-/// HMAC-SHA256 signing of webhook requests (beyond the spec). See the module docs for the
+/// HMAC-SHA256 signing of webhook requests (optional). See the module docs for the
 /// `X-Hark-Signature` format.
 #[derive(Debug, Clone)]
 pub struct WebhookSigning {

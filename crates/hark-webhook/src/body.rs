@@ -1,8 +1,6 @@
 //! What a webhook sends (body shapes, GET query values) and what the model reads of an error
 //! answer (the excerpt).
 //!
-//! Spec: `tools-reference.md`, "Webhooks" (`body="envelope"`), "webhook_tool" 2 (the excerpt).
-//!
 //! # Body shapes (a public contract)
 //!
 //! [`BodyShape::Plain`] (the default) sends the arguments object as it is:

@@ -1,8 +1,6 @@
 //! `webhook_tool`: builds a [`ToolSpec`] whose executor is a guarded webhook, with every build
-//! check of the spec.
-//!
-//! Spec: `tools-reference.md`, "Webhooks", "webhook_tool" (both lists), "WebhookAuth", "Time and
-//! size limits", "Private addresses", "Locked arguments".
+//! check the crate docs list (URL, auth, limits, private addresses, locked arguments), all
+//! problems at once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

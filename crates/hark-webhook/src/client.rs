@@ -1,7 +1,4 @@
 //! The HTTP client of webhooks: one deadline, size caps, and the network guard on every hop.
-//!
-//! Spec: `tools-reference.md`, "Time and size limits" 1–2, "Private addresses"; issue 5 items
-//! 3–5.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

@@ -1,8 +1,7 @@
 //! The executor of a webhook tool: turns checked arguments into one guarded HTTP request and
 //! its answer into what the model reads.
 //!
-//! Spec: `tools-reference.md`, "webhook_tool", "Time and size limits", "Inputs and outputs of a
-//! webhook", "Outputs" 5 (an empty answer is `{"ok": true}`).
+//! An answer with an empty body reads `{"ok": true}` to the model.
 
 use std::collections::BTreeSet;
 use std::fmt;

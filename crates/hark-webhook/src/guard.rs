@@ -1,7 +1,5 @@
 //! The network guard: which hosts a webhook may reach, checked before any byte is sent.
 //!
-//! Spec: `tools-reference.md`, "Private addresses"; issue 5 item 3.
-//!
 //! Three places check, so no spelling of a URL or redirect gets past:
 //! 1. [`NetworkGuard::check_url`] before the first request: scheme, port, and an IP-literal host
 //!    (the `url` crate has already normalised decimal, octal, hex, short, percent-encoded and

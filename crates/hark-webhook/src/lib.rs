@@ -1,7 +1,6 @@
 //! Webhook tools that are safe to point at the internet.
 //!
-//! Spec: `tools-reference.md`, "Webhooks", "webhook_tool", "WebhookAuth", "Time and size
-//! limits", "Private addresses", "Inputs and outputs of a webhook"; issue 5.
+//! The user guide's page `docs/guide/webhooks.md` shows each part below in use.
 //!
 //! [`webhook_tool`] builds a [`hark_tools::ToolSpec`] whose executor sends one HTTP request per
 //! call and returns the answer's JSON to the model:
@@ -27,12 +26,12 @@
 //!   on the call's [`hark_tools::CallHooks`], which let it finish when the call ends.
 //! - **Body shapes**: the arguments object, or the envelope documented in [`body`].
 //! - **Locked arguments** ([`WebhookToolBuilder::locked`], values [`Locked`]: a template like
-//!   `"{{customer.id}}"` or `"{{call.session_id}}"`, or [`Transcript`]) are locked on the
-//!   built [`hark_tools::ToolSpec`] with [`hark_tools::ToolSpec::locked`] ("Locked arguments",
-//!   "Send the transcript"): the model's schema never has them, a value the model sends is
-//!   replaced, the registry fills them before the call and refuses the call with a hint while a
-//!   value is unset, and a registry built with a State type checks their paths. A name the
-//!   input lacks is added to what the webhook receives. Build fails on `{{@name}}` spellings
+//!   `"{{customer.id}}"` or `"{{call.session_id}}"`, or [`Transcript`]) are locked on the built
+//!   [`hark_tools::ToolSpec`] with [`hark_tools::ToolSpec::locked`] (the guide's
+//!   `docs/guide/locked-values-and-transcript.md`): the model's schema never has them, a value the
+//!   model sends is replaced, the registry fills them before the call and refuses the call with a
+//!   hint while a value is unset, and a registry built with a State type checks their paths. A name
+//!   the input lacks is added to what the webhook receives. Build fails on `{{@name}}` spellings
 //!   (naming the new one) and, for GET, on a locked name that is also a URL query value.
 //!
 //! ```

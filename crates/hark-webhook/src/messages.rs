@@ -1,10 +1,9 @@
 //! Every sentence this crate says to the model, the caller or the developer, in one place.
 //!
-//! Spec: `tools-reference.md`, "webhook_tool" (URL checks, error answers, GET query clashes,
-//! Authorization with auth), "Time and size limits", "Private addresses", troubleshooting
-//! "A webhook call fails with “could not authenticate”". Texts the spec gives word for word are
-//! pinned by the tests at the bottom; the rest follow the spec's habit: say what was wrong, then
-//! what to do, and end a failed call with "Do not claim success."
+//! They cover URL checks, error answers, GET query clashes, `Authorization` next to `auth`, time
+//! and size limits, private addresses, and credentials that could not be read. Texts whose exact
+//! words are fixed are pinned by the tests at the bottom; the rest follow the same habit: say what
+//! was wrong, then what to do, and end a failed call with "Do not claim success."
 
 /// The size cap, as the texts say it.
 pub const CAP_WORDS: &str = "64 KiB";

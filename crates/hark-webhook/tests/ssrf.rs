@@ -4,8 +4,6 @@
 //! Proof of "no byte sent": a loopback listener ([`common::Recorder`]) records every connection;
 //! after all attempts it must have seen none but our own sentinel. A positive control shows the
 //! same listener does see a connection when the network is allowed.
-//!
-//! Spec: `tools-reference.md`, "Private addresses"; issue 5 items 3 and "Done when".
 
 mod common;
 

@@ -1,7 +1,4 @@
 //! Behaviour of webhook tools against real axum servers on loopback.
-//!
-//! Spec: `tools-reference.md`, "Webhooks", "webhook_tool", "WebhookAuth", "Time and size
-//! limits", "Inputs and outputs of a webhook"; case T5; issue 5 items 1–8.
 
 mod common;
 
@@ -128,7 +125,7 @@ struct Order {
     status: String,
 }
 
-// ------------------------------------------------------------------------------------- T5
+// ------------------------------------------------- a failed webhook never reads as a success
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn t5_a_500_answer_reads_status_and_excerpt_and_never_succeeds() {

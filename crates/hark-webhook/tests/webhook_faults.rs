@@ -1,4 +1,4 @@
-//! Webhook faults (issue 9, point 2) against raw loopback HTTP servers (a `TcpListener` that
+//! Webhook faults against raw loopback HTTP servers (a `TcpListener` that
 //! writes exactly the bytes each test needs): a webhook that hangs past its deadline, one that
 //! answers byte by byte (slow loris), and ones that close the connection early. Outcome each
 //! time: one result per call that says what happened and names the tool (never an argument

@@ -1,5 +1,5 @@
 //! The `{{call.name}}` values an agent file reads, checked against what the calls that run it
-//! carry (issue 23, item 4): an RTVI session of `hark serve` carries `call.session_id` only, so
+//! carry: an RTVI session of `hark serve` carries `call.session_id` only, so
 //! a line or a locked value that reads `{{call.remote_number}}` is refused on every call.
 //!
 //! Every string the file holds under a key whose text is a template (announce lines, locked

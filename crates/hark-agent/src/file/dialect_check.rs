@@ -1,4 +1,4 @@
-//! `hark check` against the file's provider (issue 23 F1): a tool whose parameters the
+//! `hark check` against the file's provider: a tool whose parameters the
 //! provider's schema dialect cannot express would be left out of every request, so it is an
 //! error on the tool's own line, saying what to change. The rules are the ones every request
 //! passes (`hark_schema::for_dialect`, then `hark_schema::provider_rule_breaks`).

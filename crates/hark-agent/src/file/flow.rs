@@ -1,13 +1,13 @@
 //! `[flow]` of an agent file: the flow's own [`FlowSpec`] built with [`Flow::build`] over the
 //! file's registry, every problem placed on the line it is about.
 //!
-//! Spec: issue 10, items 1, 2 and 7 (unknown steps, tools and State values; a step no path
-//! reaches; a closing tool missing from its step; a precheck outcome matching the finish rule).
-//! The checks and their words are the flow's ([`crate::flow::messages`]); this module puts
-//! `[flow]` before each and finds its line: a step's problem sits on the step's `name`, a
-//! problem of its closing tool (finish rule) on `closing`, a confirm line's on the line that
-//! holds it (in `confirm` or `confirm_in.<language>`), one of its `next` on
-//! `next`, an unknown first step on `first`, anything else on `[flow]`.
+//! The problems found: unknown steps, tools and State values; a step no path reaches; a
+//! closing tool missing from its step; a precheck outcome matching the finish rule. The checks and
+//! their words are the flow's ([`crate::flow::messages`]); this module puts `[flow]` before each
+//! and finds its line: a step's problem sits on the step's `name`, a problem of its closing tool
+//! (finish rule) on `closing`, a confirm line's on the line that holds it (in `confirm` or
+//! `confirm_in.<language>`), one of its `next` on `next`, an unknown first step on `first`,
+//! anything else on `[flow]`.
 
 use std::sync::Arc;
 

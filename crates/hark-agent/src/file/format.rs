@@ -40,7 +40,7 @@ pub struct FileFormat {
     /// The UI worker.
     #[serde(default)]
     pub ui: UiFormat,
-    /// A flow of steps in place of the plain agent (issue 10, item 7): the flow's own serde
+    /// A flow of steps in place of the plain agent: the flow's own serde
     /// type, [`crate::flow::FlowSpec`] (`first`, `[[flow.steps]]` with `instructions`, `tools`,
     /// `closing` (tool, `finish`, `confirm`, `confirm_in`), `saves`, `replies`, `assign` and
     /// `next`). Its `instructions` stay empty: the file's `system_prompt` is what the model

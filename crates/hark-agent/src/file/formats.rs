@@ -1,14 +1,14 @@
 //! A webhook input typed `date`, `time`, `date-time` or `phone` in an agent file is checked when
-//! the model calls the tool (issue 11 follow-up, point 7).
+//! the model calls the tool.
 //!
-//! The tool layer checks a hand-written schema's `format` as a hint only ("Rules for a
-//! hand-written schema", point 2), so a file's `type = "date"` would reach the webhook as any
-//! text. A file's type is a type, like a Rust tool's `jiff::civil::Date` or `Phone`, so the
+//! The tool layer checks a hand-written schema's `format` as a hint only (`format` is
+//! words in the description the model reads), so a file's `type = "date"` would reach the webhook
+//! as any text. A file's type is a type, like a Rust tool's `jiff::civil::Date` or `Phone`, so the
 //! webhook's executor is wrapped: [`FormatChecked::validate`] refuses a value that is not of its
-//! type before the tool runs (and before a flow's step asks the caller to confirm it), the way
-//! a Rust-typed tool's decode does: one `<path>: <reason>` line per value, which the registry
-//! turns into "… Fix these arguments, asking the caller if needed, then call <tool> again."
-//! (`tools-reference.md`, the argument checks).
+//! type before the tool runs (and before a flow's step asks the caller to confirm it), the way a
+//! Rust-typed tool's decode does: one `<path>: <reason>` line per value, which the registry turns
+//! into "… Fix these arguments, asking the caller if needed, then call <tool> again." (the guide
+//! shows it in `docs/guide/first-tool.md`, "What the model reads").
 //!
 //! The accepted shapes are the ones the speaker says (`hark_speak::SayAs`): a date
 //! `YYYY-MM-DD`; a time `HH:MM[:SS[.fff]]` (an offset after it is allowed); a date-time in RFC

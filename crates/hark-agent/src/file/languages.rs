@@ -1,4 +1,4 @@
-//! Lines said without the call's language (issue 23, item 13): in a file that speaks its
+//! Lines said without the call's language: in a file that speaks its
 //! language through per-language variants (`say_in`, `announce_in`, `confirm_in`, `goodbye_in`
 //! name it somewhere), a line key with no variant for it would be said in its default words
 //! while the others speak the file's language. Each is a warning on the key's own line; a local

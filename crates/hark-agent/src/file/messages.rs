@@ -222,7 +222,7 @@ pub fn empty_system_prompt() -> String {
     "system_prompt is empty. Write what the agent is for and how it speaks.".to_string()
 }
 
-/// `[ui] system_prompt` set but blank (issue 23 item 15).
+/// `[ui] system_prompt` set but blank.
 pub fn empty_ui_system_prompt() -> String {
     "[ui] system_prompt is empty. Write how the UI worker answers questions about the screen, \
      or leave the key out."
@@ -491,7 +491,7 @@ pub fn check_summary(
 }
 
 /// Warning: a template reads a `{{call.name}}` value the calls that run the file never carry
-/// (`carried`: the ones they do), so every call that reads it is refused (issue 23, item 4).
+/// (`carried`: the ones they do), so every call that reads it is refused.
 /// `serve`: the carried values are `hark serve`'s.
 ///
 /// Example: `webhook lookup: locked phone reads {{call.remote_number}}, which hark serve's calls
@@ -557,7 +557,7 @@ pub fn template_not_filled(place: &str) -> String {
 }
 
 /// Warning: a line key with no variant for the file's language, in a file whose other lines
-/// have one (issue 23, item 13): a call in that language would hear this line in its default
+/// have one: a call in that language would hear this line in its default
 /// words. `variants_key` is the key of its variants (`say_in`), `primary` the language's primary
 /// subtag (`es`).
 ///
@@ -586,7 +586,7 @@ pub fn local_lines_without_language(tool: &str, what: &str, language: &str) -> S
     )
 }
 
-/// A tool the file's provider cannot be offered (issue 23 F1): `problems` are the dialect's
+/// A tool the file's provider cannot be offered: `problems` are the dialect's
 /// breaks (`/`-pointer first), `fixes` what to change ([`give_items`], [`give_fields`], …).
 pub fn tool_not_offered(
     tool: &str,

@@ -1,11 +1,10 @@
-//! The line of each problem the tool registry finds (issue 11 follow-up: registry problems were
-//! printed without a line). The registry's texts name no line, so each piece of the file it
-//! checks — a tool, a locked value, an announce line, an assign row, a reply's condition or
-//! line — is checked alone on its tool, and a problem the whole registry reports takes the line
-//! of the piece that gives it alone: a reply's `when` value on the line of that condition, a
-//! `{{result.x}}` on the `say` line that holds it, an assign row's State value on its `state`
-//! line and its result field or type on its `from` line, a locked path on the locked value's
-//! line. A problem no piece gives alone (none is known) keeps no line.
+//! The line of each problem the tool registry finds. The registry's texts name no line, so each
+//! piece of the file it checks — a tool, a locked value, an announce line, an assign row, a reply's
+//! condition or line — is checked alone on its tool, and a problem the whole registry reports takes
+//! the line of the piece that gives it alone: a reply's `when` value on the line of that condition,
+//! a `{{result.x}}` on the `say` line that holds it, an assign row's State value on its `state`
+//! line and its result field or type on its `from` line, a locked path on the locked value's line.
+//! A problem no piece gives alone (none is known) keeps no line.
 //!
 //! Only run when the registry refuses the file: a clean file costs nothing here.
 

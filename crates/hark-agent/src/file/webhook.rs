@@ -1,6 +1,5 @@
 //! One `[[webhook]]` of an agent file built into its tool, with every problem of the webhook at
-//! once, each on the line of the key it is about (issue 11 follow-up: "report all problems of a
-//! webhook at once, in file order").
+//! once, in file order, each on the line of the key it is about.
 //!
 //! - An unset `${NAME}`, a bad `auth`, a bad `timeout` or a field key of another type does not
 //!   hide the URL's problems: the webhook is still built (without the part that failed) so the

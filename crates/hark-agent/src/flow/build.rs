@@ -1,9 +1,9 @@
 //! [`Flow::build`]: a [`FlowSpec`] checked once against the agent's tool registry.
 //!
-//! Spec: issue 10, item 1 ("built once and checked at build time (unknown steps, tools, State
-//! values; a step no path reaches; a closing tool missing from its step), each problem naming
-//! the fix"), item 2 (finish rules: `when` on result fields, checked like reply rows; a precheck
-//! outcome must not match them), item 4 (the hints the registry gives read the flow).
+//! Built once and checked at build time, every problem at once, each naming the fix: unknown
+//! steps, tools and State values; a step no path reaches; a closing tool missing from its step;
+//! finish rules (`when` on result fields, checked like reply rows; a precheck outcome must not
+//! match them). The hints the registry gives read the flow.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Every sentence a flow writes for the model, the caller or the developer.
 //!
 //! Each text is a function with named inputs; the tests at the bottom pin them. Build problems
-//! name the step and the fix (issue 10, item 1: "each problem naming the fix"); the tool layer's
+//! name the step and the fix; the tool layer's
 //! own problems (replies, assign rows, conditions) keep hark-tools' words behind the step's
 //! name.
 
@@ -96,8 +96,7 @@ pub fn saves_unfilled(step: &str, value: &str) -> String {
     )
 }
 
-/// A closing tool with a precheck and no finish rule: a precheck outcome would end the step
-/// ("Check a rule before the tool runs", point 5).
+/// A closing tool with a precheck and no finish rule: a precheck outcome would end the step.
 pub fn precheck_without_finish(step: &str, tool: &str) -> String {
     format!(
         "step {step}: {tool} has a precheck, so its finish rule must name the results that end the step, like finish = {{ status = [\"booked\"] }}. Without one, a precheck outcome would end it."

@@ -1,12 +1,9 @@
-//! Flows: a conversation in steps, with a read-back before a closing tool (issue 10, the spec's
-//! "UnmuteFlows").
+//! Flows: a conversation in steps, with a read-back before a closing tool.
 //!
-//! Spec: issue 10, items 1–6; `tools-reference.md` "A call that is refused" (the hints read the
-//! flow), "A required argument left out or empty" (point 5), "Save a result and speak it" (points
-//! 2 and 9), "Check a rule before the tool runs" (points 4–5), "Outputs" (point 6: the call's
-//! hooks). Anchors: pipecat-flows (nodes, functions that move to the next node) and LiveKit
-//! Agents' tasks; both leave the read-back, the confirmation and "which value is confirmed" to
-//! the developer, and a flow here does it for them.
+//! The user guide's `docs/guide/flows.md` shows a flow in Rust and in an agent file. Anchors:
+//! pipecat-flows (nodes, functions that move to the next node) and LiveKit Agents' tasks; both
+//! leave the read-back, the confirmation and "which value is confirmed" to the developer, and a
+//! flow here does it for them.
 //!
 //! - [`FlowSpec`] (plain serde data, so an agent file can describe it): steps with instructions,
 //!   tools, a closing tool with its finish rule and confirm lines, the State values a step saves,

@@ -1,9 +1,10 @@
 //! [`FlowConductor`]: a flow run in one call, as the turn loop's [`Conductor`].
 //!
-//! Spec: issue 10, items 2, 3 and 5; `tools-reference.md` "Check a rule before the tool runs"
-//! (point 4: the precheck runs before the read-back, and again on the caller's yes), "A required
-//! argument left out or empty" (point 5: a closing tool with confirm lines refuses missing
-//! arguments before it asks anything), "Save a result and speak it" (points 2 and 9).
+//! The precheck runs before the read-back, and again on the caller's yes; a closing tool with
+//! confirm lines refuses missing arguments before it asks anything; a result's values are saved
+//! in one batch or not at all, and a result that reports an error saves and speaks nothing; the
+//! step's own replies are spoken before the tool's own, and its own assign rows save when the
+//! step ends (the guide: `docs/guide/flows.md`, `docs/guide/prechecks.md`).
 //!
 //! A closing-tool call with confirm lines goes like this:
 //!

@@ -2,9 +2,6 @@
 //! where the flow goes next. Every type here is serde, so an agent file (TOML) can describe a
 //! flow; [`super::Flow::build`] checks it once.
 //!
-//! Spec: issue 10, items 1–3 and 5; `tools-reference.md` "A call that is refused" (points 2–3),
-//! "Save a result and speak it" (point 9), "Check a rule before the tool runs" (points 4–5).
-//!
 //! In TOML:
 //!
 //! ```toml
@@ -72,12 +69,12 @@ pub struct StepSpec {
     /// without, when the step ends. Others come from assign rows.
     #[serde(default)]
     pub saves: Vec<String>,
-    /// The step's own replies, tried before the registry's and each tool's own ("Replies on the
-    /// tool itself", point 2). Each names its tool.
+    /// The step's own replies, tried before the registry's and each tool's own. Each names its
+    /// tool.
     #[serde(default)]
     pub replies: Vec<ReplyRow>,
     /// The step's own assign rows: they save when the step ends, from the last successful
-    /// result of each tool in the step ("Save a result and speak it", point 9).
+    /// result of each tool in the step.
     #[serde(default)]
     pub assign: Vec<AssignRow>,
     /// Where the flow goes when the step ends. `None`: the flow is finished when it ends.
@@ -154,7 +151,7 @@ pub struct ReplyRow {
 /// A step's assign row: save the value at `path` of `tool`'s result into the State value
 /// `variable` when the step ends.
 ///
-/// Read from `{ tool, variable, path }` (the spec's spelling: `path` a list of field names) or
+/// Read from `{ tool, variable, path }` (the flow's own spelling: `path` a list of field names) or
 /// from `{ tool, state, from }`, the spelling of an agent file's top-level `[[assign]]` (`from`
 /// a dotted path, `"order.id"`; `""` or left out: the whole result). `state` and `variable`
 /// together, or `from` and `path` together, are refused with a message naming both keys.

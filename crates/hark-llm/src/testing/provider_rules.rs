@@ -1,6 +1,6 @@
 //! The scripted server as the real APIs: every tool schema of every request it receives is
 //! checked against the rules of the provider the path names (`hark_schema::provider_rule_breaks`,
-//! written from `research/tool-anchors.md` §c), and a schema that breaks one is answered as the
+//! written from each provider's API documentation), and a schema that breaks one is answered as the
 //! provider answers it, a 400 naming the tool, the schema's place and the rule. So every test in
 //! the workspace that sends tools through a [`ScriptedServer`](super::ScriptedServer) is also a
 //! conformance test, and a new tool cannot skip its provider's dialect unnoticed.

@@ -1,4 +1,4 @@
-//! Fault-test helpers (issue 9, point 2): a loopback HTTP server standing in for webhooks,
+//! Fault-test helpers: a loopback HTTP server standing in for webhooks,
 //! that counts what arrives and answers at once, after a release, or never; and the process's
 //! resident memory.
 
