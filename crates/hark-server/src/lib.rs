@@ -84,6 +84,7 @@
 //! ```
 
 pub mod agent_session;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod demo;

@@ -36,9 +36,9 @@ async fn main() -> ExitCode {
         .init();
 
     match cli.command {
-        // `hark check FILE`: the file is built with the demo shop's host (the tools `hark
-        // serve` provides); each problem is printed with its fix.
-        Command::Check(args) => hark_server::demo::check::run(&args.file).await,
+        // `hark check FILE`: the file is built as `hark serve` builds it (with the demo shop's
+        // host only when the file uses the demo); each problem is printed with its fix.
+        Command::Check(args) => hark_server::check::run(&args.file).await,
         Command::Serve(args) => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let config = args.to_config(&cwd);
@@ -79,12 +79,13 @@ async fn main() -> ExitCode {
                 } else {
                     "offline screen mode"
                 };
-                // The demo's order service runs for every agent file (its host offers the demo's
-                // local tools), but only the demo's own agent is about it.
-                if args.demo && args.agent.is_none() {
-                    tracing::info!(agent = %served.agent, orders = %served.shop.orders.url(), "{mode}");
-                } else {
-                    tracing::info!(agent = %served.agent, "{mode}");
+                // The demo's order service runs only for a file that uses the demo; the demo's
+                // own agent names its URL.
+                match &served.shop {
+                    Some(shop) if args.demo && args.agent.is_none() => {
+                        tracing::info!(agent = %served.agent, orders = %shop.orders.url(), "{mode}");
+                    }
+                    _ => tracing::info!(agent = %served.agent, "{mode}"),
                 }
             }
             let served_result = server.run_until(shutdown_signal()).await;

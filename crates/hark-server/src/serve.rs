@@ -1,7 +1,8 @@
 //! What `hark serve` runs in each session, from its flags (issue 8, points 3–5).
 //!
-//! - `--agent FILE`: the agent file is built (with the demo shop's host: its local tools and
-//!   its order service on loopback, as `hark check` does); each session gets the file's voice
+//! - `--agent FILE`: the agent file is built (as `hark check` does: with the demo shop's host,
+//!   its local tools and its order service on loopback, only when the file uses the demo
+//!   ([`demo::named_by`]); else with an empty host); each session gets the file's voice
 //!   agent beside a UI worker. With no LLM (no `[llm]`, or its key's variable unset) the
 //!   sessions run the offline screen mode, and the log says why.
 //! - `--demo` without `--agent`: the same with the demo shop's own agent file
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hark_agent::agent::{BackgroundDrain, ShutdownDrain};
-use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice};
+use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Host};
 use hark_ui::classifier::LocalClassifier;
 use hark_ui::{LlmClassifier, UiContextOptions};
 use tracing::{info, warn};
@@ -33,8 +34,9 @@ use crate::ui_session::{UiHandlerFactory, UiSessionConfig};
 pub struct Served {
     /// Makes each session's handler.
     pub factory: Arc<UiHandlerFactory>,
-    /// The demo shop's order service and orders.
-    pub shop: DemoShop,
+    /// The demo shop's order service and orders, when the agent file uses the demo
+    /// ([`demo::named_by`]); `None`: the demo was not started.
+    pub shop: Option<DemoShop>,
     /// The agent's name.
     pub agent: String,
     /// True when a voice agent runs (an LLM is configured); false in the offline screen mode.
@@ -91,11 +93,12 @@ pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
             .join("\n")
     };
     let parsed = parsed.map_err(|found| located(&found.problems))?;
-    let shop = demo::start()
+    let shop = demo::for_file(&parsed)
         .await
         .map_err(|e| format!("{shown}: the demo's order service cannot start: {e}"))?;
+    let empty = Host::new();
     let setup = parsed
-        .build(&shop.host)
+        .build(shop.as_ref().map_or(&empty, |shop| &shop.host))
         .map_err(|found| located(&found.problems))?;
     for warning in &setup.warnings {
         warn!("{}", warning.located(&shown));

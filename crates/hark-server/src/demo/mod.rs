@@ -10,6 +10,11 @@
 //! exactly the service's address allowed to webhooks), and the service itself, which stops when
 //! the `DemoShop` is dropped.
 //!
+//! The product reaches the demo only through `hark serve --demo` and through agent files that
+//! name it ([`named_by`]: a `[tools] local` tool, the `hark` binary's local tools being the
+//! demo's, or `${HARK_DEMO_ORDERS_URL}`); for every other file [`for_file`] starts nothing and
+//! the file is built with an empty [`Host`].
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,12 +26,12 @@
 //! ```
 
 pub mod catalogue;
-pub mod check;
 pub mod orders;
 pub mod shop;
 pub mod tables;
 
 use hark_agent::file::{AgentFile, FileProblems, Host};
+use tracing::info;
 
 pub use orders::{OrderBook, OrderService};
 pub use tables::TableBook;
@@ -96,10 +101,64 @@ pub async fn start() -> std::io::Result<DemoShop> {
 pub async fn start_with(tables: TableBook) -> std::io::Result<DemoShop> {
     let book = OrderBook::new();
     let orders = orders::start(book.clone()).await?;
+    info!(url = %orders.url(), "the demo's order service is listening");
     Ok(DemoShop {
         host: host(&book, &tables, orders.addr()),
         book,
         tables,
         orders,
     })
+}
+
+/// True when `file` uses the demo: it names a local tool (the `hark` binary's local tools are the
+/// demo shop's, so a misspelt one is still looked up in its catalogue) or reads
+/// `${HARK_DEMO_ORDERS_URL}` in a webhook's URL or header, or in `[llm] base_url`.
+pub fn named_by(file: &AgentFile) -> bool {
+    let format = file.format();
+    let placeholder = format!("${{{ORDERS_URL_VAR}}}");
+    let reads = |text: &str| text.contains(&placeholder);
+    !format.tools.local.is_empty()
+        || format.webhook.iter().any(|hook| {
+            reads(hook.url.get_ref()) || hook.headers.values().any(|v| reads(v.get_ref()))
+        })
+        || format
+            .llm
+            .as_ref()
+            .and_then(|llm| llm.base_url.as_ref())
+            .is_some_and(|url| reads(url.get_ref()))
+}
+
+/// The demo shop `file` needs, started ([`named_by`]); `None` for a file that does not use the
+/// demo: nothing is started, and the file is built with an empty [`Host`].
+///
+/// # Errors
+/// The order service's listener could not be bound.
+pub async fn for_file(file: &AgentFile) -> std::io::Result<Option<DemoShop>> {
+    if named_by(file) {
+        start().await.map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> AgentFile {
+        text.parse().expect("the file parses")
+    }
+
+    #[test]
+    fn the_demos_files_name_the_demo_and_a_users_file_does_not() {
+        assert!(named_by(&agent_file().unwrap()));
+        assert!(named_by(&booking_file().unwrap()));
+        assert!(!named_by(&parse("system_prompt = \"Hi.\"\n")));
+        assert!(named_by(&parse(
+            "system_prompt = \"Hi.\"\n\n[[webhook]]\nname = \"s\"\ndescription = \"d\"\nurl = \"${HARK_DEMO_ORDERS_URL}/x\"\n"
+        )));
+        assert!(!named_by(&parse(
+            "system_prompt = \"Hi.\"\n\n[[webhook]]\nname = \"s\"\ndescription = \"d\"\nurl = \"https://example.com/x\"\n"
+        )));
+    }
 }

@@ -1,5 +1,7 @@
-//! `hark check FILE`: builds an agent file with the demo shop's host, as `hark serve` would run
-//! it, and prints every problem with its fix (issue 8, point 3).
+//! `hark check FILE`: builds an agent file as `hark serve` would run it, and prints every problem
+//! with its fix (issue 8, point 3). A file that uses the demo ([`crate::demo::named_by`]) is
+//! built with the demo shop's host; every other file with an empty host, and the demo's order
+//! service is not started.
 //!
 //! Output (stdout), one line per problem, then a summary:
 //!
@@ -17,7 +19,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Problem, messages};
+use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Host, Problem, messages};
 
 /// The summary of a clean file (after its warnings).
 pub fn summary(path: &str, file: &AgentFile, setup: &AgentSetup) -> String {
@@ -76,9 +78,9 @@ pub fn failure_line(path: &str, problems: &[Problem]) -> String {
     }
 }
 
-/// Runs `hark check FILE`: prints to stdout and returns the exit code (1 on any error). Starts
-/// the demo's order service for the duration, so `${HARK_DEMO_ORDERS_URL}` reads a real
-/// address, as under `hark serve --demo`.
+/// Runs `hark check FILE`: prints to stdout and returns the exit code (1 on any error). For a
+/// file that uses the demo, starts the demo's order service for the duration, so
+/// `${HARK_DEMO_ORDERS_URL}` reads a real address, as under `hark serve --demo`.
 pub async fn run(path: &Path) -> ExitCode {
     let shown = path.display().to_string();
     let file = match AgentFile::load(path) {
@@ -91,14 +93,16 @@ pub async fn run(path: &Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let shop = match super::start().await {
+    let shop = match crate::demo::for_file(&file).await {
         Ok(shop) => shop,
         Err(error) => {
             println!("{shown}: error: the demo's order service cannot start: {error}");
             return ExitCode::FAILURE;
         }
     };
-    match file.build(&shop.host) {
+    let empty = Host::new();
+    let host = shop.as_ref().map_or(&empty, |shop| &shop.host);
+    match file.build(host) {
         Ok(setup) => {
             for warning in &setup.warnings {
                 println!("{}", warning.located(&shown));
