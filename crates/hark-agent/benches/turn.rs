@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream};
+use hark_agent::AgentEvent;
 use hark_agent::{AgentSettings, ChannelOutput, VoiceAgent};
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{
@@ -126,7 +127,7 @@ const SNAPSHOT: &str = r#"{"root":{"ref":"e1","role":"main","children":[
 /// of the client's messages and of the worker's commands.
 struct Call {
     agent: VoiceAgent,
-    bot: UnboundedReceiver<ServerMessage>,
+    bot: UnboundedReceiver<AgentEvent>,
     commands: UnboundedReceiver<ServerMessage>,
 }
 
@@ -148,7 +149,7 @@ fn call(provider: Arc<dyn Provider>) -> Call {
 }
 
 /// Waits for the first message `pick` accepts; panics after 10 s.
-async fn first(rx: &mut UnboundedReceiver<ServerMessage>, pick: fn(&ServerMessage) -> bool) {
+async fn first<T>(rx: &mut UnboundedReceiver<T>, pick: fn(&T) -> bool) {
     let found = tokio::time::timeout(Duration::from_secs(10), async {
         while let Some(m) = rx.recv().await {
             if pick(&m) {
@@ -161,8 +162,8 @@ async fn first(rx: &mut UnboundedReceiver<ServerMessage>, pick: fn(&ServerMessag
     assert!(found.is_ok(), "no awaited message within 10 s");
 }
 
-fn is_text(m: &ServerMessage) -> bool {
-    matches!(m, ServerMessage::BotLlmText { .. })
+fn is_text(m: &AgentEvent) -> bool {
+    matches!(m, AgentEvent::TextDelta(_))
 }
 
 fn is_command(m: &ServerMessage) -> bool {

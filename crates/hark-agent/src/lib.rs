@@ -2,8 +2,8 @@
 //! files (issue 8, point 3).
 //!
 //! - [`VoiceAgent`]: one call. Each user turn ([`VoiceAgent::user_turn`]) streams the model's
-//!   reply to the client (`bot-llm-text`, and sentence by sentence `bot-output` +
-//!   `bot-tts-text`), runs its tool calls through the registry
+//!   reply to the client as [`AgentEvent`]s (text deltas, and sentence by sentence spoken
+//!   segments), runs its tool calls through the registry
 //!   ([`hark_tools::ToolRegistry::call_live`]: announce lines, checks, replies, saves,
 //!   effects), and asks the model again until a reply without tool calls (at most
 //!   [`AgentSettings::max_tool_rounds`] rounds). A new user turn interrupts the running one
@@ -13,9 +13,9 @@
 //!   says its goodbye, ends the session ([`AgentOutput::end`]) and lets background webhooks
 //!   finish.
 //! - [`Conductor`]: the conversation's policy ([`PlainAgent`], or a [`flow`] of steps).
-//! - [`AgentOutput`]: where a call's messages go (hark-server implements it over its session
-//!   queue; [`ChannelOutput`] for tests); [`OutputSpeech`] is the call's
-//!   [`hark_tools::Speech`] over it.
+//! - [`AgentOutput`]: where a call's [`AgentEvent`]s go (hark-server implements it over its
+//!   session queue and turns each event into RTVI messages; [`ChannelOutput`] for tests);
+//!   [`OutputSpeech`] is the call's [`hark_tools::Speech`] over it.
 //! - [`ui`]: the `ask_screen` tool (a `respond` job to the UI worker); the `screen` tool is
 //!   hark-ui's.
 //! - [`mod@file`]: agent files (TOML).
@@ -26,10 +26,9 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use hark_agent::{AgentSettings, ChannelOutput, VoiceAgent};
+//! use hark_agent::{AgentEvent, AgentSettings, ChannelOutput, VoiceAgent};
 //! use hark_llm::OpenAiCompatible;
 //! use hark_llm::testing::{ScriptedServer, Turn};
-//! use hark_rtvi::message::ServerMessage;
 //! use hark_tools::{CallInfo, CallState, ToolRegistry, current_datetime_tool};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -55,8 +54,8 @@
 //! agent.idle().await;
 //!
 //! let mut said = Vec::new();
-//! while let Ok(message) = to_client.try_recv() {
-//!     if let ServerMessage::BotTtsText { text } = message {
+//! while let Ok(event) = to_client.try_recv() {
+//!     if let AgentEvent::Spoken { text, .. } = event {
 //!         said.push(text);
 //!     }
 //! }
@@ -76,6 +75,7 @@ pub mod flow;
 // --- turn loop (owner: turn-loop work) ---
 pub mod agent;
 pub mod conductor;
+pub mod event;
 pub mod history;
 pub mod messages;
 pub mod output;
@@ -88,6 +88,7 @@ pub use agent::{
     DEFAULT_MAX_TOOL_ROUNDS, ShutdownDrain, VoiceAgent,
 };
 pub use conductor::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
+pub use event::AgentEvent;
 pub use history::{HistoryProblem, check_tool_results};
 pub use output::{AgentOutput, ChannelOutput, OutputClosed};
 pub use speech::{OutputSpeech, SentenceSplitter};

@@ -1,10 +1,9 @@
 //! The call's voice over an [`AgentOutput`]: [`OutputSpeech`] implements hark-tools'
 //! [`Speech`], and [`SentenceSplitter`] cuts streamed model text into spoken segments.
 //!
-//! Spec: `tools-reference.md` ("Announce lines with values", "Save a result and speak it");
-//! rtvi-ui.md §1 (`bot-output` aggregated by sentence, `bot-tts-text`). No TTS runs here:
-//! "saying" a line sends it as `bot-output` + `bot-tts-text`, and playout is done once it was
-//! queued for the client.
+//! No TTS runs here: "saying" a line emits it as one [`AgentEvent::Spoken`] segment (an RTVI
+//! session carries it as `bot-output` aggregated by sentence, then `bot-tts-text`), and playout
+//! is done once it was queued for the client.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,10 +12,11 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use futures::future::BoxFuture;
 use hark_tools::{Generation, Speech};
 
-use crate::output::{AgentOutput, OutputClosed, spoken_segment};
+use crate::event::AgentEvent;
+use crate::output::{AgentOutput, OutputClosed};
 
-/// The call's [`Speech`] over its [`AgentOutput`]: each line is one `bot-output` segment (a new
-/// `segment_id` each) followed by `bot-tts-text`. Saying anything marks the current generation
+/// The call's [`Speech`] over its [`AgentOutput`]: each line is one [`AgentEvent::Spoken`]
+/// segment (a new `segment` number each). Saying anything marks the current generation
 /// spoken ([`Generation::mark_spoken`]): an interruption then cancels it instead of
 /// discarding it (case T8).
 pub struct OutputSpeech {
@@ -77,10 +77,12 @@ impl OutputSpeech {
             generation.mark_spoken();
         }
         let id = self.segment.fetch_add(1, Ordering::Relaxed);
-        for message in spoken_segment(text, id, self.output.legacy()) {
-            self.output.send(message).await?;
-        }
-        Ok(())
+        self.output
+            .send(AgentEvent::Spoken {
+                text: text.to_owned(),
+                segment: id,
+            })
+            .await
     }
 }
 
@@ -191,13 +193,22 @@ mod tests {
         // Spoken before the interruption: cancelled, not discarded.
         generation.interrupt();
         assert!(!generation.is_discarded());
-        let mut jsons = Vec::new();
-        while let Ok(m) = rx.try_recv() {
-            jsons.push(m.to_json(None));
+        let mut events = Vec::new();
+        while let Ok(event) = rx.try_recv() {
+            events.push(event);
         }
-        assert_eq!(jsons.len(), 4);
-        assert!(jsons[0].contains(r#""segment_id":0"#), "{}", jsons[0]);
-        assert!(jsons[1].contains("bot-tts-text") && jsons[1].contains("One."));
-        assert!(jsons[2].contains(r#""segment_id":1"#), "{}", jsons[2]);
+        assert_eq!(
+            events,
+            [
+                AgentEvent::Spoken {
+                    text: "One.".into(),
+                    segment: 0
+                },
+                AgentEvent::Spoken {
+                    text: "Two.".into(),
+                    segment: 1
+                },
+            ]
+        );
     }
 }

@@ -22,7 +22,7 @@
 //! | --- | --- |
 //! | no first byte, 408, 429, 5xx, refused connection | the provider client retries ([`hark_llm::RetryPolicy`]); on its first retry of a turn the caller hears [`messages::hold_line`] (in the call's language) |
 //! | the stream breaks after its first byte (cut, or silent past the idle limit), nothing said yet | no call of the broken reply runs; the request is sent again once per turn, after the hold line |
-//! | the stream breaks otherwise, or the retries run out | no call of the broken reply runs; the client gets an RTVI `error`; the caller hears [`messages::model_failed_line`] unless text was said and no tool call was under way; the text said is recorded, without calls |
+//! | the stream breaks otherwise, or the retries run out | no call of the broken reply runs; the client gets an [`AgentEvent::Error`] (an RTVI `error`); the caller hears [`messages::model_failed_line`] unless text was said and no tool call was under way; the text said is recorded, without calls |
 //! | tool-call arguments that are not valid JSON | repaired where that is safe ([`hark_llm::repair_arguments`]) and the call runs; otherwise it does not run and its one result is the registry's refusal, which the model reads |
 
 use std::sync::Arc;
@@ -30,13 +30,13 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::future::join_all;
 use hark_llm::{ChatRequest, LlmError, Message, StreamEvent, TimeoutPhase, ToolCall, ToolChoice};
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{CallResult, Discarded, Generation, RawArguments, ToolRegistry};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Shared, lock};
 use crate::conductor::{PolicyContext, ToolCallPlan, UserTurn};
+use crate::event::AgentEvent;
 use crate::messages;
 use crate::speech::SentenceSplitter;
 
@@ -251,8 +251,8 @@ async fn hold(shared: &Shared, held: &mut bool) -> bool {
         .is_ok()
 }
 
-/// Streams one model reply: text deltas go out as `bot-llm-text` and, sentence by sentence,
-/// as spoken segments; tool calls are collected. A retry of the provider client
+/// Streams one model reply: text deltas go out as [`AgentEvent::TextDelta`] and, sentence by
+/// sentence, as spoken segments; tool calls are collected. A retry of the provider client
 /// ([`StreamEvent::Retrying`]) before anything was said makes the caller hear the hold line
 /// (once per turn, `held`).
 async fn stream_reply(
@@ -269,7 +269,7 @@ async fn stream_reply(
         error: None,
         call_started: false,
     };
-    if output.send(ServerMessage::BotLlmStarted).await.is_err() {
+    if output.send(AgentEvent::LlmStarted).await.is_err() {
         reply.interrupted = true;
         return reply;
     }
@@ -287,11 +287,7 @@ async fn stream_reply(
         match event {
             Some(Ok(StreamEvent::TextDelta(delta))) => {
                 reply.text.push_str(&delta);
-                let sent = output
-                    .send(ServerMessage::BotLlmText {
-                        text: delta.clone(),
-                    })
-                    .await;
+                let sent = output.send(AgentEvent::TextDelta(delta.clone())).await;
                 if sent.is_err() {
                     reply.interrupted = true;
                     break;
@@ -338,11 +334,11 @@ async fn stream_reply(
     {
         let _ = shared.speech.say_segment(&rest).await;
     }
-    let _ = output.send(ServerMessage::BotLlmStopped).await;
+    let _ = output.send(AgentEvent::LlmStopped).await;
     reply
 }
 
-/// A reply failed for good: the client gets an RTVI `error` (not fatal) naming the provider
+/// A reply failed for good: the client gets an [`AgentEvent::Error`] (not fatal) naming the provider
 /// and the status; the caller hears [`messages::model_failed_line`] unless the reply already
 /// said something and was not about to run a tool (a tool call cut off means what the caller
 /// asked for will not happen).
@@ -352,8 +348,8 @@ async fn report_failure(shared: &Shared, reply: &Reply) {
     };
     let _ = shared
         .output()
-        .send(ServerMessage::Error {
-            error: messages::model_failed(&error.to_string()),
+        .send(AgentEvent::Error {
+            text: messages::model_failed(&error.to_string()),
             fatal: false,
         })
         .await;

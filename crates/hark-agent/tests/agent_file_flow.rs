@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use hark_agent::file::{AgentFile, Host, Problem};
 use hark_agent::flow::AssignRow;
-use hark_agent::{AgentSettings, ChannelOutput, VoiceAgent};
+use hark_agent::{AgentEvent, AgentSettings, ChannelOutput, VoiceAgent};
 use hark_llm::OpenAiCompatible;
 use hark_llm::testing::{ScriptedServer, Turn};
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{CallInfo, CallState, InMemorySpeech, LiveCall, ToolError, ToolSpec};
 use serde_json::json;
 
@@ -153,7 +152,7 @@ async fn a_flow_in_a_file_builds_and_its_registry_names_the_confirming_step() {
 /// What the client heard in a turn, once the turn is over.
 async fn say(
     agent: &VoiceAgent,
-    rx: &mut tokio::sync::mpsc::UnboundedReceiver<ServerMessage>,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
     text: &str,
 ) -> Vec<String> {
     agent.user_turn(text).await;
@@ -162,7 +161,7 @@ async fn say(
         .expect("the turn ends");
     let mut said = Vec::new();
     while let Ok(m) = rx.try_recv() {
-        if let ServerMessage::BotTtsText { text } = m {
+        if let AgentEvent::Spoken { text, .. } = m {
             said.push(text);
         }
     }

@@ -11,10 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use hark_agent::flow::{Flow, FlowConductor, FlowSpec};
-use hark_agent::{AgentSettings, ChannelOutput, OutputSpeech, VoiceAgent};
+use hark_agent::{AgentEvent, AgentSettings, ChannelOutput, OutputSpeech, VoiceAgent};
 use hark_llm::OpenAiCompatible;
 use hark_llm::testing::{ScriptedServer, Turn};
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{
     Assign, CallInfo, CallState, FixedClock, LiveCall, ToolContext, ToolError, ToolRegistry,
     ToolReply, ToolSpec,
@@ -211,7 +210,7 @@ struct Rig {
     server: ScriptedServer,
     agent: VoiceAgent,
     conductor: Arc<FlowConductor>,
-    rx: UnboundedReceiver<ServerMessage>,
+    rx: UnboundedReceiver<AgentEvent>,
     runs: Arc<AtomicUsize>,
     prechecks: Arc<AtomicUsize>,
 }
@@ -266,7 +265,7 @@ impl Rig {
             .expect("the turn ends");
         let mut said = Vec::new();
         while let Ok(m) = self.rx.try_recv() {
-            if let ServerMessage::BotTtsText { text } = m {
+            if let AgentEvent::Spoken { text, .. } = m {
                 said.push(text);
             }
         }

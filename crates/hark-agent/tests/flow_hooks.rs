@@ -7,10 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hark_agent::flow::{Flow, FlowSpec};
-use hark_agent::{AgentSettings, ChannelOutput, OutputSpeech, VoiceAgent};
+use hark_agent::{AgentEvent, AgentSettings, ChannelOutput, OutputSpeech, VoiceAgent};
 use hark_llm::OpenAiCompatible;
 use hark_llm::testing::{ScriptedServer, Turn};
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{
     CallHooks, CallInfo, CallState, CallStatus, InMemorySpeech, LiveCall, Output, ToolError,
     ToolRegistry, ToolReply, ToolSpec, Wrapped,
@@ -166,7 +165,7 @@ async fn the_plain_call_path_runs_the_contexts_hooks_and_a_refusal_runs_none() {
 
 async fn said_after(
     agent: &VoiceAgent,
-    rx: &mut tokio::sync::mpsc::UnboundedReceiver<ServerMessage>,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
     text: &str,
 ) -> Vec<String> {
     agent.user_turn(text).await;
@@ -175,7 +174,7 @@ async fn said_after(
         .expect("the turn ends");
     let mut said = Vec::new();
     while let Ok(m) = rx.try_recv() {
-        if let ServerMessage::BotTtsText { text } = m {
+        if let AgentEvent::Spoken { text, .. } = m {
             said.push(text);
         }
     }

@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
+use hark_agent::AgentEvent;
 use hark_agent::messages::{hold_line, hold_line_in, model_failed_line};
 use hark_llm::testing::{RecordingPause, Turn};
 use hark_llm::{HttpOptions, Message, OpenAiCompatible};
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{ToolError, ToolRegistry, ToolSpec};
 use serde_json::{Value, json};
 
@@ -54,13 +54,13 @@ async fn rig_with_pause(
     (rig, pause)
 }
 
-/// The texts of the RTVI `error` messages the client got.
-fn errors(sent: &[ServerMessage]) -> Vec<String> {
+/// The texts of the error events the client got (an RTVI session sends each as `error`).
+fn errors(sent: &[AgentEvent]) -> Vec<String> {
     sent.iter()
         .filter_map(|m| match m {
-            ServerMessage::Error { error, fatal } => {
-                assert!(!fatal, "a model failure is not fatal: {error}");
-                Some(error.clone())
+            AgentEvent::Error { text, fatal } => {
+                assert!(!fatal, "a model failure is not fatal: {text}");
+                Some(text.clone())
             }
             _ => None,
         })

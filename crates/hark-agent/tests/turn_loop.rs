@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use common::*;
 use futures::future::BoxFuture;
+use hark_agent::AgentEvent;
 use hark_agent::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
 use hark_llm::ToolCall;
 use hark_llm::testing::Turn;
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{Interruption, ToolError, ToolRegistry, ToolReply, end_call_tool};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -253,7 +253,7 @@ async fn t10_text_and_a_tool_call_are_said_once_and_kept_in_order() {
     let llm_text: String = sent
         .iter()
         .filter_map(|m| match m {
-            ServerMessage::BotLlmText { text } => Some(text.as_str()),
+            AgentEvent::TextDelta(text) => Some(text.as_str()),
             _ => None,
         })
         .collect();
@@ -389,7 +389,7 @@ async fn a_failed_model_request_is_reported_and_the_call_goes_on() {
     let error = sent
         .iter()
         .find_map(|m| match m {
-            ServerMessage::Error { error, fatal } => Some((error.clone(), *fatal)),
+            AgentEvent::Error { text, fatal } => Some((text.clone(), *fatal)),
             _ => None,
         })
         .expect("an error message");

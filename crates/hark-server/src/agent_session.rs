@@ -22,15 +22,15 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use hark_agent::agent::BackgroundDrain;
 use hark_agent::file::AgentSetup;
-use hark_agent::{AgentOutput, AgentSettings, Conductor, OutputClosed, VoiceAgent};
+use hark_agent::{AgentEvent, AgentOutput, AgentSettings, Conductor, OutputClosed, VoiceAgent};
 use hark_llm::Provider;
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{BuildError, CallInfo, CallState, Dialect, ToolRegistry};
 
 use crate::session::Outbox;
 use crate::ui_session::{DEFAULT_SCREEN_SOURCE, UiSession};
 
-/// The session's outbound queue as the agent's output.
+/// The session's outbound queue as the agent's output: each [`AgentEvent`] goes out as its RTVI
+/// messages ([`crate::agent_events::to_rtvi`]).
 #[derive(Debug, Clone)]
 pub struct OutboxOutput {
     outbox: Outbox,
@@ -44,12 +44,13 @@ impl OutboxOutput {
 }
 
 impl AgentOutput for OutboxOutput {
-    fn send(&self, message: ServerMessage) -> BoxFuture<'_, Result<(), OutputClosed>> {
-        Box::pin(async move { self.outbox.send(message).await.map_err(|_| OutputClosed) })
-    }
-
-    fn legacy(&self) -> bool {
-        self.outbox.legacy()
+    fn send(&self, event: AgentEvent) -> BoxFuture<'_, Result<(), OutputClosed>> {
+        Box::pin(async move {
+            for message in crate::agent_events::to_rtvi(event, self.outbox.legacy()) {
+                self.outbox.send(message).await.map_err(|_| OutputClosed)?;
+            }
+            Ok(())
+        })
     }
 
     fn end(&self) -> BoxFuture<'_, ()> {

@@ -83,6 +83,7 @@
 //! # }
 //! ```
 
+pub mod agent_events;
 pub mod agent_session;
 pub mod check;
 pub mod cli;

@@ -164,11 +164,11 @@ pub(crate) fn server_response(t: &str, d: Option<hark_rtvi::Payload>) -> ServerM
 }
 
 /// One complete bot text reply without speech, the way Pipecat frames it for a text turn
-/// (hark-agent's [`hark_agent::output::bot_reply`], shared with the turn loop):
+/// ([`crate::agent_events::bot_reply`]):
 /// `bot-llm-started`, `bot-llm-text`, `bot-output` (one sentence-aggregated segment, not to be
 /// spoken), `bot-llm-stopped`. `legacy`: a protocol 1.x client (v1 `bot-output` with `spoken`).
 pub(crate) fn bot_reply(line: &str, legacy: bool) -> Vec<ServerMessage> {
-    hark_agent::output::bot_reply(line, legacy)
+    crate::agent_events::bot_reply(line, legacy)
 }
 
 #[cfg(test)]

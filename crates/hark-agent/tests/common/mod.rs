@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use hark_agent::AgentEvent;
 use hark_agent::{AgentSettings, ChannelOutput, VoiceAgent, check_tool_results};
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{Message, OpenAiCompatible, Roles, ToolCall};
-use hark_rtvi::message::ServerMessage;
 use hark_tools::{
     Arguments, CallInfo, CallState, Output, ToolContext, ToolError, ToolEvent, ToolExecutor,
     ToolRegistry, ToolSpec,
@@ -89,7 +89,7 @@ pub struct Rig {
     pub server: ScriptedServer,
     pub agent: VoiceAgent,
     pub output: ChannelOutput,
-    pub rx: UnboundedReceiver<ServerMessage>,
+    pub rx: UnboundedReceiver<AgentEvent>,
     pub registry: Arc<ToolRegistry>,
     pub events: Events,
 }
@@ -142,7 +142,7 @@ pub async fn rig_in(
 }
 
 /// Everything the client received so far.
-pub fn drain(rx: &mut UnboundedReceiver<ServerMessage>) -> Vec<ServerMessage> {
+pub fn drain(rx: &mut UnboundedReceiver<AgentEvent>) -> Vec<AgentEvent> {
     let mut all = Vec::new();
     while let Ok(m) = rx.try_recv() {
         all.push(m);
@@ -150,12 +150,13 @@ pub fn drain(rx: &mut UnboundedReceiver<ServerMessage>) -> Vec<ServerMessage> {
     all
 }
 
-/// The texts of `bot-tts-text` messages: what the bot said, in order.
-pub fn said(messages: &[ServerMessage]) -> Vec<String> {
+/// The texts of the spoken segments: what the bot said, in order (an RTVI session sends each
+/// as `bot-output` + `bot-tts-text`).
+pub fn said(messages: &[AgentEvent]) -> Vec<String> {
     messages
         .iter()
         .filter_map(|m| match m {
-            ServerMessage::BotTtsText { text } => Some(text.clone()),
+            AgentEvent::Spoken { text, .. } => Some(text.clone()),
             _ => None,
         })
         .collect()

@@ -1,0 +1,50 @@
+//! What a call's agent tells the client, as typed values: [`AgentEvent`]. The agent emits them
+//! through its [`AgentOutput`](crate::AgentOutput); the program that carries the call (hark-server
+//! for an RTVI session) turns each into its own wire messages.
+
+/// One thing the agent tells the client, in the order it happened.
+///
+/// A model reply is `LlmStarted`, then its text as it streams (`TextDelta`), with each finished
+/// sentence said to the caller (`Spoken`), then `LlmStopped`. A line said outside a reply (an
+/// announce line, a tool's reply, the goodbye) is one `Spoken`. A reply that failed for good is
+/// an `Error` (not fatal: the call goes on).
+/// Not `non_exhaustive`: a carrier matches every event, so a new one cannot go unsent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentEvent {
+    /// The model began a reply.
+    LlmStarted,
+    /// A piece of the model's reply text, as it streamed in.
+    TextDelta(String),
+    /// The model's reply ended (also after an interruption or a failure).
+    LlmStopped,
+    /// One segment said to the caller: a sentence of a reply or a whole line; `segment` counts
+    /// the call's segments from 0.
+    Spoken {
+        /// The words said.
+        text: String,
+        /// The segment's number in the call.
+        segment: i64,
+    },
+    /// A turn failed: `text` says what went wrong, for the client; `fatal`: the call cannot go
+    /// on.
+    Error {
+        /// What went wrong.
+        text: String,
+        /// The call cannot go on.
+        fatal: bool,
+    },
+}
+
+impl AgentEvent {
+    /// The event's name, for logs and tests: `"llm-started"`, `"text-delta"`, `"llm-stopped"`,
+    /// `"spoken"`, `"error"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AgentEvent::LlmStarted => "llm-started",
+            AgentEvent::TextDelta(_) => "text-delta",
+            AgentEvent::LlmStopped => "llm-stopped",
+            AgentEvent::Spoken { .. } => "spoken",
+            AgentEvent::Error { .. } => "error",
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The one place a call's [`AgentEvent`]s become RTVI messages: [`to_rtvi`], and the text reply
+//! of a turn without an agent ([`bot_reply`]).
+//!
+//! | event | RTVI messages |
+//! | --- | --- |
+//! | `LlmStarted` | `bot-llm-started` |
+//! | `TextDelta(text)` | `bot-llm-text` |
+//! | `LlmStopped` | `bot-llm-stopped` |
+//! | `Spoken { text, segment }` | `bot-output` (aggregated by sentence, `segment_id`, to be spoken; v1: `spoken: true`), then `bot-tts-text` |
+//! | `Error { text, fatal }` | `error` |
+
+use hark_agent::AgentEvent;
+use hark_rtvi::message::ServerMessage;
+
+/// The RTVI messages of `event`, in order; `legacy`: a protocol 1.x client (v1 `bot-output`,
+/// with `spoken` in place of `will_be_spoken` and no `segment_id`).
+pub fn to_rtvi(event: AgentEvent, legacy: bool) -> Vec<ServerMessage> {
+    match event {
+        AgentEvent::LlmStarted => vec![ServerMessage::BotLlmStarted],
+        AgentEvent::TextDelta(text) => vec![ServerMessage::BotLlmText { text }],
+        AgentEvent::LlmStopped => vec![ServerMessage::BotLlmStopped],
+        AgentEvent::Spoken { text, segment } => spoken_segment(&text, segment, legacy).into(),
+        AgentEvent::Error { text, fatal } => vec![ServerMessage::Error { error: text, fatal }],
+    }
+}
+
+/// One spoken segment as `bot-output` (aggregated by sentence, segment `segment_id`, to be
+/// spoken) for a v2 client, or v1's `bot-output` with `spoken: true` for a `legacy` one.
+pub fn bot_output(text: &str, segment_id: i64, legacy: bool) -> ServerMessage {
+    ServerMessage::BotOutput {
+        text: text.to_owned(),
+        aggregated_by: "sentence".to_owned(),
+        segment_id: (!legacy).then_some(segment_id),
+        will_be_spoken: (!legacy).then_some(true),
+        spoken_status: None,
+        spoken_progress: None,
+        spoken: legacy.then_some(true),
+    }
+}
+
+/// The messages of one spoken segment: `bot-output` ([`bot_output`]) then `bot-tts-text` with
+/// the same text (the words as spoken; no TTS runs in Hark yet, so the text is "spoken" when
+/// sent).
+pub fn spoken_segment(text: &str, segment_id: i64, legacy: bool) -> [ServerMessage; 2] {
+    [
+        bot_output(text, segment_id, legacy),
+        ServerMessage::BotTtsText {
+            text: text.to_owned(),
+        },
+    ]
+}
+
+/// One complete bot text reply without speech, the way Pipecat frames it for a text turn:
+/// `bot-llm-started`, `bot-llm-text`, `bot-output` (one sentence-aggregated segment, not to be
+/// spoken), `bot-llm-stopped`. `legacy`: a protocol 1.x client (v1 `bot-output` with `spoken`).
+/// No `bot-tts-text` is sent: nothing is spoken.
+pub fn bot_reply(line: &str, legacy: bool) -> Vec<ServerMessage> {
+    let output = ServerMessage::BotOutput {
+        text: line.to_owned(),
+        aggregated_by: "sentence".to_owned(),
+        segment_id: (!legacy).then_some(0),
+        will_be_spoken: (!legacy).then_some(false),
+        spoken_status: None,
+        spoken_progress: None,
+        spoken: legacy.then_some(false),
+    };
+    vec![
+        ServerMessage::BotLlmStarted,
+        ServerMessage::BotLlmText {
+            text: line.to_owned(),
+        },
+        output,
+        ServerMessage::BotLlmStopped,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spoken_segments_carry_the_version_fields() {
+        let [output, tts] = spoken_segment("Hi there.", 3, false);
+        let json = output.to_json(None);
+        assert!(json.contains(r#""aggregated_by":"sentence""#), "{json}");
+        assert!(json.contains(r#""segment_id":3"#), "{json}");
+        assert!(json.contains(r#""will_be_spoken":true"#), "{json}");
+        assert!(!json.contains("\"spoken\""), "{json}");
+        assert_eq!(tts.type_name(), "bot-tts-text");
+        let v1 = bot_output("Hi there.", 3, true).to_json(None);
+        assert!(v1.contains(r#""spoken":true"#), "{v1}");
+        assert!(!v1.contains("segment_id"), "{v1}");
+    }
+
+    #[test]
+    fn bot_reply_mimics_a_pipecat_text_turn() {
+        let types: Vec<String> = bot_reply("Hi.", false)
+            .iter()
+            .map(ServerMessage::type_name)
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "bot-llm-started",
+                "bot-llm-text",
+                "bot-output",
+                "bot-llm-stopped"
+            ]
+        );
+        let json = bot_reply("Hi.", false)[2].to_json(None);
+        assert!(json.contains(r#""will_be_spoken":false"#), "{json}");
+        let v1 = bot_reply("Hi.", true)[2].to_json(None);
+        assert!(v1.contains(r#""spoken":false"#), "{v1}");
+    }
+
+    #[test]
+    fn each_event_becomes_its_rtvi_messages() {
+        let json = |event: AgentEvent, legacy: bool| -> Vec<String> {
+            to_rtvi(event, legacy)
+                .iter()
+                .map(|m| m.to_json(None))
+                .collect()
+        };
+        assert_eq!(
+            json(AgentEvent::LlmStarted, false),
+            [r#"{"label":"rtvi-ai","type":"bot-llm-started"}"#]
+        );
+        assert_eq!(
+            json(AgentEvent::TextDelta("Hi".into()), false),
+            [r#"{"label":"rtvi-ai","type":"bot-llm-text","data":{"text":"Hi"}}"#]
+        );
+        assert_eq!(
+            json(AgentEvent::LlmStopped, false),
+            [r#"{"label":"rtvi-ai","type":"bot-llm-stopped"}"#]
+        );
+        let spoken = json(
+            AgentEvent::Spoken {
+                text: "One.".into(),
+                segment: 0,
+            },
+            false,
+        );
+        assert_eq!(spoken.len(), 2);
+        assert!(spoken[0].contains(r#""segment_id":0"#), "{}", spoken[0]);
+        assert!(spoken[1].contains("bot-tts-text") && spoken[1].contains("One."));
+        assert_eq!(
+            to_rtvi(
+                AgentEvent::Error {
+                    text: "boom".into(),
+                    fatal: false
+                },
+                false
+            ),
+            [ServerMessage::Error {
+                error: "boom".into(),
+                fatal: false
+            }]
+        );
+    }
+}
