@@ -55,7 +55,7 @@ pub enum SessionInput {
     },
     /// A `disconnect-bot`: the client ends the session (as Pipecat does). After this input the
     /// session sends what is queued, closes with 1000 "Client asked to disconnect" and ends
-    /// with [`CloseCause::ClientDisconnected`].
+    /// with [`CloseCause::ClientDisconnected`](crate::CloseCause::ClientDisconnected).
     Disconnect,
 }
 

@@ -35,10 +35,10 @@ pub struct SessionLimits {
     pub max_messages_per_sec: u32,
     /// Token-bucket size of the message rate, in messages.
     pub message_burst: u32,
-    /// Flooding (over [`FLOOD_FACTOR`] × the rate every second) this long closes with 1008
+    /// Flooding (over [`FLOOD_FACTOR`](crate::config::FLOOD_FACTOR) × the rate every second) this long closes with 1008
     /// (zero: never).
     pub flood_close_after: Duration,
-    /// What the handler applies itself (see [`Outbox::handler_limits`]).
+    /// What the handler applies itself (see [`Outbox::handler_limits`](crate::Outbox::handler_limits)).
     pub handler: HandlerLimits,
 }
 
@@ -71,7 +71,7 @@ impl SessionLimits {
 
 impl SessionLimits {
     /// How long one write to the client may move not a single byte before the session ends
-    /// with 1011 ([`CloseCause::PongTimeout`] with this as `after`): the client stopped
+    /// with 1011 ([`CloseCause::PongTimeout`](crate::CloseCause::PongTimeout) with this as `after`): the client stopped
     /// reading (issue 9, point 4). `ping_interval + pong_timeout`, the time the keep-alive
     /// gives a peer; with pings off (a zero `ping_interval`), [`DEFAULT_PING_INTERVAL`] (30 s)
     /// stands in for the interval, so turning pings off keeps a client that never reads

@@ -12,8 +12,8 @@
 //! pushes back on the client, so memory per session stays bounded (case P3). The loop is
 //! written against a generic `Stream`/`Sink` of [`WsMessage`] so tests drive it with channels.
 //!
-//! The files, each importing only those above it: [`outbox`] (the outbound queue), [`limits`],
-//! [`wait`], [`handler`] (the seam), [`reader`], [`writer`], and this module (the connection
+//! The files, each importing only those above it: `outbox` (the outbound queue), `limits`,
+//! `wait`, `handler` (the seam), `reader`, `writer`, and this module (the connection
 //! loop, the handshake and the session's own duties).
 
 mod handler;

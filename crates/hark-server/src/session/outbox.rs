@@ -45,9 +45,9 @@ pub struct Outbox {
     pub(super) policy: HandlerLimits,
 }
 
-/// The per-session limits a [`SessionHandler`] applies itself (issue 9, point 4), read with
-/// [`Outbox::handler_limits`]; from [`ServerConfig::max_pending_jobs`] and
-/// [`ServerConfig::max_ui_events_in_flight`].
+/// The per-session limits a [`SessionHandler`](crate::SessionHandler) applies itself (issue 9, point 4), read with
+/// [`Outbox::handler_limits`]; from [`ServerConfig::max_pending_jobs`](crate::ServerConfig::max_pending_jobs) and
+/// [`ServerConfig::max_ui_events_in_flight`](crate::ServerConfig::max_ui_events_in_flight).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HandlerLimits {
     /// Most UI jobs (`screen`, `respond`) waiting or running at once.
@@ -70,7 +70,7 @@ impl Default for HandlerLimits {
 
 impl Outbox {
     /// A detached outbox of `capacity` messages and its receiving end, to test a
-    /// [`SessionHandler`] without a socket (default [`HandlerLimits`]).
+    /// [`SessionHandler`](crate::SessionHandler) without a socket (default [`HandlerLimits`]).
     pub fn channel(session: SessionId, capacity: usize) -> (Outbox, mpsc::Receiver<Outgoing>) {
         Self::channel_with(session, capacity, HandlerLimits::default())
     }
@@ -99,7 +99,7 @@ impl Outbox {
     }
 
     /// How many client messages this session dropped so far for going over
-    /// [`ServerConfig::max_messages_per_sec`] (each one counted; logged once per episode).
+    /// [`ServerConfig::max_messages_per_sec`](crate::ServerConfig::max_messages_per_sec) (each one counted; logged once per episode).
     /// The same count as [`SessionStats::messages_rate_limited`](crate::SessionStats::messages_rate_limited).
     pub fn messages_rate_limited(&self) -> u64 {
         self.counters.messages_rate_limited.load(Ordering::Relaxed)
@@ -192,7 +192,7 @@ impl Outbox {
 
     /// Ends the session from the bot's side (a tool call ended the conversation): the
     /// session takes no more input, sends what is already queued, closes the socket with 1000
-    /// ([`messages::call_ended`]) and ends with [`CloseCause::CallEnded`]. Sends after this
+    /// ([`messages::call_ended`](crate::messages::call_ended)) and ends with [`CloseCause::CallEnded`](crate::CloseCause::CallEnded). Sends after this
     /// may still be queued but are not guaranteed to go out.
     pub fn end_session(&self) {
         self.ended.cancel();

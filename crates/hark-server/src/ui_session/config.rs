@@ -16,7 +16,7 @@ use crate::agent_session::VoiceAgentConfig;
 /// The UI worker's default name: the name jobs and job groups address it by.
 pub const DEFAULT_UI_WORKER: &str = "ui";
 
-/// The requester name [`UiSession::screen_jobs`] uses by default (the voice side of the call).
+/// The requester name [`UiSession::screen_jobs`](crate::UiSession::screen_jobs) uses by default (the voice side of the call).
 pub const DEFAULT_SCREEN_SOURCE: &str = "voice";
 
 /// An app's handler of one UI event: gets the session's worker (to act on the page) and the
@@ -27,7 +27,7 @@ pub type UiEventHandler =
 /// What every session's UI worker is made of. Cheap to clone (everything shared is in `Arc`s).
 ///
 /// Build with [`UiSessionConfig::new`] and the builder methods, then check it with
-/// [`UiHandlerFactory::new`].
+/// [`UiHandlerFactory::new`](crate::UiHandlerFactory::new).
 #[derive(Clone)]
 pub struct UiSessionConfig {
     pub(super) worker_name: String,
@@ -119,7 +119,7 @@ impl UiSessionConfig {
             .offline_screen()
     }
 
-    /// The offline screen mode: each `send-text` is one [`OfflineScreen`] turn over this
+    /// The offline screen mode: each `send-text` is one [`OfflineScreen`](hark_ui::offline::OfflineScreen) turn over this
     /// session's `screen` job (through the bus, as the voice LLM's tool would send it), answered
     /// as one bot reply; the session announces the mode once (see the module docs).
     pub fn offline_screen(mut self) -> Self {
@@ -160,14 +160,14 @@ impl UiSessionConfig {
     }
 
     /// Serves the `respond` job too: the worker's own LLM turn over `provider` with `model`
-    /// (a [`Responder`] sharing the session's [`WorkerContext`]).
+    /// (a [`Responder`](hark_ui::Responder) sharing the session's [`WorkerContext`](hark_ui::WorkerContext)).
     pub fn respond(mut self, provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
         self.respond = Some((provider, model.into()));
         self
     }
 
     /// Runs `handler` for each client `ui-event` named `event` (after the event was recorded
-    /// into the worker's context). Names are checked by [`UiHandlerFactory::new`].
+    /// into the worker's context). Names are checked by [`UiHandlerFactory::new`](crate::UiHandlerFactory::new).
     pub fn on_event<F, Fut>(mut self, event: impl Into<String>, handler: F) -> Self
     where
         F: Fn(Arc<UiWorker>, UiEvent) -> Fut + Send + Sync + 'static,

@@ -5,9 +5,9 @@
 //! `ui-command` and `ui-job-group`. Snapshots, events and cancels reach the worker through the
 //! session's bus.
 //!
-//! The files, each importing only those above it: [`config`] (what a session is built from),
-//! [`sink`] (the worker's commands into the outbox), [`job_limit`] (the job caps), [`worker`]
-//! (one session's UI side, wired), [`handler`] (each session input to it), and this module (the
+//! The files, each importing only those above it: `config` (what a session is built from),
+//! `sink` (the worker's commands into the outbox), `job_limit` (the job caps), `worker`
+//! (one session's UI side, wired), `handler` (each session input to it), and this module (the
 //! factory that makes one per session and keeps them by id).
 //!
 //! [`UiHandlerFactory`] makes a [`UiSessionHandler`] for each session. Per session it builds a
@@ -26,17 +26,17 @@
 //! | input | goes to |
 //! | --- | --- |
 //! | `ui-snapshot` | [`UiWorker::on_snapshot`] |
-//! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler); refused with an `error` ([`messages::too_many_ui_events`]) while [`HandlerLimits::max_ui_events_in_flight`] handlers of the session still run |
+//! | `ui-event` | [`UiEvents::dispatch`] (`<ui_event>` into the context, then the handler); refused with an `error` ([`messages::too_many_ui_events`](crate::messages::too_many_ui_events)) while [`HandlerLimits::max_ui_events_in_flight`] handlers of the session still run |
 //! | `ui-cancel-job-group` | [`JobGroups::cancel`]; an unknown or not cancellable group gets an `error-response` with the request id |
-//! | `send-text` | with [`UiSessionConfig::voice_agent`]: a user turn of the session's voice agent ([`crate::agent_session`]; it interrupts the running turn); else with [`UiSessionConfig::offline_screen`]: one offline turn ([`hark_ui::offline`]), answered as one bot reply; else [`NoAgentHandler`] |
+//! | `send-text` | with [`UiSessionConfig::voice_agent`]: a user turn of the session's voice agent ([`crate::agent_session`]; it interrupts the running turn); else with [`UiSessionConfig::offline_screen`]: one offline turn ([`hark_ui::offline`]), answered as one bot reply; else [`NoAgentHandler`](crate::NoAgentHandler) |
 //! | `disconnect-bot` | the voice agent's running turn is interrupted |
-//! | `client-message` | [`NoAgentHandler`] (no agent yet) |
+//! | `client-message` | [`NoAgentHandler`](crate::NoAgentHandler) (no agent yet) |
 //!
 //! In the offline screen mode the handler also says so, once per session when the client is
 //! ready: the `server-message` [`hark_ui::offline::mode_message`] (the demo page shows its
 //! text) and one log line ([`hark_ui::messages::offline_mode_notice`]).
 //!
-//! The worker's [`CommandSink`] is the session's [`Outbox`]: a command is queued at once (the
+//! The worker's [`CommandSink`](hark_ui::CommandSink) is the session's [`Outbox`](crate::Outbox): a command is queued at once (the
 //! sink must not block), straight into the session's bounded outbound queue when it has room,
 //! else behind the ones already waiting in a backlog that a task of the handler moves into the
 //! queue in order, so commands and envelopes reach the client in the order they were sent and
@@ -46,8 +46,8 @@
 //!
 //! Issue 9, point 4: the worker's `screen` and `respond` jobs are capped per session at
 //! [`HandlerLimits::max_pending_jobs`] each (waiting or running, from
-//! [`crate::ServerConfig::max_pending_jobs`] through [`Outbox::handler_limits`]); a job over it
-//! is answered at once with status `error` and [`messages::too_many_jobs`], which the model
+//! [`crate::ServerConfig::max_pending_jobs`] through [`Outbox::handler_limits`](crate::Outbox::handler_limits)); a job over it
+//! is answered at once with status `error` and [`messages::too_many_jobs`](crate::messages::too_many_jobs), which the model
 //! reads as the tool's error.
 //!
 //! Issue 9, point 4, job groups: at most [`UiSessionConfig::max_job_groups`] of a session's
