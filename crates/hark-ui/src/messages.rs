@@ -3,6 +3,13 @@
 //! Tests at the bottom pin them. The `<ui_state>`/`<ui_event>` wire formats themselves live in
 //! [`crate::render`] (they must match pipecat byte for byte); this module holds Hark's own words.
 
+/// The bus's texts (workers, jobs, job groups) live in hark-bus; re-exported so callers keep one
+/// path for every text the UI worker says.
+pub use hark_bus::messages::{
+    duplicate_worker, empty_worker_name, group_without_workers, group_worker_twice, route_taken,
+    too_many_job_groups, unknown_job, unknown_worker, worker_panicked,
+};
+
 /// The wire-format guide appended to the UI worker LLM's system instruction (ui-worker.md
 /// `prompt_guide`; rtvi-ui.md §4 lists what it must cover).
 ///
@@ -530,55 +537,6 @@ pub fn respond_too_many_rounds(rounds: usize) -> String {
 /// The model called a tool the UI worker does not have.
 pub fn respond_unknown_tool(name: &str) -> String {
     format!("there is no tool named {name}. Use only the tools you were given.")
-}
-
-/// A worker name already taken on the bus.
-pub fn duplicate_worker(name: &str) -> String {
-    format!("a worker named {name} is already on the bus: give each worker its own name")
-}
-
-/// An empty worker name.
-pub fn empty_worker_name() -> &'static str {
-    "a worker needs a name: the empty name cannot be addressed"
-}
-
-/// A job for a worker that is not on the bus.
-pub fn unknown_worker(name: &str) -> String {
-    format!("no worker named {name} is on the bus: register it first, or check the name")
-}
-
-/// A job name the worker has no handler for.
-pub fn unknown_job(worker: &str, job: &str) -> String {
-    format!("the worker {worker} has no job named {job}")
-}
-
-/// A job name routed twice on one worker.
-pub fn route_taken(worker: &str, job: &str) -> String {
-    format!("the worker {worker} already has a handler for the job {job}: route each job once")
-}
-
-/// A job group with no workers.
-pub fn group_without_workers() -> &'static str {
-    "a job group needs at least one worker"
-}
-
-/// A worker named twice in one job group.
-pub fn group_worker_twice(name: &str) -> String {
-    format!("the worker {name} is named twice in the job group: name each worker once")
-}
-
-/// A job group refused because `limit` groups of the session are running already (issue 9,
-/// point 4; [`crate::job_group::JobGroups::max_open`]).
-pub fn too_many_job_groups(limit: usize) -> String {
-    format!(
-        "{limit} job groups are running already, the most one session may run at once: wait \
-         for one to finish or cancel one, then start this group again"
-    )
-}
-
-/// A worker whose task panicked before answering.
-pub fn worker_panicked(name: &str) -> String {
-    format!("the worker {name} failed before answering")
 }
 
 /// Two UI event handlers for one event name.

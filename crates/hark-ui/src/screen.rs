@@ -66,9 +66,9 @@ use crate::classifier::{
     Answer, Classifier, ClassifierError, ErrorKind, Question, YesNoQuestion, YesNoResult,
     choice_answer, yes_no_answer,
 };
-use crate::job::JobResponse;
 use crate::worker::{CommandError, Screen, UiWorker};
 use crate::{messages, render};
+use hark_bus::JobResponse;
 
 /// At most this many named elements are options of a question (pipecat
 /// `_MAX_ELEMENT_OPTIONS`, the local classifier's choice limit).

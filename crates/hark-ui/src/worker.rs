@@ -25,25 +25,7 @@ use serde_json::{Map, Value};
 use crate::context::UiContextOptions;
 use crate::{messages, render};
 
-/// Where the worker's commands go: the client session's outbound queue.
-///
-/// Implemented for `tokio::sync::mpsc::UnboundedSender<ServerMessage>`; implement it for any
-/// other transport (a bus, a test recorder). `send` must not block.
-pub trait CommandSink: Send + Sync + std::fmt::Debug {
-    /// Queues one message for the client. Errors with [`SinkClosed`] when the session is gone.
-    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed>;
-}
-
-/// The client session behind a [`CommandSink`] has ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the client session has ended")]
-pub struct SinkClosed;
-
-impl CommandSink for tokio::sync::mpsc::UnboundedSender<ServerMessage> {
-    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed> {
-        tokio::sync::mpsc::UnboundedSender::send(self, message).map_err(|_| SinkClosed)
-    }
-}
+pub use hark_bus::{CommandSink, SinkClosed};
 
 /// Why a UI command was not sent. `Display` is the text a model or caller reads
 /// (from [`crate::messages`]).

@@ -73,10 +73,10 @@ use hark_rtvi::JobStatus;
 use serde_json::{Value, json};
 
 use crate::classifier::ErrorKind;
-use crate::job::JobResponse;
 use crate::messages;
 use crate::screen::ScreenErrorKind;
 use crate::screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs};
+use hark_bus::JobResponse;
 
 pub use parse::{Intent, parse};
 
