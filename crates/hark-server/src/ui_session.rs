@@ -95,10 +95,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_agent::VoiceAgent;
+use hark_classify::{Classifier, LocalClassifier};
 use hark_llm::Provider;
 use hark_rtvi::message::ServerMessage;
 use hark_tools::{BuildError, ToolSpec};
-use hark_ui::classifier::{Classifier, LocalClassifier};
 use hark_ui::job_group::CancelOutcome;
 use hark_ui::offline::OfflineScreen;
 use hark_ui::{
@@ -251,7 +251,7 @@ impl UiSessionConfig {
     }
 
     /// The classifier of the worker's screen questions (e.g. a
-    /// [`hark_ui::LlmClassifier`]).
+    /// [`hark_classify::LlmClassifier`]).
     pub fn classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
         self.classifier = Some(classifier);
         self

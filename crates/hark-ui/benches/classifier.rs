@@ -95,7 +95,9 @@ async fn ask(c: &LocalClassifier, snapshot: &A11ySnapshot) -> Duration {
         Question::choice(messages::find_instructions(), options),
     )];
     let start = Instant::now();
-    c.ask(&state, &questions).await.expect("an answer");
+    c.ask(&state.clone().into(), &questions)
+        .await
+        .expect("an answer");
     start.elapsed()
 }
 
@@ -150,7 +152,10 @@ async fn per_session() {
         let old = c.choose("click Add Oat milk to cart", &tree, &q.options);
         before.push(start.elapsed());
         let start = Instant::now();
-        let a = c.ask(&state, &questions).await.expect("an answer");
+        let a = c
+            .ask(&state.clone().into(), &questions)
+            .await
+            .expect("an answer");
         fresh.push(start.elapsed());
         let Answer::Choice(answer) = &a[0].1 else {
             unreachable!("a choice")
@@ -161,7 +166,10 @@ async fn per_session() {
             "the same answer"
         );
         let start = Instant::now();
-        let b = c.ask(&state, &questions).await.expect("an answer");
+        let b = c
+            .ask(&state.clone().into(), &questions)
+            .await
+            .expect("an answer");
         same.push(start.elapsed());
         assert_eq!(a, b, "the same answer from the cache");
     }

@@ -82,7 +82,7 @@
 //! # Ok(()) }
 //! ```
 
-pub mod classifier;
+pub use hark_classify as classifier;
 pub mod context;
 pub mod decode;
 pub mod events;
@@ -97,7 +97,6 @@ pub mod screen_tool;
 mod single_flight;
 pub mod worker;
 
-pub use classifier::{Classifier, ClassifierError, LlmClassifier};
 pub use context::{ContextMessage, Role, UiContext, UiContextOptions};
 pub use decode::snapshot_from_json;
 pub use events::{Dispatched, UiEvents};
@@ -105,6 +104,7 @@ pub use hark_bus::{
     Bus, JobGroupParams, JobGroupReport, JobGroups, JobHandler, JobReply, JobRequest, JobResponse,
     JobRoutes, JobUpdates, bus, job, job_group,
 };
+pub use hark_classify::{Classifier, ClassifierError, ClassifyState, LlmClassifier, ScreenState};
 pub use hark_rtvi::{A11yNode, A11ySelection, A11ySnapshot, UiCommand, UiEvent};
 pub use render::{
     render_ui_event, render_ui_event_payload, render_ui_state, render_ui_state_value,

@@ -281,7 +281,7 @@ pub struct UiWorker {
 impl UiWorker {
     /// A worker named `name` (the name requesters address jobs to) sending commands to `sink`,
     /// with pipecat's default context options. Its classifier is the in-process
-    /// [`crate::classifier::LocalClassifier`] (issue 7; replace it with
+    /// [`hark_classify::LocalClassifier`] (issue 7; replace it with
     /// [`UiWorker::with_classifier`], put an LLM classifier behind it with
     /// [`UiWorker::with_fallback_classifier`], or remove it with
     /// [`UiWorker::without_classifier`]).
@@ -302,7 +302,7 @@ impl UiWorker {
             seen_refs: Mutex::default(),
             sink,
             classifiers: crate::screen::Classifiers {
-                primary: Some(Arc::new(crate::classifier::LocalClassifier::new())),
+                primary: Some(Arc::new(hark_classify::LocalClassifier::new())),
                 fallback: None,
             },
         }
@@ -331,7 +331,7 @@ impl UiWorker {
     ///
     /// Takes an owned [`A11ySnapshot`] or the `Arc<A11ySnapshot>` a server session already
     /// holds (no copy of the tree is made: issue 9). Then calls the classifiers'
-    /// [`Classifier::prepare`](crate::classifier::Classifier::prepare) hook on it, which must
+    /// [`Classifier::prepare`](hark_classify::Classifier::prepare) hook on it, which must
     /// return at once (the local classifier starts its embedding work in the background).
     pub fn on_snapshot(&self, snapshot: impl Into<Arc<A11ySnapshot>>) {
         let screen = Arc::new(Screen::new(snapshot));

@@ -64,7 +64,7 @@ async fn one_request_with_the_prompt_and_a_strict_schema() {
     let c = LlmClassifier::new(provider(&server), "small-model")
         .with_instructions("The app sells gifts.")
         .with_max_tokens(200);
-    let answers = c.ask(&state(), &questions()).await.unwrap();
+    let answers = c.ask(&state().into(), &questions()).await.unwrap();
     assert_eq!(
         answers,
         vec![
@@ -132,7 +132,7 @@ async fn ask_one(reply: &str, question: Question) -> Result<Vec<(String, Answer)
         .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_json_schema(false);
     let r = c
-        .ask(&json!("state"), &[("q".into(), question)])
+        .ask(&json!("state").into(), &[("q".into(), question)])
         .await
         .map_err(|e| e.to_string());
     assert!(server.bodies()[0].get("response_format").is_none());
@@ -224,7 +224,10 @@ async fn bad_replies_are_errors_that_say_what_was_wrong() {
     let c = LlmClassifier::new(provider(&server), "m");
     let two = [("a".to_string(), yn()), ("b".to_string(), yn())];
     assert_eq!(
-        c.ask(&json!({}), &two).await.unwrap_err().to_string(),
+        c.ask(&json!({}).into(), &two)
+            .await
+            .unwrap_err()
+            .to_string(),
         messages::classifier_missing_answer("a")
     );
 }
@@ -239,7 +242,7 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
     .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_timeout(Duration::from_millis(200));
     let q = [("q".to_string(), yn())];
-    let err = c.ask(&json!({}), &q).await.unwrap_err();
+    let err = c.ask(&json!({}).into(), &q).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unreachable);
     let e = err.to_string();
     assert!(
@@ -249,7 +252,7 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
         "{e}"
     );
     assert!(e.contains("HTTP 400"), "{e}");
-    let err = c.ask(&json!({}), &q).await.unwrap_err();
+    let err = c.ask(&json!({}).into(), &q).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout);
     let e = err.to_string();
     assert_eq!(e, messages::classifier_timed_out(0.2));
@@ -257,11 +260,14 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
     // A question that cannot be asked fails before any request.
     let empty = [("q".to_string(), Question::choice("pick", vec![]))];
     assert_eq!(
-        c.ask(&json!({}), &empty).await.unwrap_err().to_string(),
+        c.ask(&json!({}).into(), &empty)
+            .await
+            .unwrap_err()
+            .to_string(),
         "the question \"q\" cannot be asked: a choice needs at least one option"
     );
     assert_eq!(
-        c.ask(&json!({}), &empty).await.unwrap_err().kind(),
+        c.ask(&json!({}).into(), &empty).await.unwrap_err().kind(),
         ErrorKind::NotUnderstood
     );
     assert_eq!(server.bodies().len(), 2);
@@ -296,7 +302,10 @@ async fn yes_no_probabilities_come_from_token_logprobs() {
         .done();
     let server = ScriptedServer::start(vec![turn]).await.unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_logprobs(5);
-    let r = c.ask(&json!({}), &[("q".into(), yn())]).await.unwrap();
+    let r = c
+        .ask(&json!({}).into(), &[("q".into(), yn())])
+        .await
+        .unwrap();
     let p = prob(&r);
     assert!(
         (p - 0.8 / 0.95).abs() < 1e-9,
@@ -323,7 +332,10 @@ async fn yes_no_probabilities_come_from_token_logprobs() {
     .await
     .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_logprobs(5);
-    let r = c.ask(&json!({}), &[("q".into(), yn())]).await.unwrap();
+    let r = c
+        .ask(&json!({}).into(), &[("q".into(), yn())])
+        .await
+        .unwrap();
     assert_eq!(prob(&r), 0.3);
 }
 

@@ -391,7 +391,7 @@ impl AgentSetup {
         let flow = self.flow.as_ref()?;
         let mut run = flow.conductor();
         if let ClassifierChoice::Llm(choice) = &self.ui.classifier {
-            let classifier = Arc::new(hark_ui::LlmClassifier::new(
+            let classifier = Arc::new(hark_classify::LlmClassifier::new(
                 choice.provider.clone(),
                 choice.model.clone(),
             ));
