@@ -89,15 +89,15 @@ async fn ask(c: &LocalClassifier, snapshot: &A11ySnapshot) -> Duration {
             )
         })
         .collect();
-    let state = json!({"utterance": DESCRIPTION, "screen": render_ui_state(snapshot)});
+    let state = ClassifyState::new()
+        .with_utterance(DESCRIPTION)
+        .with_screen(ScreenState::tree(snapshot.clone(), render_ui_state));
     let questions = [(
         "element".to_string(),
         Question::choice(messages::find_instructions(), options),
     )];
     let start = Instant::now();
-    c.ask(&state.clone().into(), &questions)
-        .await
-        .expect("an answer");
+    c.ask(&state, &questions).await.expect("an answer");
     start.elapsed()
 }
 
@@ -138,6 +138,7 @@ async fn per_session() {
     let base = A11ySnapshot::from_json(SNAPSHOT_200).expect("the bench snapshot");
     let c = LocalClassifier::lexical();
     let (mut fresh, mut same, mut before) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut tree_times, mut render_times) = (Vec::new(), Vec::new());
     for round in 0..CALLS {
         let snapshot = renumbered(&base, round);
         let (state, questions) = click_question(&snapshot, "click Add Oat milk to cart");
@@ -152,11 +153,23 @@ async fn per_session() {
         let old = c.choose("click Add Oat milk to cart", &tree, &q.options);
         before.push(start.elapsed());
         let start = Instant::now();
-        let a = c
-            .ask(&state.clone().into(), &questions)
-            .await
-            .expect("an answer");
+        let rendered = render_ui_state(&snapshot);
+        render_times.push(start.elapsed());
+        assert_eq!(rendered, text);
+        let text_state = ClassifyState::from_value(state.clone());
+        let start = Instant::now();
+        let a = c.ask(&text_state, &questions).await.expect("an answer");
         fresh.push(start.elapsed());
+        let tree_state = ClassifyState::new()
+            .with_utterance("click Add Oat milk to cart")
+            .with_screen(ScreenState::tree(
+                Arc::new(snapshot.clone()),
+                render_ui_state,
+            ));
+        let start = Instant::now();
+        let t = c.ask(&tree_state, &questions).await.expect("an answer");
+        tree_times.push(start.elapsed());
+        assert_eq!(t, a, "the tree answers as the text");
         let Answer::Choice(answer) = &a[0].1 else {
             unreachable!("a choice")
         };
@@ -166,15 +179,14 @@ async fn per_session() {
             "the same answer"
         );
         let start = Instant::now();
-        let b = c
-            .ask(&state.clone().into(), &questions)
-            .await
-            .expect("an answer");
+        let b = c.ask(&text_state, &questions).await.expect("an answer");
         same.push(start.elapsed());
         assert_eq!(a, b, "the same answer from the cache");
     }
     report_us("question/parse+choose", before);
+    report_us("render", render_times);
     report_us("question/new-refs", fresh);
+    report_us("question/tree", tree_times);
     report_us("question/same-text", same);
 
     let Some(model) = Embedder::shared() else {

@@ -1358,6 +1358,65 @@ async fn cached_screens_answer_as_a_fresh_parse() {
     assert!(hits > 1000, "{hits} renumbered screens asked");
 }
 
+/// The worker's way in (issue 17): the snapshot's tree, nothing rendered or parsed, with the
+/// flattened tree cached by a hash of the tree without its refs. On every grounding-benchmark
+/// page (1,168 rows, all splits), each three times with its refs renumbered in between, it
+/// answers exactly what the rendered `<ui_state>` text answers: choice, every probability and
+/// the confidence, bit for bit. Lexical, so it runs without the model.
+#[tokio::test]
+async fn the_tree_answers_as_its_rendered_text() {
+    use hark_ui::classifier::ScreenState;
+    let by_tree = LocalClassifier::lexical();
+    let by_text = LocalClassifier::lexical();
+    let rows = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/grounding/rows.jsonl"
+    ))
+    .unwrap();
+    let mut asked = 0;
+    for line in rows.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let base = A11ySnapshot::from_json(&row["snapshot"].to_string()).unwrap();
+        let description = row["description"].as_str().unwrap();
+        for prefix in ["", "s1", "s2"] {
+            let snapshot = std::sync::Arc::new(renumbered(&base, prefix));
+            let options: Vec<(String, Option<String>)> =
+                hark_ui::screen::named_elements(&snapshot.root)
+                    .iter()
+                    .map(|n| {
+                        let name = n.name.as_deref().unwrap_or("");
+                        (
+                            n.ref_.clone(),
+                            Some(messages::element_option(&n.role, name)),
+                        )
+                    })
+                    .collect();
+            if options.is_empty() {
+                continue;
+            }
+            let q = [(
+                "element".to_string(),
+                Question::choice(messages::find_instructions(), options),
+            )];
+            let text = ClassifyState::from_ui_state_text(hark_ui::render_ui_state(&snapshot))
+                .with_utterance(description);
+            let tree = ClassifyState::new()
+                .with_utterance(description)
+                .with_screen(ScreenState::tree(
+                    snapshot.clone(),
+                    hark_ui::render_ui_state,
+                ));
+            assert_eq!(
+                by_tree.ask(&tree, &q).await.unwrap(),
+                by_text.ask(&text, &q).await.unwrap(),
+                "{description} ({prefix})"
+            );
+            asked += 1;
+        }
+    }
+    assert!(asked > 3000, "{asked} screens asked");
+}
+
 /// `select_elements`' per-element questions on a renumbered screen (its tree from the cache)
 /// answer as on the screen parsed the first time.
 #[tokio::test]

@@ -432,7 +432,7 @@ pub struct UiSettings {
 /// The classifier of the UI worker's `screen` job.
 #[derive(Debug, Clone)]
 pub enum ClassifierChoice {
-    /// hark-ui's local classifier (no network).
+    /// The local classifier (hark-classify's, no network).
     Local,
     /// An LLM classifier over this provider and model.
     Llm(LlmChoice),
