@@ -18,10 +18,13 @@
 //!
 //! Issue 9's per-session costs come first (they need no model, except `prepare`):
 //!
-//! - `question/new-refs`: a click turn ("click Add Oat milk to cart", 59 options) asked with
-//!   `Classifier::ask` on the rendered `<ui_state>` of the 200-node page whose refs all
-//!   changed since the last question (what a live session sends), lexical classifier. The
-//!   rendering is the caller's and is not timed.
+//! - `question/tree`: a click turn ("click Add Oat milk to cart", 59 options) asked with
+//!   `Classifier::ask` on the snapshot's tree of the 200-node page whose refs all changed since
+//!   the last question (what a live session sends), lexical classifier: what the UI worker
+//!   asks since issue 17 (nothing rendered, nothing parsed).
+//! - `question/new-refs`: the same question on the rendered `<ui_state>` text (the text way
+//!   in, and the worker's path before issue 17); `render`: the rendering the worker did for
+//!   it before each such question.
 //! - `question/parse+choose`: the same question answered from a fresh parse of the text
 //!   (`ScreenTree::parse` + `LocalClassifier::choose`), what every such question cost before
 //!   the classifier cached screens by skeleton (issue 9).
@@ -30,10 +33,11 @@
 //!   names are all cached and whose refs are new (one page again and again; two pages in
 //!   turn, as two sessions sharing the classifier), with the model.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hark_ui::classifier::local::{Embedder, LocalClassifier};
-use hark_ui::classifier::{Answer, Classifier, Question};
+use hark_ui::classifier::{Answer, Classifier, ClassifyState, Question, ScreenState};
 use hark_ui::{A11yNode, A11ySnapshot, messages, render_ui_state};
 use serde_json::json;
 
