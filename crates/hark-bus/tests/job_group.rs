@@ -1,4 +1,4 @@
-//! Job groups and the bus (issue 6 item 10; rtvi-ui.md §2, §5.2; case U10; pipecat PR #5221).
+//! Job groups and the bus (issue 6 item 10; case U10; as pipecat PR #5221: one `job_completed` per worker).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
