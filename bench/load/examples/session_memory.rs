@@ -587,7 +587,13 @@ async fn main() -> Result<(), String> {
     // 4a/4b. What 4 builds per session for its registry, alone.
     let setup = hark_agent::file::AgentFile::load(&agent)
         .map_err(|e| format!("{e:?}"))?
-        .build(&served.shop.host)
+        .build(
+            &served
+                .shop
+                .as_ref()
+                .map(|shop| shop.host.clone())
+                .unwrap_or_default(),
+        )
         .map_err(|e| format!("{e:?}"))?;
     let session = handlers[0].session().clone();
     let timeout = hark_ui::DEFAULT_SCREEN_TIMEOUT;

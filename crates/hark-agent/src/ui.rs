@@ -1,11 +1,10 @@
 //! The voice agent's side of the UI worker: the `ask_screen` tool, which sends the UI worker a
 //! `respond` job over the call's bus and says the worker's spoken answer verbatim.
 //!
-//! Spec: `ui-worker.md` ("Built-in jobs": a requester sends `respond` with
-//! `{"query": question}`; "respond_to_job"; `ReplyToolMixin`: the reply tool's answer is spoken
-//! verbatim by the requester), `reply-tool.md`; DESIGN.md (`respond` job ── bus job ──►
-//! UiWorker's own LLM turn with `<ui_state>`, reply tool). The `screen` tool itself is
-//! hark-ui's [`hark_ui::screen_tools`]; the voice LLM gets both.
+//! As pipecat's UI worker: a requester sends `respond` with `{"query": question}`; the worker
+//! answers from its own LLM turn over `<ui_state>`, and its reply tool's answer is spoken
+//! verbatim by the requester. The `screen` tool itself is the UI worker's (hark-ui's
+//! `screen_tools`, named [`hark_bus::names::SCREEN_TOOL`]); the voice LLM gets both.
 //!
 //! The answer of a `respond` job is `{"answer": …}` for the voice LLM to phrase, or, from the
 //! worker's reply tool, `{"answer": …, "speak": true}`: then the tool's reply row says the
@@ -17,12 +16,12 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use hark_bus::{Bus, JobReply, JobRequest, JobUpdates};
 use hark_rtvi::JobStatus;
 use hark_tools::{
     Arguments, BuildError, Interruption, Output, ToolContext, ToolError, ToolExecutor, ToolReply,
     ToolSpec,
 };
-use hark_ui::{Bus, JobReply, JobRequest, JobUpdates};
 use serde_json::{Value, json};
 
 use crate::messages;
@@ -31,7 +30,7 @@ use crate::messages;
 pub const ASK_SCREEN_TOOL: &str = "ask_screen";
 
 /// The `respond` job's name on the UI worker.
-pub const RESPOND_JOB: &str = "respond";
+pub use hark_bus::names::RESPOND_JOB;
 
 /// The `ask_screen` tool: `ask_screen(query)` sends the worker `worker` on `bus` a `respond`
 /// job `{"query": query}` from `source`, waits at most `timeout`, and returns the job's answer

@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use hark_agent::agent::{BackgroundDrain, ShutdownDrain};
 use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Host};
-use hark_ui::classifier::LocalClassifier;
-use hark_ui::{LlmClassifier, UiContextOptions};
+use hark_classify::{LlmClassifier, LocalClassifier};
+use hark_ui::UiContextOptions;
 use tracing::{info, warn};
 
 use crate::agent_session::VoiceAgentConfig;

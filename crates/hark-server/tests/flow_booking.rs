@@ -20,10 +20,10 @@ use std::sync::Arc;
 
 use common::*;
 use hark_agent::file::{AgentFile, AgentSetup};
+use hark_classify::LocalClassifier;
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_server::demo::{self, TableBook};
 use hark_server::{ServerConfig, UiHandlerFactory, UiSessionConfig, VoiceAgentConfig};
-use hark_ui::classifier::LocalClassifier;
 use jiff::civil::Date;
 use serde_json::{Value, json};
 

@@ -18,10 +18,13 @@
 //!
 //! Issue 9's per-session costs come first (they need no model, except `prepare`):
 //!
-//! - `question/new-refs`: a click turn ("click Add Oat milk to cart", 59 options) asked with
-//!   `Classifier::ask` on the rendered `<ui_state>` of the 200-node page whose refs all
-//!   changed since the last question (what a live session sends), lexical classifier. The
-//!   rendering is the caller's and is not timed.
+//! - `question/tree`: a click turn ("click Add Oat milk to cart", 59 options) asked with
+//!   `Classifier::ask` on the snapshot's tree of the 200-node page whose refs all changed since
+//!   the last question (what a live session sends), lexical classifier: what the UI worker
+//!   asks since issue 17 (nothing rendered, nothing parsed).
+//! - `question/new-refs`: the same question on the rendered `<ui_state>` text (the text way
+//!   in, and the worker's path before issue 17); `render`: the rendering the worker did for
+//!   it before each such question.
 //! - `question/parse+choose`: the same question answered from a fresh parse of the text
 //!   (`ScreenTree::parse` + `LocalClassifier::choose`), what every such question cost before
 //!   the classifier cached screens by skeleton (issue 9).
@@ -30,10 +33,11 @@
 //!   names are all cached and whose refs are new (one page again and again; two pages in
 //!   turn, as two sessions sharing the classifier), with the model.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hark_ui::classifier::local::{Embedder, LocalClassifier};
-use hark_ui::classifier::{Answer, Classifier, Question};
+use hark_ui::classifier::{Answer, Classifier, ClassifyState, Question, ScreenState};
 use hark_ui::{A11yNode, A11ySnapshot, messages, render_ui_state};
 use serde_json::json;
 
@@ -89,7 +93,9 @@ async fn ask(c: &LocalClassifier, snapshot: &A11ySnapshot) -> Duration {
             )
         })
         .collect();
-    let state = json!({"utterance": DESCRIPTION, "screen": render_ui_state(snapshot)});
+    let state = ClassifyState::new()
+        .with_utterance(DESCRIPTION)
+        .with_screen(ScreenState::tree(snapshot.clone(), render_ui_state));
     let questions = [(
         "element".to_string(),
         Question::choice(messages::find_instructions(), options),
@@ -136,6 +142,7 @@ async fn per_session() {
     let base = A11ySnapshot::from_json(SNAPSHOT_200).expect("the bench snapshot");
     let c = LocalClassifier::lexical();
     let (mut fresh, mut same, mut before) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut tree_times, mut render_times) = (Vec::new(), Vec::new());
     for round in 0..CALLS {
         let snapshot = renumbered(&base, round);
         let (state, questions) = click_question(&snapshot, "click Add Oat milk to cart");
@@ -150,8 +157,23 @@ async fn per_session() {
         let old = c.choose("click Add Oat milk to cart", &tree, &q.options);
         before.push(start.elapsed());
         let start = Instant::now();
-        let a = c.ask(&state, &questions).await.expect("an answer");
+        let rendered = render_ui_state(&snapshot);
+        render_times.push(start.elapsed());
+        assert_eq!(rendered, text);
+        let text_state = ClassifyState::from_value(state.clone());
+        let start = Instant::now();
+        let a = c.ask(&text_state, &questions).await.expect("an answer");
         fresh.push(start.elapsed());
+        let tree_state = ClassifyState::new()
+            .with_utterance("click Add Oat milk to cart")
+            .with_screen(ScreenState::tree(
+                Arc::new(snapshot.clone()),
+                render_ui_state,
+            ));
+        let start = Instant::now();
+        let t = c.ask(&tree_state, &questions).await.expect("an answer");
+        tree_times.push(start.elapsed());
+        assert_eq!(t, a, "the tree answers as the text");
         let Answer::Choice(answer) = &a[0].1 else {
             unreachable!("a choice")
         };
@@ -161,12 +183,14 @@ async fn per_session() {
             "the same answer"
         );
         let start = Instant::now();
-        let b = c.ask(&state, &questions).await.expect("an answer");
+        let b = c.ask(&text_state, &questions).await.expect("an answer");
         same.push(start.elapsed());
         assert_eq!(a, b, "the same answer from the cache");
     }
     report_us("question/parse+choose", before);
+    report_us("render", render_times);
     report_us("question/new-refs", fresh);
+    report_us("question/tree", tree_times);
     report_us("question/same-text", same);
 
     let Some(model) = Embedder::shared() else {

@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use hark_llm::OpenAiCompatible;
+use hark_ui::ClassifyState;
 use hark_ui::classifier::local::{Embedder, LocalClassifier, embed};
 use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
 use hark_ui::{A11yNode, A11ySnapshot, LlmClassifier, UiWorker};
@@ -191,9 +192,10 @@ impl Baseline {
 impl Classifier for Baseline {
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
+        let state = &state.to_value();
         let utterance = state.get("utterance").and_then(Value::as_str).unwrap_or("");
         let answers = questions
             .iter()

@@ -13,7 +13,7 @@
 //! - Reserved names ([`UI_SNAPSHOT_EVENT_NAME`] `__ui_snapshot`,
 //!   [`UI_CANCEL_JOB_GROUP_EVENT_NAME`] `__cancel_job_group`) never reach a handler nor the
 //!   context: snapshots go to [`crate::UiWorker::on_snapshot`] and cancels to
-//!   [`crate::job_group::JobGroups::cancel`].
+//!   [`hark_bus::job_group::JobGroups::cancel`].
 //! - The handler tasks are owned: [`UiEvents::wait_idle`] waits for them, dropping the
 //!   [`UiEvents`] aborts those still running. A handler that panics is logged and does not stop
 //!   the others.

@@ -23,7 +23,8 @@
 //! - [`events`]: UI event handlers by name ([`UiEvents`]; an example with one handler is in
 //!   that module's docs).
 //! - [`bus`]: named workers in one process ([`Bus`], [`JobHandler`]); [`job_group`]: job groups
-//!   reported to the client as `ui-job-group` ([`JobGroups`]).
+//!   reported to the client as `ui-job-group` ([`JobGroups`]). Both live in the `hark-bus`
+//!   crate and are re-exported here, so a UI worker's users reach them from one crate.
 //!
 //! Snapshot and command types come from `hark-rtvi` ([`A11ySnapshot`], [`UiCommand`]); commands
 //! leave as [`hark_rtvi::ServerMessage::UiCommand`] through a [`CommandSink`].
@@ -81,13 +82,10 @@
 //! # Ok(()) }
 //! ```
 
-pub mod bus;
-pub mod classifier;
+pub use hark_classify as classifier;
 pub mod context;
 pub mod decode;
 pub mod events;
-pub mod job;
-pub mod job_group;
 pub mod messages;
 pub mod offline;
 pub mod pyjson;
@@ -99,14 +97,15 @@ pub mod screen_tool;
 mod single_flight;
 pub mod worker;
 
-pub use bus::{Bus, JobHandler, JobReply, JobRequest, JobRoutes, JobUpdates};
-pub use classifier::{Classifier, ClassifierError, LlmClassifier};
 pub use context::{ContextMessage, Role, UiContext, UiContextOptions};
 pub use decode::snapshot_from_json;
 pub use events::{Dispatched, UiEvents};
+pub use hark_bus::{
+    Bus, JobGroupParams, JobGroupReport, JobGroups, JobHandler, JobReply, JobRequest, JobResponse,
+    JobRoutes, JobUpdates, bus, job, job_group,
+};
+pub use hark_classify::{Classifier, ClassifierError, ClassifyState, LlmClassifier, ScreenState};
 pub use hark_rtvi::{A11yNode, A11ySelection, A11ySnapshot, UiCommand, UiEvent};
-pub use job::JobResponse;
-pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
 pub use render::{
     render_ui_event, render_ui_event_payload, render_ui_state, render_ui_state_value,
 };

@@ -3,6 +3,24 @@
 //! Tests at the bottom pin them. The `<ui_state>`/`<ui_event>` wire formats themselves live in
 //! [`crate::render`] (they must match pipecat byte for byte); this module holds Hark's own words.
 
+/// The bus's texts (workers, jobs, job groups) live in hark-bus; re-exported so callers keep one
+/// path for every text the UI worker says.
+pub use hark_bus::messages::{
+    duplicate_worker, empty_worker_name, group_without_workers, group_worker_twice, route_taken,
+    too_many_job_groups, unknown_job, unknown_worker, worker_panicked,
+};
+
+/// The classifiers' texts (the questions the worker asks, the LLM classifier's prompt, every
+/// classifier error) live in hark-classify; re-exported here for the same reason.
+pub use hark_classify::messages::{
+    classifier_bad_answer, classifier_bad_question, classifier_choice_not_an_option,
+    classifier_missing_answer, classifier_no_json, classifier_request_failed, classifier_timed_out,
+    classifier_wrong_kind, element_option, find_instructions, llm_classifier_request,
+    llm_classifier_system, local_cannot_read, local_no_description, local_no_options,
+    local_no_score, local_too_many_options, no_classifier, select_element_question,
+    should_respond_criteria, should_respond_no, should_respond_yes,
+};
+
 /// The wire-format guide appended to the UI worker LLM's system instruction (ui-worker.md
 /// `prompt_guide`; rtvi-ui.md §4 lists what it must cover).
 ///
@@ -126,44 +144,6 @@ pub fn half_offsets() -> &'static str {
 /// Example: `The screen changed before the click; ask the screen again.`
 pub fn screen_changed(action: &str) -> String {
     format!("The screen changed before the {action}; ask the screen again.")
-}
-
-/// The choice question `which_element` asks (rtvi-ui.md §5.4, exact words).
-pub fn find_instructions() -> &'static str {
-    "the element on screen the user is referring to"
-}
-
-/// One option of `which_element`'s choice question: `role "name"` (rtvi-ui.md §5.4).
-pub fn element_option(role: &str, name: &str) -> String {
-    format!("{role} \"{name}\"")
-}
-
-/// The yes/no question `select_elements` asks of one element:
-/// `{criteria}: does {role} "{name}" match?` (rtvi-ui.md §5.4, exact words).
-pub fn select_element_question(criteria: &str, role: &str, name: &str) -> String {
-    format!("{criteria}: does {role} \"{name}\" match?")
-}
-
-/// `should_respond`'s default criteria (ui-worker.md `should_respond`, exact words).
-pub fn should_respond_criteria() -> &'static str {
-    "the assistant should say something about what the user just did"
-}
-
-/// What "yes" means in `should_respond`'s question (rtvi-ui.md §5.4, exact words).
-pub fn should_respond_yes() -> &'static str {
-    "the event changes what the user is doing or asks for the assistant's attention"
-}
-
-/// What "no" means in `should_respond`'s question (rtvi-ui.md §5.4, exact words).
-pub fn should_respond_no() -> &'static str {
-    "a routine click, scroll, hover or edit that needs no comment"
-}
-
-/// A screen question asked of a worker that has no classifier.
-pub fn no_classifier() -> &'static str {
-    "this UI worker has no classifier, so it cannot answer questions about the screen: give it \
-     one with UiWorker::with_classifier (an LlmClassifier over any OpenAI-compatible endpoint, \
-     or the local classifier)."
 }
 
 /// Both the classifier and its fallback failed.
@@ -349,85 +329,6 @@ pub fn screen_worker_unreachable(worker: &str, detail: &str) -> String {
     format!("the UI worker \"{worker}\" cannot be reached: {detail}")
 }
 
-/// The LLM classifier's system prompt (Hark's own words for pipecat `LLMClassifier`'s prompt,
-/// rtvi-ui.md §5.4): ONE JSON object keyed by question name. With `answer_word`, yes/no answers
-/// also carry `"answer": "yes"|"no"`, whose token log-probabilities give P(yes).
-pub fn llm_classifier_system(instructions: Option<&str>, answer_word: bool) -> String {
-    let yes_no = if answer_word {
-        "{\"answer\": \"yes\" or \"no\", \"probability\": p}, with p the probability that the \
-         answer is yes"
-    } else {
-        "{\"probability\": p}, with p the probability that the answer is yes"
-    };
-    let mut text = format!(
-        "You answer questions about a state. Reply with ONE JSON object and nothing else: no \
-         prose, no code fence. It has one key per question, spelled exactly as the question's \
-         name, and each value is:\n\
-         - for a yes_no question: {yes_no};\n\
-         - for a choice question: {{\"choice\": the option you choose, written exactly as \
-         given, \"probabilities\": {{option: p, ...}} with every option}};\n\
-         - for a score question: {{\"probabilities\": {{\"0\": p, \"1\": p, ...}}}} with one \
-         probability per level, level 0 the lowest.\n\
-         Every probability is a number from 0 to 1; give honest probabilities, not only 0 and 1."
-    );
-    if let Some(extra) = instructions.filter(|s| !s.trim().is_empty()) {
-        text.push_str("\n\n");
-        text.push_str(extra);
-    }
-    text
-}
-
-/// The LLM classifier's user message: the state, then the questions, both as JSON text.
-pub fn llm_classifier_request(state: &str, questions: &str) -> String {
-    format!("State:\n{state}\n\nQuestions:\n{questions}")
-}
-
-/// The LLM classifier's request failed (HTTP error, connection, unreadable stream).
-pub fn classifier_request_failed(detail: &str) -> String {
-    format!("the LLM classifier's request failed: {detail}")
-}
-
-/// The LLM classifier had no answer within its time limit.
-pub fn classifier_timed_out(seconds: f64) -> String {
-    format!(
-        "the LLM classifier had no answer within {seconds} s: the model is slow or unreachable; \
-         raise the timeout with LlmClassifier::with_timeout or use a faster model."
-    )
-}
-
-/// The LLM classifier's reply holds no JSON object.
-pub fn classifier_no_json(excerpt: &str) -> String {
-    format!("the LLM classifier's reply holds no JSON object: \"{excerpt}\"")
-}
-
-/// The LLM classifier's reply has no answer for a question.
-pub fn classifier_missing_answer(name: &str) -> String {
-    format!("the LLM classifier's reply has no answer for the question \"{name}\".")
-}
-
-/// The LLM classifier's answer for a question is not of the shape asked for.
-pub fn classifier_bad_answer(name: &str, expected: &str) -> String {
-    format!("the LLM classifier's answer for \"{name}\" is not {expected}.")
-}
-
-/// The LLM classifier chose something that is not one of the options (rtvi-ui.md §5.4: an
-/// error, never a guess).
-pub fn classifier_choice_not_an_option(name: &str, choice: &str) -> String {
-    format!(
-        "the LLM classifier chose \"{choice}\" for \"{name}\", which is not one of the options."
-    )
-}
-
-/// A question that cannot be asked: no options, fewer than two levels, a repeated name.
-pub fn classifier_bad_question(name: &str, problem: &str) -> String {
-    format!("the question \"{name}\" cannot be asked: {problem}")
-}
-
-/// A classifier answered a question with an answer of another kind.
-pub fn classifier_wrong_kind(name: &str, expected: &str) -> String {
-    format!("the classifier answered \"{name}\" with something other than a {expected} answer.")
-}
-
 // ---- Jobs, the bus, job groups, UI events and the reply tool (respond.rs, bus.rs,
 // ---- job_group.rs, events.rs, reply_tool.rs). Pinned in tests/{respond,job_group,events,reply_tool}.rs.
 
@@ -532,55 +433,6 @@ pub fn respond_unknown_tool(name: &str) -> String {
     format!("there is no tool named {name}. Use only the tools you were given.")
 }
 
-/// A worker name already taken on the bus.
-pub fn duplicate_worker(name: &str) -> String {
-    format!("a worker named {name} is already on the bus: give each worker its own name")
-}
-
-/// An empty worker name.
-pub fn empty_worker_name() -> &'static str {
-    "a worker needs a name: the empty name cannot be addressed"
-}
-
-/// A job for a worker that is not on the bus.
-pub fn unknown_worker(name: &str) -> String {
-    format!("no worker named {name} is on the bus: register it first, or check the name")
-}
-
-/// A job name the worker has no handler for.
-pub fn unknown_job(worker: &str, job: &str) -> String {
-    format!("the worker {worker} has no job named {job}")
-}
-
-/// A job name routed twice on one worker.
-pub fn route_taken(worker: &str, job: &str) -> String {
-    format!("the worker {worker} already has a handler for the job {job}: route each job once")
-}
-
-/// A job group with no workers.
-pub fn group_without_workers() -> &'static str {
-    "a job group needs at least one worker"
-}
-
-/// A worker named twice in one job group.
-pub fn group_worker_twice(name: &str) -> String {
-    format!("the worker {name} is named twice in the job group: name each worker once")
-}
-
-/// A job group refused because `limit` groups of the session are running already (issue 9,
-/// point 4; [`crate::job_group::JobGroups::max_open`]).
-pub fn too_many_job_groups(limit: usize) -> String {
-    format!(
-        "{limit} job groups are running already, the most one session may run at once: wait \
-         for one to finish or cancel one, then start this group again"
-    )
-}
-
-/// A worker whose task panicked before answering.
-pub fn worker_panicked(name: &str) -> String {
-    format!("the worker {name} failed before answering")
-}
-
 /// Two UI event handlers for one event name.
 pub fn event_handler_twice(event: &str) -> String {
     format!("the UI event {event} has two handlers: keep one handler per event name")
@@ -597,50 +449,6 @@ pub fn event_name_reserved(event: &str) -> String {
 /// A UI event handler with an empty name.
 pub fn event_name_empty() -> &'static str {
     "a UI event handler needs an event name: the empty name never arrives"
-}
-
-// ---- The local classifier (issue 7; ui-worker.md "Screen questions"). Pinned in
-// tests/local_classifier.rs.
-
-/// The local classifier cannot read a yes/no question (or select criteria): says what it does
-/// answer and where the question should go instead.
-pub fn local_cannot_read(name: &str, question: &str) -> String {
-    format!(
-        "the local classifier cannot read the question \"{name}\" (\"{question}\"): it answers \
-         which element a description means; whether anything is checked, selected, disabled, \
-         empty or expanded; whether something is on screen or shows a value; per-element \
-         matches; and whether a UI event needs a reply. Give the worker an LLM classifier as \
-         fallback (UiWorker::with_fallback_classifier) for other questions."
-    )
-}
-
-/// The local classifier was asked a score question.
-pub fn local_no_score(name: &str) -> String {
-    format!(
-        "the local classifier does not answer score questions (\"{name}\"): ask an LLM \
-         classifier (UiWorker::with_fallback_classifier)."
-    )
-}
-
-/// A choice question with no description to match.
-pub fn local_no_description(name: &str) -> String {
-    format!(
-        "the choice question \"{name}\" has no description to match: put it in the state's \
-         \"utterance\" or in the question's instructions as text."
-    )
-}
-
-/// A choice question without options.
-pub fn local_no_options(name: &str) -> String {
-    format!("the choice question \"{name}\" has no options to choose from.")
-}
-
-/// A choice question with more options than the local classifier takes.
-pub fn local_too_many_options(name: &str, count: usize, max: usize) -> String {
-    format!(
-        "the choice question \"{name}\" has {count} options; the local classifier takes at \
-         most {max}: narrow the options first."
-    )
 }
 
 #[cfg(test)]

@@ -43,13 +43,13 @@ use hark_rtvi::JobStatus;
 use hark_tools::{Dialect, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
 
-use crate::bus::{JobHandler, JobReply, JobRequest, JobUpdates};
 use crate::context::{ContextMessage, Role, UiContext, UiContextOptions};
-use crate::job::JobResponse;
 use crate::messages;
 use crate::reply_tool;
 use crate::single_flight::Line;
 use crate::worker::UiWorker;
+use hark_bus::JobResponse;
+use hark_bus::{JobHandler, JobReply, JobRequest, JobUpdates};
 
 /// The key of a respond job's answer: `{"answer": "…"}`.
 pub const ANSWER_KEY: &str = "answer";
@@ -409,7 +409,7 @@ impl ResponderBuilder {
 }
 
 /// Runs `respond` jobs for a UI worker (see the module docs). Register it on a
-/// [`crate::bus::Bus`] (it is a [`JobHandler`]) or call [`respond`](Self::respond).
+/// [`hark_bus::Bus`] (it is a [`JobHandler`]) or call [`respond`](Self::respond).
 #[derive(Debug)]
 pub struct Responder {
     worker: Arc<UiWorker>,

@@ -22,14 +22,14 @@
 //! use std::sync::Arc;
 //! use futures::future::BoxFuture;
 //! use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
-//! use hark_ui::{A11ySnapshot, UiWorker};
-//! use serde_json::{json, Value};
+//! use hark_ui::{A11ySnapshot, ClassifyState, UiWorker};
+//! use serde_json::json;
 //!
 //! /// Always picks the first option, surely.
 //! #[derive(Debug)]
 //! struct First;
 //! impl Classifier for First {
-//!     fn ask<'a>(&'a self, _state: &'a Value, questions: &'a [(String, Question)])
+//!     fn ask<'a>(&'a self, _state: &'a ClassifyState, questions: &'a [(String, Question)])
 //!         -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
 //!         let answers = questions.iter().map(|(name, q)| {
 //!             let Question::Choice(c) = q else { return Err(ClassifierError::new("choices only")) };
@@ -55,24 +55,23 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use hark_rtvi::{A11yNode, UiEvent};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::classifier::{
-    Answer, Classifier, ClassifierError, ErrorKind, Question, YesNoQuestion, YesNoResult,
-    choice_answer, yes_no_answer,
-};
-use crate::job::JobResponse;
 use crate::worker::{CommandError, Screen, UiWorker};
 use crate::{messages, render};
+use hark_bus::JobResponse;
+use hark_classify::{
+    Answer, Classifier, ClassifierError, ClassifyState, ErrorKind, Question, ScreenState,
+    YesNoQuestion, YesNoResult, choice_answer, yes_no_answer,
+};
 
-/// At most this many named elements are options of a question (pipecat
-/// `_MAX_ELEMENT_OPTIONS`, the local classifier's choice limit).
-pub const MAX_ELEMENT_OPTIONS: usize = 255;
+/// The named elements of a tree and their limit live with the classifiers that take them as
+/// options (hark-classify); re-exported for the worker's users.
+pub use hark_classify::elements::{MAX_ELEMENT_OPTIONS, named_elements};
 
 /// Confidence at or above which `which_element` names an element and the `screen` job acts.
 pub const DEFAULT_THRESHOLD: f64 = 0.5;
@@ -93,23 +92,6 @@ const RESPOND: &str = "respond";
 pub(crate) struct Classifiers {
     pub(crate) primary: Option<Arc<dyn Classifier>>,
     pub(crate) fallback: Option<Arc<dyn Classifier>>,
-}
-
-/// The named elements of a tree: breadth-first from `root`, nodes whose `ref` and `name` are
-/// both non-empty, at most [`MAX_ELEMENT_OPTIONS`].
-pub fn named_elements(root: &A11yNode) -> Vec<&A11yNode> {
-    let mut out = Vec::new();
-    let mut queue = VecDeque::from([root]);
-    while let Some(node) = queue.pop_front() {
-        if !node.ref_.is_empty() && node.name.as_deref().is_some_and(|n| !n.is_empty()) {
-            out.push(node);
-            if out.len() == MAX_ELEMENT_OPTIONS {
-                break;
-            }
-        }
-        queue.extend(node.children.iter());
-    }
-    out
 }
 
 fn name_of(node: &A11yNode) -> &str {
@@ -622,7 +604,7 @@ impl std::fmt::Display for ScreenErrorKind {
 
 impl UiWorker {
     /// Gives the worker the classifier that answers its screen questions (builder style).
-    /// Replaces the default [`crate::classifier::LocalClassifier`]; after
+    /// Replaces the default [`hark_classify::LocalClassifier`]; after
     /// [`UiWorker::without_classifier`], every question fails with [`messages::no_classifier`].
     pub fn with_classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
         self.classifiers.primary = Some(classifier);
@@ -630,7 +612,7 @@ impl UiWorker {
     }
 
     /// Beyond pipecat: a classifier asked when the first fails with a [`ClassifierError`]
-    /// (e.g. the local classifier first, an [`crate::classifier::LlmClassifier`] behind it).
+    /// (e.g. the local classifier first, an [`hark_classify::LlmClassifier`] behind it).
     pub fn with_fallback_classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
         self.classifiers.fallback = Some(classifier);
         self
@@ -648,7 +630,7 @@ impl UiWorker {
     /// failed too).
     pub async fn ask(
         &self,
-        state: &Value,
+        state: &ClassifyState,
         questions: &[(String, Question)],
     ) -> Result<Vec<(String, Answer)>, ClassifierError> {
         let Some(primary) = &self.classifiers.primary else {
@@ -683,7 +665,8 @@ impl UiWorker {
     ///
     /// Asks one choice question: instructions `the element on screen the user is referring
     /// to`, options `{ref: 'role "name"'}` over the named elements, state `{"utterance":
-    /// description, "screen": <ui_state>}` (rtvi-ui.md §5.4).
+    /// description, "screen": <ui_state>}` (rtvi-ui.md §5.4), the screen handed as the
+    /// snapshot's tree ([`ScreenState::tree`]: rendered only for a classifier that reads text).
     ///
     /// # Errors
     /// [`ClassifierError`].
@@ -714,7 +697,9 @@ impl UiWorker {
                 )
             })
             .collect();
-        let state = json!({"utterance": description, "screen": ui_state(&screen)});
+        let state = ClassifyState::new()
+            .with_utterance(description)
+            .with_screen(screen_state(&screen));
         let questions = [(
             FIND.to_string(),
             Question::choice(messages::find_instructions(), options),
@@ -765,7 +750,11 @@ impl UiWorker {
     /// # Errors
     /// [`ClassifierError`].
     pub async fn check_screen(&self, criteria: &str) -> Result<YesNoResult, ClassifierError> {
-        let state = json!({"screen": self.render_ui_state()});
+        let screen = match self.snapshot() {
+            Some(screen) => screen_state(&screen),
+            None => ScreenState::text(""),
+        };
+        let state = ClassifyState::new().with_screen(screen);
         let questions = [(CHECK.to_string(), Question::yes_no(criteria))];
         let answers = self.ask(&state, &questions).await?;
         yes_no_answer(&answers, CHECK)
@@ -804,7 +793,9 @@ impl UiWorker {
                 )
             })
             .collect();
-        let state = json!({"criteria": criteria, "screen": ui_state(&screen)});
+        let state = ClassifyState::new()
+            .with_field("criteria", Value::String(criteria.to_string()))
+            .with_screen(screen_state(&screen));
         let answers = self.ask(&state, &questions).await?;
         let labels = element_labels(&screen.snapshot().root, &elements);
         let mut matches = Vec::new();
@@ -835,9 +826,12 @@ impl UiWorker {
         event: &UiEvent,
         criteria: Option<&str>,
     ) -> Result<bool, ClassifierError> {
-        let mut state = json!({"event": {"name": event.event, "payload": event.payload}});
+        let mut state = ClassifyState::new().with_field(
+            "event",
+            json!({"name": event.event, "payload": event.payload}),
+        );
         if let Some(screen) = self.snapshot() {
-            state["screen"] = Value::String(ui_state(&screen));
+            state = state.with_screen(screen_state(&screen));
         }
         let question = Question::YesNo(YesNoQuestion {
             instructions: Value::String(
@@ -1091,6 +1085,8 @@ impl UiWorker {
     }
 }
 
-fn ui_state(screen: &Screen) -> String {
-    render::render_ui_state(screen.snapshot())
+/// The screen for a classifier: the snapshot's tree, with the renderer for a classifier that
+/// reads `<ui_state>` text.
+fn screen_state(screen: &Screen) -> ScreenState {
+    ScreenState::tree(screen.shared().clone(), render::render_ui_state)
 }

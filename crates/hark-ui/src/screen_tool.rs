@@ -23,16 +23,16 @@ use hark_tools::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::bus::{Bus, JobHandler, JobReply, JobRequest, JobUpdates};
-use crate::job::JobResponse;
 use crate::messages;
 use crate::worker::UiWorker;
+use hark_bus::JobResponse;
+use hark_bus::{Bus, JobHandler, JobReply, JobRequest, JobUpdates};
 
 /// How long the tool waits for the worker's answer by default (pipecat `timeout=30.0`).
 pub const DEFAULT_SCREEN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The tool's name.
-pub const SCREEN_TOOL: &str = "screen";
+/// The tool's name (hark-bus holds it, so a voice agent reaches it without the UI worker).
+pub use hark_bus::names::SCREEN_TOOL;
 
 /// Where the `screen` tool sends its jobs: a UI worker, in process or over a bus.
 pub trait ScreenJobs: Send + Sync + fmt::Debug + 'static {

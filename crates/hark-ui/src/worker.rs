@@ -25,25 +25,7 @@ use serde_json::{Map, Value};
 use crate::context::UiContextOptions;
 use crate::{messages, render};
 
-/// Where the worker's commands go: the client session's outbound queue.
-///
-/// Implemented for `tokio::sync::mpsc::UnboundedSender<ServerMessage>`; implement it for any
-/// other transport (a bus, a test recorder). `send` must not block.
-pub trait CommandSink: Send + Sync + std::fmt::Debug {
-    /// Queues one message for the client. Errors with [`SinkClosed`] when the session is gone.
-    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed>;
-}
-
-/// The client session behind a [`CommandSink`] has ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the client session has ended")]
-pub struct SinkClosed;
-
-impl CommandSink for tokio::sync::mpsc::UnboundedSender<ServerMessage> {
-    fn send(&self, message: ServerMessage) -> Result<(), SinkClosed> {
-        tokio::sync::mpsc::UnboundedSender::send(self, message).map_err(|_| SinkClosed)
-    }
-}
+pub use hark_bus::{CommandSink, SinkClosed};
 
 /// Why a UI command was not sent. `Display` is the text a model or caller reads
 /// (from [`crate::messages`]).
@@ -299,7 +281,7 @@ pub struct UiWorker {
 impl UiWorker {
     /// A worker named `name` (the name requesters address jobs to) sending commands to `sink`,
     /// with pipecat's default context options. Its classifier is the in-process
-    /// [`crate::classifier::LocalClassifier`] (issue 7; replace it with
+    /// [`hark_classify::LocalClassifier`] (issue 7; replace it with
     /// [`UiWorker::with_classifier`], put an LLM classifier behind it with
     /// [`UiWorker::with_fallback_classifier`], or remove it with
     /// [`UiWorker::without_classifier`]).
@@ -320,7 +302,7 @@ impl UiWorker {
             seen_refs: Mutex::default(),
             sink,
             classifiers: crate::screen::Classifiers {
-                primary: Some(Arc::new(crate::classifier::LocalClassifier::new())),
+                primary: Some(Arc::new(hark_classify::LocalClassifier::new())),
                 fallback: None,
             },
         }
@@ -349,7 +331,7 @@ impl UiWorker {
     ///
     /// Takes an owned [`A11ySnapshot`] or the `Arc<A11ySnapshot>` a server session already
     /// holds (no copy of the tree is made: issue 9). Then calls the classifiers'
-    /// [`Classifier::prepare`](crate::classifier::Classifier::prepare) hook on it, which must
+    /// [`Classifier::prepare`](hark_classify::Classifier::prepare) hook on it, which must
     /// return at once (the local classifier starts its embedding work in the background).
     pub fn on_snapshot(&self, snapshot: impl Into<Arc<A11ySnapshot>>) {
         let screen = Arc::new(Screen::new(snapshot));

@@ -99,7 +99,7 @@ async fn pick(c: &LocalClassifier, description: &str) -> (String, f64) {
         "element".to_string(),
         Question::choice(messages::find_instructions(), options),
     )];
-    let answers = c.ask(&state, &q).await.unwrap();
+    let answers = c.ask(&state.clone().into(), &q).await.unwrap();
     let Answer::Choice(r) = &answers[0].1 else {
         panic!("a choice answer")
     };
@@ -338,7 +338,7 @@ async fn ask_directly(c: &LocalClassifier, snapshot: &A11ySnapshot, description:
         "element".to_string(),
         Question::choice(messages::find_instructions(), options),
     )];
-    let answers = c.ask(&state, &q).await.unwrap();
+    let answers = c.ask(&state.clone().into(), &q).await.unwrap();
     let Answer::Choice(r) = &answers[0].1 else {
         panic!("a choice answer")
     };

@@ -1,7 +1,7 @@
 //! The local classifier (issue 7): cases U2, U3, U5, U6 through `UiWorker`, each phrase family
 //! of the choice, the yes/no kinds, `should_respond`, the error texts, and the calibration
 //! fitted on the train splits of the grounding benchmark (`bench/grounding/rows.jsonl`) and of
-//! the hand-written rows in `src/classifier/local/data/labelled.jsonl`.
+//! the hand-written rows in `crates/hark-classify/src/local/data/labelled.jsonl`.
 //!
 //! The calibration fitting script is `fit_choice_calibration` (ignored): run
 //! `cargo test -p hark-ui --release --test local_classifier -- --ignored --nocapture` to print
@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hark_rtvi::{A11ySnapshot, ServerMessage, UiEvent};
+use hark_ui::ClassifyState;
 use hark_ui::classifier::local::calibration::{self, CHOICE, CHOICE_SEMANTIC, FEATURES, Platt};
 use hark_ui::classifier::local::{LocalClassifier, ScreenTree};
 use hark_ui::classifier::{Answer, Classifier, ErrorKind, Question};
@@ -230,7 +231,7 @@ async fn pick(c: &LocalClassifier, screen: &str, description: &str) -> (String, 
         "element".to_string(),
         Question::choice(messages::find_instructions(), options),
     )];
-    let answers = c.ask(&state, &q).await.unwrap();
+    let answers = c.ask(&state.clone().into(), &q).await.unwrap();
     let Answer::Choice(c) = &answers[0].1 else {
         panic!("a choice answer")
     };
@@ -547,7 +548,7 @@ async fn select_matches_only_the_elements_the_criteria_name() {
         .collect();
         let answers = w
             .ask(
-                &json!({"criteria": "the cart", "screen": screen}),
+                &json!({"criteria": "the cart", "screen": screen}).into(),
                 &questions,
             )
             .await
@@ -686,7 +687,7 @@ async fn unreadable_questions_are_errors_with_clear_texts() {
             levels: vec!["low".into(), "high".into()],
         }),
     )];
-    let err = c.ask(&state, &score).await.unwrap_err();
+    let err = c.ask(&state.clone().into(), &score).await.unwrap_err();
     assert_eq!(err.message, messages::local_no_score("mood"));
     assert_eq!(err.kind(), ErrorKind::NotUnderstood);
     assert_eq!(
@@ -701,7 +702,7 @@ async fn unreadable_questions_are_errors_with_clear_texts() {
             vec![("e1".into(), Some("button \"Ok\"".into()))],
         ),
     )];
-    let err = c.ask(&state, &choice).await.unwrap_err();
+    let err = c.ask(&state.clone().into(), &choice).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotUnderstood);
     assert_eq!(
         err.message,
@@ -713,7 +714,7 @@ async fn unreadable_questions_are_errors_with_clear_texts() {
         .collect();
     let err = c
         .ask(
-            &json!({"utterance": "b3"}),
+            &json!({"utterance": "b3"}).into(),
             &[("element".into(), Question::choice("x", many))],
         )
         .await
@@ -736,7 +737,7 @@ async fn falls_back_when_the_local_classifier_cannot_read() {
     impl Classifier for Always {
         fn ask<'a>(
             &'a self,
-            _state: &'a Value,
+            _state: &'a ClassifyState,
             questions: &'a [(String, Question)],
         ) -> futures::future::BoxFuture<
             'a,
@@ -775,7 +776,7 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    include_str!("../src/classifier/local/data/labelled.jsonl")
+    include_str!("../../hark-classify/src/local/data/labelled.jsonl")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -853,12 +854,13 @@ type Captured = (Value, Vec<(String, Option<String>)>);
 impl Classifier for Capture {
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> futures::future::BoxFuture<
         'a,
         Result<Vec<(String, Answer)>, hark_ui::classifier::ClassifierError>,
     > {
+        let state = &state.to_value();
         if let Some((_, Question::Choice(c))) = questions.first() {
             *self.0.lock().unwrap() = Some((state.clone(), c.options.clone()));
         }
@@ -1340,7 +1342,7 @@ async fn cached_screens_answer_as_a_fresh_parse() {
                 "element".to_string(),
                 Question::choice(messages::find_instructions(), options.clone()),
             )];
-            let answers = shared.ask(&state, &q).await.unwrap();
+            let answers = shared.ask(&state.clone().into(), &q).await.unwrap();
             assert_eq!(
                 answers[0].1,
                 fresh_answer(&reference, description, &text, &options),
@@ -1354,6 +1356,65 @@ async fn cached_screens_answer_as_a_fresh_parse() {
         }
     }
     assert!(hits > 1000, "{hits} renumbered screens asked");
+}
+
+/// The worker's way in (issue 17): the snapshot's tree, nothing rendered or parsed, with the
+/// flattened tree cached by a hash of the tree without its refs. On every grounding-benchmark
+/// page (1,168 rows, all splits), each three times with its refs renumbered in between, it
+/// answers exactly what the rendered `<ui_state>` text answers: choice, every probability and
+/// the confidence, bit for bit. Lexical, so it runs without the model.
+#[tokio::test]
+async fn the_tree_answers_as_its_rendered_text() {
+    use hark_ui::classifier::ScreenState;
+    let by_tree = LocalClassifier::lexical();
+    let by_text = LocalClassifier::lexical();
+    let rows = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/grounding/rows.jsonl"
+    ))
+    .unwrap();
+    let mut asked = 0;
+    for line in rows.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let base = A11ySnapshot::from_json(&row["snapshot"].to_string()).unwrap();
+        let description = row["description"].as_str().unwrap();
+        for prefix in ["", "s1", "s2"] {
+            let snapshot = std::sync::Arc::new(renumbered(&base, prefix));
+            let options: Vec<(String, Option<String>)> =
+                hark_ui::screen::named_elements(&snapshot.root)
+                    .iter()
+                    .map(|n| {
+                        let name = n.name.as_deref().unwrap_or("");
+                        (
+                            n.ref_.clone(),
+                            Some(messages::element_option(&n.role, name)),
+                        )
+                    })
+                    .collect();
+            if options.is_empty() {
+                continue;
+            }
+            let q = [(
+                "element".to_string(),
+                Question::choice(messages::find_instructions(), options),
+            )];
+            let text = ClassifyState::from_ui_state_text(hark_ui::render_ui_state(&snapshot))
+                .with_utterance(description);
+            let tree = ClassifyState::new()
+                .with_utterance(description)
+                .with_screen(ScreenState::tree(
+                    snapshot.clone(),
+                    hark_ui::render_ui_state,
+                ));
+            assert_eq!(
+                by_tree.ask(&tree, &q).await.unwrap(),
+                by_text.ask(&text, &q).await.unwrap(),
+                "{description} ({prefix})"
+            );
+            asked += 1;
+        }
+    }
+    assert!(asked > 3000, "{asked} screens asked");
 }
 
 /// `select_elements`' per-element questions on a renumbered screen (its tree from the cache)
@@ -1380,7 +1441,7 @@ async fn select_questions_on_a_renumbered_screen() {
             .collect();
         let state = json!({"criteria": "checked boxes",
                            "screen": hark_ui::render_ui_state(&snapshot)});
-        let answers = c.ask(&state, &questions).await.unwrap();
+        let answers = c.ask(&state.clone().into(), &questions).await.unwrap();
         assert_eq!(answers.len(), elements.len());
         for ((name, _), n) in answers.iter().zip(&elements) {
             assert_eq!(name, &n.ref_);

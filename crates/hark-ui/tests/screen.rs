@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage, UiEvent};
+use hark_ui::ClassifyState;
 use hark_ui::classifier::{
     Answer, ChoiceResult, Classifier, ClassifierError, Question, YesNoResult,
 };
@@ -47,9 +48,10 @@ impl Scripted {
 impl Classifier for Scripted {
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Answers> {
+        let state = &state.to_value();
         self.calls
             .lock()
             .unwrap()

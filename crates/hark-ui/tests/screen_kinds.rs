@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use futures::future::BoxFuture;
 use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage};
+use hark_ui::ClassifyState;
 use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, ErrorKind, Question};
 use hark_ui::offline::{Failure, KIND_KEY, NO_SNAPSHOT_KIND, OfflineScreen};
 use hark_ui::screen::{STALE_RETRIES, ScreenErrorKind};
@@ -200,7 +201,7 @@ struct Scripted {
 impl Classifier for Scripted {
     fn ask<'a>(
         &'a self,
-        _state: &'a Value,
+        _state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Answers> {
         Box::pin(async move {

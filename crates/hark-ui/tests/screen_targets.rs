@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage};
+use hark_ui::ClassifyState;
 use hark_ui::classifier::local::LocalClassifier;
 use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
 use hark_ui::screen::{ScreenErrorKind, element_labels, named_elements};
@@ -126,9 +127,10 @@ struct Picks;
 impl Classifier for Picks {
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
+        let state = &state.to_value();
         let pick = state["utterance"]
             .as_str()
             .unwrap_or("")

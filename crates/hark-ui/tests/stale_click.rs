@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use futures::future::BoxFuture;
 use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage};
+use hark_ui::ClassifyState;
 use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
 use hark_ui::screen::STALE_RETRIES;
 use hark_ui::{ScreenAction, ScreenError, UiWorker, messages};
@@ -31,9 +32,10 @@ struct SwapWhileAnswering {
 impl Classifier for SwapWhileAnswering {
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Answers> {
+        let state = state.to_value();
         Box::pin(async move {
             let (name, Question::Choice(c)) = &questions[0] else {
                 return Err(ClassifierError::new("expected a choice"));

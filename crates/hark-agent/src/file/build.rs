@@ -250,11 +250,8 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     // by one of their names would stop each session from starting.
     if f.ui.worker {
         for source in &sources {
-            if [
-                hark_ui::screen_tool::SCREEN_TOOL,
-                crate::ui::ASK_SCREEN_TOOL,
-            ]
-            .contains(&source.name.as_str())
+            if [hark_bus::names::SCREEN_TOOL, crate::ui::ASK_SCREEN_TOOL]
+                .contains(&source.name.as_str())
             {
                 found.error(source.line, messages::screen_tool_name_taken(&source.name));
             }

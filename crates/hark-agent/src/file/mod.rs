@@ -391,7 +391,7 @@ impl AgentSetup {
         let flow = self.flow.as_ref()?;
         let mut run = flow.conductor();
         if let ClassifierChoice::Llm(choice) = &self.ui.classifier {
-            let classifier = Arc::new(hark_ui::LlmClassifier::new(
+            let classifier = Arc::new(hark_classify::LlmClassifier::new(
                 choice.provider.clone(),
                 choice.model.clone(),
             ));
@@ -432,7 +432,7 @@ pub struct UiSettings {
 /// The classifier of the UI worker's `screen` job.
 #[derive(Debug, Clone)]
 pub enum ClassifierChoice {
-    /// hark-ui's local classifier (no network).
+    /// The local classifier (hark-classify's, no network).
     Local,
     /// An LLM classifier over this provider and model.
     Llm(LlmChoice),

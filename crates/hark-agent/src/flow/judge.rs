@@ -1,12 +1,12 @@
 //! The caller's answer to a read-back, judged yes, no or something else.
 //!
-//! Spec: issue 10, item 3 ("the caller's answer is judged yes / no / something else by the
-//! classifier (local by default, with the LLM as fallback)").
+//! The caller's answer is judged yes / no / something else: locally by default, with an LLM
+//! classifier as the fallback.
 //!
 //! - [`LocalJudge`]: a small lexicon judge for English, Spanish, French and German (the
 //!   languages `hark-speak` says values in). It answers only when the words are clear, and says
 //!   [`Unsure`] otherwise ("yes, but make it five", "what about Saturday?").
-//! - [`ClassifierJudge`]: any [`hark_ui::classifier::Classifier`] (the LLM classifier) asked one
+//! - [`ClassifierJudge`]: any [`hark_classify::Classifier`] (the LLM classifier) asked one
 //!   choice question: yes, no or other.
 //! - [`FallbackJudge`]: the local judge first, the fallback when it is unsure; with no fallback,
 //!   an unsure answer is [`Confirmation::Other`] (the model gets the turn).
@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use hark_ui::classifier::{Classifier, Question, choice_answer};
+use hark_classify::{Classifier, ClassifyState, Question, choice_answer};
 use serde_json::json;
 
 /// How the caller answered a read-back.
@@ -363,7 +363,9 @@ impl ConfirmationJudge for ClassifierJudge {
         language: &'a str,
     ) -> BoxFuture<'a, Result<Confirmation, Unsure>> {
         Box::pin(async move {
-            let state = json!({"read_back": read_back, "answer": answer, "language": language});
+            let state = ClassifyState::from_value(
+                json!({"read_back": read_back, "answer": answer, "language": language}),
+            );
             let question = Question::choice(
                 "The agent read back the values of a booking or order and asked the caller to \
                  confirm. How did the caller answer?",
@@ -496,23 +498,21 @@ mod tests {
     impl Classifier for Picks {
         fn ask<'a>(
             &'a self,
-            state: &'a serde_json::Value,
+            state: &'a hark_classify::ClassifyState,
             questions: &'a [(String, Question)],
         ) -> BoxFuture<
             'a,
-            Result<
-                Vec<(String, hark_ui::classifier::Answer)>,
-                hark_ui::classifier::ClassifierError,
-            >,
+            Result<Vec<(String, hark_classify::Answer)>, hark_classify::ClassifierError>,
         > {
+            let state = &state.to_value();
             assert_eq!(state["answer"], "yes, but make it five");
-            let choice = hark_ui::classifier::ChoiceResult {
+            let choice = hark_classify::ChoiceResult {
                 choice: self.0.to_string(),
                 probabilities: vec![(self.0.to_string(), 0.9)],
                 confidence: 0.9,
             };
             let name = questions[0].0.clone();
-            Box::pin(async move { Ok(vec![(name, hark_ui::classifier::Answer::Choice(choice))]) })
+            Box::pin(async move { Ok(vec![(name, hark_classify::Answer::Choice(choice))]) })
         }
     }
 

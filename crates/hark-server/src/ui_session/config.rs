@@ -7,8 +7,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use hark_classify::{Classifier, LocalClassifier};
 use hark_llm::Provider;
-use hark_ui::classifier::{Classifier, LocalClassifier};
 use hark_ui::{Bus, JobHandler, JobRoutes, UiContextOptions, UiEvent, UiEvents, UiWorker};
 
 use crate::agent_session::VoiceAgentConfig;
@@ -147,7 +147,7 @@ impl UiSessionConfig {
     }
 
     /// The classifier of the worker's screen questions (e.g. a
-    /// [`hark_ui::LlmClassifier`]).
+    /// [`hark_classify::LlmClassifier`]).
     pub fn classifier(mut self, classifier: Arc<dyn Classifier>) -> Self {
         self.classifier = Some(classifier);
         self

@@ -72,11 +72,11 @@ use std::time::Duration;
 use hark_rtvi::JobStatus;
 use serde_json::{Value, json};
 
-use crate::classifier::ErrorKind;
-use crate::job::JobResponse;
 use crate::messages;
 use crate::screen::ScreenErrorKind;
 use crate::screen_tool::{DEFAULT_SCREEN_TIMEOUT, ScreenJobs};
+use hark_bus::JobResponse;
+use hark_classify::ErrorKind;
 
 pub use parse::{Intent, parse};
 

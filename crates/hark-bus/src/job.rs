@@ -1,7 +1,6 @@
 //! What a job answers: a status and an optional response value.
 //!
-//! Spec: `ui-worker.md` (jobs `respond` and `screen`); statuses from rtvi-ui.md §2
-//! (`completed | cancelled | failed | error`).
+//! Statuses as pipecat's `JobStatus`: `completed | cancelled | failed | error`.
 
 use hark_rtvi::JobStatus;
 use serde_json::Value;

@@ -1,14 +1,25 @@
-//! Questions about the screen and the classifiers that answer them.
+//! # hark-classify
 //!
-//! Spec: `ui-worker.md` ("Screen questions", `classifier`); shapes from rtvi-ui.md §5.4 (pipecat
-//! PR #5863): yes/no, choice and score questions, each answered with probabilities.
+//! Questions about a state and the classifiers that answer them: yes/no, choice and score
+//! questions, several about one state in one call, each answered with probabilities (and a
+//! choice or a score with its confidence), as pipecat 1.14's classifiers.
 //!
-//! A [`Classifier`] answers several named questions about one state (a JSON value such as
-//! `{"utterance": …, "screen": "<ui_state>…"}`) in one call. Implementations: the LLM classifier
-//! over any OpenAI-compatible endpoint ([`llm`]), and the local classifier (its own issue).
+//! - [`Classifier`]: answers named [`Question`]s about a [`ClassifyState`] ([`state`]: the
+//!   user's words, the screen as the snapshot's tree, any other fields) with [`Answer`]s, or
+//!   fails the call with a [`ClassifierError`] of an [`ErrorKind`].
+//! - [`local`]: the [`LocalClassifier`], in-process and in microseconds: lexical features and,
+//!   with the cargo feature `embeddings` (off by default), a sentence-embedding model run by
+//!   tract. Without the feature it answers from its lexical features alone, with their own
+//!   calibration, exactly as it does when the model files are absent.
+//! - [`llm`]: the [`LlmClassifier`] over any `hark_llm::Provider`.
+//! - [`elements`]: the named elements of a tree, the options a question chooses among.
+//! - [`messages`]: every text hark-classify says, the questions' own words included.
 
+pub mod elements;
 pub mod llm;
 pub mod local;
+pub mod messages;
+pub mod state;
 
 use std::fmt;
 
@@ -19,8 +30,7 @@ use serde_json::Value;
 
 pub use llm::LlmClassifier;
 pub use local::LocalClassifier;
-
-use crate::messages;
+pub use state::{ClassifyState, RenderUiState, ScreenState};
 
 /// A yes/no question: `instructions` says what to decide; `yes` and `no` optionally describe
 /// what each answer means.
@@ -217,7 +227,7 @@ pub trait Classifier: Send + Sync + fmt::Debug + 'static {
     /// holds one `(name, answer)` per question, in the same order.
     fn ask<'a>(
         &'a self,
-        state: &'a Value,
+        state: &'a ClassifyState,
         questions: &'a [(String, Question)],
     ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>>;
 

@@ -1,5 +1,5 @@
 //! Yes/no about the screen: `check_screen`'s questions, `select_elements`' per-element
-//! questions and `should_respond`, read from the tree (spec `ui-worker.md` "Screen questions").
+//! questions and `should_respond`, read from the tree (the UI worker's screen questions).
 //!
 //! `check_screen` kinds, tried in order ([`read_check`]):
 //! 1. quantified state: "is anything on the list still unchecked?", "are all boxes checked?",
@@ -295,7 +295,7 @@ fn find<'t>(query: &Query, tree: &'t ScreenTree) -> Option<(&'t Node, f64)> {
 }
 
 /// One `select_elements` question read back: `{criteria}: does {role} "{name}" match?`
-/// (rtvi-ui.md §5.4) → `(criteria, role, name)`.
+/// (pipecat's words) → `(criteria, role, name)`.
 pub fn parse_select_question(text: &str) -> Option<(&str, &str, &str)> {
     let body = text.strip_suffix("\" match?")?;
     let at = body.rfind(": does ")?;

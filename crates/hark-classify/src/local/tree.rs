@@ -1,5 +1,5 @@
-//! The screen as the local classifier reads it: the `<ui_state>` text (rtvi-ui.md §4) parsed
-//! back into a flat tree, or a typed [`A11ySnapshot`] flattened the same way.
+//! The screen as the local classifier reads it: a typed [`A11ySnapshot`] flattened into a flat
+//! tree, or the `<ui_state>` text (the UI worker's rendering) parsed back into the same.
 //!
 //! One [`Node`] per line, in document (pre-order) order, with its depth, parent, role, name,
 //! value, state tags, `level`/`cols`/`rows` and ref. Each node also carries its normalised
@@ -17,7 +17,7 @@ use hark_rtvi::{A11yNode, A11ySnapshot};
 
 use super::text::{Tokens, tokenize};
 
-/// State tags as bits (rtvi-ui.md §3: `focused`, `expanded`, `selected`, `disabled`,
+/// State tags as bits (the snapshot's states: `focused`, `expanded`, `selected`, `disabled`,
 /// `checked`, `offscreen`).
 pub mod state {
     /// `[focused]`.
@@ -96,7 +96,7 @@ pub struct ScreenTree {
 }
 
 impl ScreenTree {
-    /// Parses a `<ui_state>` block (rtvi-ui.md §4). Text outside the block markers, the
+    /// Parses a `<ui_state>` block. Text outside the block markers, the
     /// `<selection>` block and lines that are not node lines are ignored; an empty or foreign
     /// text gives an empty tree. Never fails.
     pub fn parse(text: &str) -> Self {
