@@ -93,22 +93,22 @@ pub mod demo;
 pub mod guide_doctests;
 pub mod log_filter;
 pub mod messages;
-pub mod registry;
 pub mod serve;
 pub mod server;
 pub mod session;
+pub mod sessions;
 pub mod socket;
 pub mod ui_session;
 mod wire;
 
 pub use agent_session::{OutboxOutput, VoiceAgentConfig};
 pub use config::ServerConfig;
-pub use registry::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
 pub use server::Server;
 pub use session::{
     HandlerFactory, HandlerLimits, NoAgentHandler, Outbox, Outgoing, SendError, SessionHandler,
     SessionInput, run_connection,
 };
+pub use sessions::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
 pub use ui_session::{
     UiHandlerFactory, UiSession, UiSessionConfig, UiSessionHandler, UiSetupError,
 };

@@ -25,10 +25,10 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::config::ServerConfig;
 use crate::messages;
-use crate::registry::Sessions;
 use crate::session::{
     ConnectionSetup, HandlerFactory, NoAgentHandler, SessionLimits, run_connection,
 };
+use crate::sessions::Sessions;
 use crate::socket::{RawConn, share, split_axum};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

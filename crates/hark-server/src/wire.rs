@@ -8,7 +8,7 @@ use hark_rtvi::snapshot::SnapshotLimits;
 use hark_rtvi::version::VersionCheck;
 use tracing::{info, trace};
 
-use crate::session::Outgoing;
+use crate::session::outbox::Outgoing;
 
 /// A client input the session refuses: the text to send back, as an `error-response` when the
 /// request `id` is known, else as an `error` (not fatal).

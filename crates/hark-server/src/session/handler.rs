@@ -10,7 +10,7 @@ use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
 use hark_rtvi::version::VersionCheck;
 
 use crate::messages;
-use crate::registry::SessionId;
+use crate::sessions::id::SessionId;
 use crate::wire;
 
 use super::outbox::Outbox;

@@ -18,8 +18,8 @@
 
 mod handler;
 mod limits;
-mod outbox;
-mod reader;
+pub(crate) mod outbox;
+pub(crate) mod reader;
 mod wait;
 mod writer;
 
@@ -44,7 +44,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use crate::messages;
-use crate::registry::{CloseCause, Counters, SessionEventKind, SessionId, Sessions};
+use crate::sessions::{CloseCause, Counters, SessionEventKind, SessionId, Sessions};
 use crate::socket::{CloseInfo, RawConn, RecvError, WsMessage};
 use crate::wire;
 

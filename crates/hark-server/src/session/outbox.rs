@@ -8,7 +8,8 @@ use hark_rtvi::message::ServerMessage;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::{Counters, SessionId};
+use crate::sessions::events::Counters;
+use crate::sessions::id::SessionId;
 
 /// A server message with the `id` it answers (`None` for unsolicited messages).
 ///

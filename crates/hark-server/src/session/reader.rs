@@ -15,7 +15,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::FLOOD_FACTOR;
 use crate::messages;
-use crate::registry::{CloseCause, Counters};
+use crate::sessions::events::{CloseCause, Counters};
 use crate::socket::{
     CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_UNEXPECTED, CloseInfo, RawConn, RecvError, WsMessage,
 };

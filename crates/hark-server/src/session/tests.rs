@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::DEFAULT_PING_INTERVAL;
 use crate::messages;
-use crate::registry::{CloseCause, Counters, SessionId, Sessions};
+use crate::sessions::{CloseCause, Counters, SessionId, Sessions};
 use crate::socket::{CLOSE_UNEXPECTED, CloseInfo, RecvError, WsMessage};
 use crate::wire;
 

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use crate::messages;
-use crate::registry::Counters;
+use crate::sessions::events::Counters;
 use crate::socket::{
     CLOSE_GOING_AWAY, CLOSE_NORMAL, CLOSE_UNEXPECTED, CloseInfo, RawConn, WsMessage,
 };

@@ -113,8 +113,8 @@ use hark_ui::{
 };
 use tracing::error;
 
-use crate::registry::SessionId;
 use crate::session::{HandlerFactory, HandlerLimits, SessionHandler};
+use crate::sessions::id::SessionId;
 
 use job_limit::{JobLimit, server_job_group_limit};
 use sink::SessionSink;

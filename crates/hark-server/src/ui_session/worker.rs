@@ -10,7 +10,7 @@ use hark_ui::{
     Bus, BusScreenJobs, JobGroups, ScreenJobs, UiEvents, UiWorker, WorkerContext, screen_tools,
 };
 
-use crate::registry::SessionId;
+use crate::sessions::id::SessionId;
 
 use super::config::DEFAULT_SCREEN_SOURCE;
 
