@@ -85,18 +85,20 @@ mod types;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use hark_schema::Dialect;
 use serde_json::Value;
 
 pub use anthropic::{ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION, Anthropic};
 pub use error::{LlmError, OpenCall, ProviderLabel, TimeoutPhase};
 pub use gemini::{Gemini, GeminiSchemaField};
 pub use openai::{MaxTokensField, OpenAiCompatible, Roles};
-pub use repair::{RepairError, repair_arguments};
+pub use hark_schema::{ToolArguments, ToolDefinition, no_arguments};
+pub use repair::{RepairError, read_arguments, repair_arguments};
 pub use retry::{Pause, RetryPolicy, TokioPause, is_retryable_status};
 pub use transport::{HttpOptions, VOICE_FIRST_BYTE_TIMEOUT};
 pub use types::{
     ChatRequest, Completion, FinishReason, Message, ResponseFormat, StreamEvent, TokenLogprob,
-    ToolCall, ToolChoice, ToolDefinition, Usage,
+    ToolCall, ToolChoice, Usage,
 };
 
 /// A model provider: maps a [`ChatRequest`] to its wire format and streams the reply.
@@ -106,6 +108,14 @@ pub use types::{
 pub trait Provider: Send + Sync + std::fmt::Debug {
     /// Who this is, for errors and logs (`openai-compatible at http://…/v1`).
     fn label(&self) -> &ProviderLabel;
+
+    /// The schema dialect this provider's API reads tool parameters in, by the provider's type
+    /// (OpenAI-compatible servers: [`Dialect::OpenAi`], the default; [`Anthropic`]:
+    /// [`Dialect::Anthropic`]; [`Gemini`]: [`Dialect::GeminiParameters`]). An agent sends its
+    /// tools in it unless told otherwise.
+    fn dialect(&self) -> Dialect {
+        Dialect::OpenAi
+    }
 
     /// The exact JSON body this provider sends for `request` (streaming on).
     ///

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 
 use crate::call::CallType;
 use crate::error::ToolError;
-use crate::executor::{Arguments, ToolContext, ToolExecutor};
+use crate::context::{Arguments, ToolContext};
+use crate::executor::ToolExecutor;
 use crate::messages;
 use crate::output::Output;
 use crate::spec::{BuildError, ToolSpec};

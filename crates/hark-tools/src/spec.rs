@@ -20,7 +20,8 @@ use hark_speak::Template;
 
 use crate::arguments::ArgumentShape;
 use crate::error::ToolError;
-use crate::executor::{Arguments, ToolContext, ToolExecutor};
+use crate::context::{Arguments, ToolContext};
+use crate::executor::ToolExecutor;
 use crate::messages;
 use crate::output::Output;
 use crate::reply::ToolReply;
