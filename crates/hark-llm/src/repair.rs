@@ -230,7 +230,10 @@ mod tests {
     fn a_call_is_read_once_into_an_object_or_unreadable() {
         let call = crate::ToolCall::new("c", "t", r#"{"a": 1,}"#);
         assert_eq!(call.arguments.as_object(), json!({"a": 1}).as_object());
-        assert_eq!(call.raw_arguments, r#"{"a": 1,}"#, "the text the model sent is kept");
+        assert_eq!(
+            call.raw_arguments, r#"{"a": 1,}"#,
+            "the text the model sent is kept"
+        );
         for raw in ["", " null "] {
             assert_eq!(read_arguments(raw), ToolArguments::empty(), "{raw:?}");
         }
@@ -248,7 +251,10 @@ mod tests {
         assert_eq!(from_value.arguments, ToolArguments::empty());
         assert_eq!(from_value.raw_arguments, "null");
         let from_value = crate::ToolCall::from_value("c", "t", json!([1]));
-        assert!(matches!(from_value.arguments, ToolArguments::Unreadable { .. }));
+        assert!(matches!(
+            from_value.arguments,
+            ToolArguments::Unreadable { .. }
+        ));
     }
 
     #[test]

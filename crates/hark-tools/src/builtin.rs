@@ -12,8 +12,8 @@ use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
 use crate::call::CallType;
-use crate::error::ToolError;
 use crate::context::{Arguments, ToolContext};
+use crate::error::ToolError;
 use crate::executor::ToolExecutor;
 use crate::messages;
 use crate::output::Output;

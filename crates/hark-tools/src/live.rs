@@ -21,12 +21,12 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::{CallHooks, HookCall};
-use crate::error::ToolError;
 use crate::context::{Arguments, ToolContext};
-use crate::outcome::{CallResult, CallStatus, ToolOutcome};
+use crate::error::ToolError;
+use crate::hooks::{CallHooks, HookCall};
 use crate::lines::View;
 use crate::messages;
+use crate::outcome::{CallResult, CallStatus, ToolOutcome};
 use crate::registry::{ToolRegistry, elapsed_ms, replies_to};
 use crate::sink::{Source, ToolEvent, ToolStage};
 use crate::spec::{BuildError, Interruption, ToolSpec};

@@ -221,7 +221,9 @@ impl ToolRegistry {
         let context = mode.context();
         let (tool, arguments) = match self.prepare(name, raw, &context) {
             Ok(prepared) => prepared,
-            Err(error) => return Prepared::Done(self.ended(mode, self.refuse(name, source, error))),
+            Err(error) => {
+                return Prepared::Done(self.ended(mode, self.refuse(name, source, error)));
+            }
         };
         match self.run_precheck(tool, &arguments) {
             Ok(Some(outcome)) => {

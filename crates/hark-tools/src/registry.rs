@@ -20,11 +20,11 @@ use futures::FutureExt;
 use hark_schema::{ToolArguments, ToolDefinition};
 use serde_json::{Map, Value};
 
-use crate::hooks::{CallHooks, HookCall, Next, Wrapped};
-use crate::error::{ToolError, ToolErrorKind};
 use crate::context::{Arguments, ToolContext};
-use crate::outcome::{CallStatus, ToolOutcome};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::hooks::{CallHooks, HookCall, Next, Wrapped};
 use crate::messages;
+use crate::outcome::{CallStatus, ToolOutcome};
 use crate::output::is_error_result;
 use crate::schema::{Dialect, dialect_schema};
 use hark_speak::{Placeholder, Scope};

@@ -19,8 +19,8 @@ use serde_json::Value;
 use hark_speak::Template;
 
 use crate::arguments::ArgumentShape;
-use crate::error::ToolError;
 use crate::context::{Arguments, ToolContext};
+use crate::error::ToolError;
 use crate::executor::ToolExecutor;
 use crate::messages;
 use crate::output::Output;

@@ -9,8 +9,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::call::CallInfo;

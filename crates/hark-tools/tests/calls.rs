@@ -354,7 +354,8 @@ fn arguments_that_are_not_an_object_are_refused() {
 /// are: an object runs, an unreadable text gets the same refusal as a text that is no object.
 #[test]
 fn arguments_read_by_the_stream_are_taken_as_read() {
-    let object = hark_tools::ToolArguments::Object(json!({"count": 3}).as_object().unwrap().clone());
+    let object =
+        hark_tools::ToolArguments::Object(json!({"count": 3}).as_object().unwrap().clone());
     let out = block(registry().call("set_guests", &object, &ToolContext::default()));
     assert_eq!(out.status, CallStatus::Succeeded);
     let unreadable = hark_tools::ToolArguments::Unreadable {

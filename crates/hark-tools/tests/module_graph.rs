@@ -24,7 +24,12 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
     }
     let top = |path: &Path| -> String {
         let rel = path.strip_prefix(&src).unwrap();
-        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
         first.trim_end_matches(".rs").to_string()
     };
     let modules: BTreeSet<String> = files.iter().map(|f| top(f)).collect();
@@ -89,7 +94,11 @@ fn files_import_each_other_one_way_with_the_vocabulary_at_the_bottom() {
     let mut done = BTreeSet::new();
     for start in edges.keys() {
         let found = cycle(start, &edges, &mut Vec::new(), &mut done);
-        assert!(found.is_none(), "an import cycle: {}", found.unwrap().join(" -> "));
+        assert!(
+            found.is_none(),
+            "an import cycle: {}",
+            found.unwrap().join(" -> ")
+        );
     }
     let vocabulary = ["error", "sink", "outcome", "call", "hooks", "context"];
     for word in vocabulary {
@@ -97,6 +106,9 @@ fn files_import_each_other_one_way_with_the_vocabulary_at_the_bottom() {
             .iter()
             .filter(|t| !vocabulary.contains(&t.as_str()))
             .collect();
-        assert!(above.is_empty(), "{word} imports {above:?}, which is not vocabulary");
+        assert!(
+            above.is_empty(),
+            "{word} imports {above:?}, which is not vocabulary"
+        );
     }
 }

@@ -23,8 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures::future::BoxFuture;
 use hark_llm::ToolCall;
 use hark_tools::{
-    Arguments, CallResult, Checked, ToolError, ToolRegistry,
-    messages as tool_messages, replies_to,
+    Arguments, CallResult, Checked, ToolError, ToolRegistry, messages as tool_messages, replies_to,
 };
 use serde_json::{Value, json};
 
