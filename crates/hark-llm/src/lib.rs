@@ -21,7 +21,10 @@
 //!   429 and 5xx, only before the first streamed byte ([`RetryPolicy`]); each retry is announced
 //!   in the stream as [`StreamEvent::Retrying`], so a voice agent can say a holding line.
 //!   [`HttpOptions::for_voice`] gives up on a silent provider after 10 s rather than 30 s.
-//! - [`repair_arguments`] reads small models' broken tool-call JSON where that is safe.
+//! - Each assembled [`ToolCall`] carries its arguments read once ([`read_arguments`]: a
+//!   [`ToolArguments`] object, or unreadable for the tool layer to refuse);
+//!   [`repair_arguments`], the one place that repairs, reads small models' broken tool-call JSON
+//!   where that is safe. The model's own text stays in [`ToolCall::raw_arguments`] for the history.
 //! - [`testing::ScriptedServer`] is the test double for a provider (OpenAI-compatible, and
 //!   Anthropic and Gemini through their stream builders); it checks every tool schema it
 //!   receives against the provider's rules and answers a break with the API's 400.
