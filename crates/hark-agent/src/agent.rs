@@ -41,9 +41,10 @@ pub struct AgentSettings {
     pub provider: Arc<dyn Provider>,
     /// The provider's model name.
     pub model: String,
-    /// The schema dialect tool definitions are sent in (by default from the provider's kind:
-    /// `anthropic` → [`Dialect::Anthropic`], `gemini` → [`Dialect::GeminiParameters`], else
-    /// [`Dialect::OpenAi`]). A strict dialect sends `strict: true`.
+    /// The schema dialect tool definitions are sent in (by default the one the provider's type
+    /// reads, [`Provider::dialect`]: [`Dialect::Anthropic`] for `hark_llm::Anthropic`,
+    /// [`Dialect::GeminiParameters`] for `hark_llm::Gemini`, else [`Dialect::OpenAi`]). A strict
+    /// dialect sends `strict: true`.
     pub dialect: Dialect,
     /// Every tool of the agent. The late results of `continue` tools are read from this
     /// registry, so every tool a conductor offers must be in it.
@@ -299,13 +300,9 @@ impl BackgroundDrain {
     }
 }
 
-/// The dialect a provider's kind reads.
+/// The dialect the provider's type reads ([`Provider::dialect`]).
 fn default_dialect(provider: &dyn Provider) -> Dialect {
-    match provider.label().kind {
-        "anthropic" => Dialect::Anthropic,
-        "gemini" => Dialect::GeminiParameters,
-        _ => Dialect::OpenAi,
-    }
+    provider.dialect()
 }
 
 /// Locks a std mutex, taking the value of a poisoned one (no invariant spans a panic here).
@@ -376,20 +373,8 @@ impl Shared {
         {
             return defs.clone();
         }
-        let dialect = self.settings.dialect;
-        let strict = matches!(dialect, Dialect::OpenAiStrict | Dialect::AnthropicStrict);
-        let defs: Vec<ToolDefinition> = registry
-            .definitions(dialect)
-            .tools
-            .into_iter()
-            .map(|t| ToolDefinition {
-                name: t.name,
-                description: t.description,
-                parameters: t.parameters,
-                strict,
-            })
-            .collect();
-        let defs = Arc::new(defs);
+        // The registry's definitions carry `strict` for a strict dialect.
+        let defs = Arc::new(registry.definitions(self.settings.dialect).tools);
         *cache = Some((registry.clone(), defs.clone()));
         defs
     }

@@ -124,8 +124,8 @@ pub enum UserTurn {
     /// as an assistant message with that one call, followed by its result. A model request
     /// follows when the result asks for one ([`CallResult::ask_model_reply`]).
     ///
-    /// `call.id` must be unique in the call's history (e.g. `"hark_flow_1"`); `call.arguments`
-    /// is the JSON text of the arguments object.
+    /// `call.id` must be unique in the call's history (e.g. `"hark_flow_1"`); build it with
+    /// [`ToolCall::from_value`](hark_llm::ToolCall::from_value) from the arguments object.
     Call {
         /// Lines said before the call runs.
         say: Vec<String>,

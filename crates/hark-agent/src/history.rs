@@ -73,9 +73,8 @@ pub fn check_tool_results(history: &[Message]) -> Result<(), HistoryProblem> {
 /// text. Any other text is kept exactly as the model wrote it. Spec: cases T6/T10 (history).
 pub fn call_for_history(call: &ToolCall) -> ToolCall {
     let mut kept = call.clone();
-    let text = call.arguments.trim();
-    if text.is_empty() || text == "null" {
-        kept.arguments = "{}".to_string();
+    if hark_llm::no_arguments(&call.raw_arguments) {
+        kept.raw_arguments = "{}".to_string();
     }
     kept
 }
@@ -88,7 +87,7 @@ mod tests {
     fn empty_and_null_arguments_are_kept_as_an_empty_object() {
         for raw in ["", "  ", "null", " null\n"] {
             let call = ToolCall::new("c1", "t", raw);
-            assert_eq!(call_for_history(&call).arguments, "{}", "{raw:?}");
+            assert_eq!(call_for_history(&call).raw_arguments, "{}", "{raw:?}");
         }
         let call = ToolCall::new("c1", "t", r#"{"q":1}"#);
         assert_eq!(call_for_history(&call), call);

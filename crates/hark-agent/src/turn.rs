@@ -23,14 +23,14 @@
 //! | no first byte, 408, 429, 5xx, refused connection | the provider client retries ([`hark_llm::RetryPolicy`]); on its first retry of a turn the caller hears [`messages::hold_line`] (in the call's language) |
 //! | the stream breaks after its first byte (cut, or silent past the idle limit), nothing said yet | no call of the broken reply runs; the request is sent again once per turn, after the hold line |
 //! | the stream breaks otherwise, or the retries run out | no call of the broken reply runs; the client gets an [`AgentEvent::Error`] (an RTVI `error`); the caller hears [`messages::model_failed_line`] unless text was said and no tool call was under way; the text said is recorded, without calls |
-//! | tool-call arguments that are not valid JSON | repaired where that is safe ([`hark_llm::repair_arguments`]) and the call runs; otherwise it does not run and its one result is the registry's refusal, which the model reads |
+//! | tool-call arguments that are not valid JSON | read once where the call is assembled, repaired where that is safe ([`hark_llm::read_arguments`]), and the call runs; otherwise it does not run and its one result is the registry's refusal, which the model reads |
 
 use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::future::join_all;
 use hark_llm::{ChatRequest, LlmError, Message, StreamEvent, TimeoutPhase, ToolCall, ToolChoice};
-use hark_tools::{CallResult, Discarded, Generation, RawArguments, ToolRegistry};
+use hark_tools::{CallResult, Discarded, Generation, ToolRegistry};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -169,36 +169,17 @@ fn record_text(shared: &Shared, text: &str) {
     }
 }
 
-/// Runs one call on `registry` with the arguments read as a JSON object where that is safe.
+/// Runs one call on `registry` with the arguments as the provider's stream read them (once): an
+/// object, or unreadable, which the registry refuses in words the model can act on.
 async fn run_call(
     registry: &ToolRegistry,
     call: &ToolCall,
     shared: &Shared,
     generation: &Generation,
 ) -> Result<CallResult, Discarded> {
-    match call.parse_arguments() {
-        Ok(value) => {
-            registry
-                .call_live(
-                    &call.name,
-                    RawArguments::Json(&value),
-                    &shared.live,
-                    generation,
-                )
-                .await
-        }
-        // The registry refuses it with its own words the model can act on.
-        Err(_) => {
-            registry
-                .call_live(
-                    &call.name,
-                    call.arguments.as_str(),
-                    &shared.live,
-                    generation,
-                )
-                .await
-        }
-    }
+    registry
+        .call_live(&call.name, &call.arguments, &shared.live, generation)
+        .await
 }
 
 /// One model reply as streamed.

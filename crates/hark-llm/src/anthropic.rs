@@ -100,6 +100,10 @@ impl Provider for Anthropic {
         &self.transport.label
     }
 
+    fn dialect(&self) -> hark_schema::Dialect {
+        hark_schema::Dialect::Anthropic
+    }
+
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
         request_body(request, &self.transport.label)
     }
@@ -113,11 +117,6 @@ impl Provider for Anthropic {
             AnthropicDecoder::new(self.transport.label.clone()),
         )
     }
-}
-
-/// Arguments as the JSON object a provider wants in its history (`{}` when unreadable).
-pub(crate) fn arguments_object(arguments: &str) -> Value {
-    crate::repair::repair_arguments(arguments).unwrap_or_else(|_| json!({}))
 }
 
 /// Appends `blocks` as a turn of `role`, joining the previous turn when it has the same role.
@@ -158,7 +157,7 @@ fn request_body(request: &ChatRequest, label: &ProviderLabel) -> Result<Value, L
                 }
                 for c in tool_calls {
                     blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name,
-                                       "input": arguments_object(&c.arguments)}));
+                                       "input": c.arguments_object()}));
                 }
                 push_turn(&mut turns, "assistant", blocks);
             }

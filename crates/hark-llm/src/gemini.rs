@@ -28,7 +28,6 @@ use reqwest::header::{HeaderMap, HeaderName};
 use serde_json::{Map, Value, json};
 
 use crate::Provider;
-use crate::anthropic::arguments_object;
 use crate::error::{LlmError, ProviderLabel};
 use crate::messages;
 use crate::retry::Pause;
@@ -117,6 +116,10 @@ impl Provider for Gemini {
         &self.transport.label
     }
 
+    fn dialect(&self) -> hark_schema::Dialect {
+        hark_schema::Dialect::GeminiParameters
+    }
+
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
         request_body(request, self.schema_field, &self.transport.label)
     }
@@ -179,7 +182,7 @@ fn request_body(
                 for c in tool_calls {
                     let mut call = Map::new();
                     call.insert("name".into(), json!(c.name));
-                    call.insert("args".into(), arguments_object(&c.arguments));
+                    call.insert("args".into(), c.arguments_object());
                     if !c.id.starts_with(MADE_UP_ID) {
                         call.insert("id".into(), json!(c.id));
                     }
@@ -328,9 +331,10 @@ impl Decoder for GeminiDecoder {
                         .unwrap_or_default()
                         .to_owned();
                     let args = match fc.get("args") {
-                        None | Some(Value::Null) => "{}".to_owned(),
-                        Some(a) => a.to_string(),
+                        None | Some(Value::Null) => Value::Object(Map::new()),
+                        Some(a) => a.clone(),
                     };
+                    let mut call = ToolCall::from_value(id.clone(), name.clone(), args);
                     out.push_back(StreamEvent::ToolCallStarted {
                         index,
                         id: id.clone(),
@@ -338,9 +342,8 @@ impl Decoder for GeminiDecoder {
                     });
                     out.push_back(StreamEvent::ToolCallArgumentsDelta {
                         index,
-                        delta: args.clone(),
+                        delta: call.raw_arguments.clone(),
                     });
-                    let mut call = ToolCall::new(id, name, args);
                     call.signature = part
                         .get("thoughtSignature")
                         .and_then(Value::as_str)

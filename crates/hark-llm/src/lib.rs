@@ -21,7 +21,10 @@
 //!   429 and 5xx, only before the first streamed byte ([`RetryPolicy`]); each retry is announced
 //!   in the stream as [`StreamEvent::Retrying`], so a voice agent can say a holding line.
 //!   [`HttpOptions::for_voice`] gives up on a silent provider after 10 s rather than 30 s.
-//! - [`repair_arguments`] reads small models' broken tool-call JSON where that is safe.
+//! - Each assembled [`ToolCall`] carries its arguments read once ([`read_arguments`]: a
+//!   [`ToolArguments`] object, or unreadable for the tool layer to refuse);
+//!   [`repair_arguments`], the one place that repairs, reads small models' broken tool-call JSON
+//!   where that is safe. The model's own text stays in [`ToolCall::raw_arguments`] for the history.
 //! - [`testing::ScriptedServer`] is the test double for a provider (OpenAI-compatible, and
 //!   Anthropic and Gemini through their stream builders); it checks every tool schema it
 //!   receives against the provider's rules and answers a break with the API's 400.
@@ -85,18 +88,20 @@ mod types;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use hark_schema::Dialect;
 use serde_json::Value;
 
 pub use anthropic::{ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION, Anthropic};
 pub use error::{LlmError, OpenCall, ProviderLabel, TimeoutPhase};
 pub use gemini::{Gemini, GeminiSchemaField};
+pub use hark_schema::{ToolArguments, ToolDefinition, no_arguments};
 pub use openai::{MaxTokensField, OpenAiCompatible, Roles};
-pub use repair::{RepairError, repair_arguments};
+pub use repair::{RepairError, read_arguments, repair_arguments};
 pub use retry::{Pause, RetryPolicy, TokioPause, is_retryable_status};
 pub use transport::{HttpOptions, VOICE_FIRST_BYTE_TIMEOUT};
 pub use types::{
     ChatRequest, Completion, FinishReason, Message, ResponseFormat, StreamEvent, TokenLogprob,
-    ToolCall, ToolChoice, ToolDefinition, Usage,
+    ToolCall, ToolChoice, Usage,
 };
 
 /// A model provider: maps a [`ChatRequest`] to its wire format and streams the reply.
@@ -106,6 +111,14 @@ pub use types::{
 pub trait Provider: Send + Sync + std::fmt::Debug {
     /// Who this is, for errors and logs (`openai-compatible at http://…/v1`).
     fn label(&self) -> &ProviderLabel;
+
+    /// The schema dialect this provider's API reads tool parameters in, by the provider's type
+    /// (OpenAI-compatible servers: [`Dialect::OpenAi`], the default; [`Anthropic`]:
+    /// [`Dialect::Anthropic`]; [`Gemini`]: [`Dialect::GeminiParameters`]). An agent sends its
+    /// tools in it unless told otherwise.
+    fn dialect(&self) -> Dialect {
+        Dialect::OpenAi
+    }
 
     /// The exact JSON body this provider sends for `request` (streaming on).
     ///

@@ -325,7 +325,7 @@ fn wire_message(m: &Message, developer_as_system: bool) -> Value {
                     .iter()
                     .map(|c| {
                         json!({"id": c.id, "type": "function",
-                                   "function": {"name": c.name, "arguments": c.arguments}})
+                                   "function": {"name": c.name, "arguments": c.raw_arguments}})
                     })
                     .collect();
                 m.insert("tool_calls".into(), Value::Array(calls));

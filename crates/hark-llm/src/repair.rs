@@ -9,6 +9,7 @@
 //! never completed: the missing part could be any value, and a tool with side effects must not
 //! run on a guess.
 
+use hark_schema::ToolArguments;
 use serde_json::{Map, Value};
 
 use crate::messages;
@@ -42,7 +43,7 @@ pub struct RepairError {
 pub fn repair_arguments(raw: &str) -> Result<Value, RepairError> {
     let mut text = raw.trim().to_owned();
     for _ in 0..3 {
-        if text.is_empty() || text == "null" {
+        if hark_schema::no_arguments(&text) {
             return Ok(Value::Object(Map::new()));
         }
         let value = match serde_json::from_str::<Value>(&text) {
@@ -62,6 +63,19 @@ pub fn repair_arguments(raw: &str) -> Result<Value, RepairError> {
     Err(RepairError {
         message: messages::arguments_not_object("a string"),
     })
+}
+
+/// Reads a tool call's arguments text once, where the call is assembled: the object
+/// ([`repair_arguments`]'s repairs applied), or [`ToolArguments::Unreadable`] with the reason for
+/// the log. The tool layer refuses an unreadable call in a sentence the model reads.
+pub fn read_arguments(raw: &str) -> ToolArguments {
+    match repair_arguments(raw) {
+        Ok(Value::Object(map)) => ToolArguments::Object(map),
+        Ok(_) => ToolArguments::empty(),
+        Err(error) => ToolArguments::Unreadable {
+            reason: error.message,
+        },
+    }
 }
 
 fn not_json(e: &serde_json::Error) -> RepairError {
@@ -207,6 +221,40 @@ mod tests {
         for raw in ["", "  ", "null", "{}", "\"\"", "\"null\""] {
             assert_eq!(ok(raw), json!({}), "{raw:?}");
         }
+    }
+
+    /// A call's arguments are read once, where the call is assembled: an object (repaired,
+    /// `{}` for none), or unreadable with the reason, for the tool layer to refuse. A value that
+    /// arrived parsed (Gemini's `args`) is read by the same rule.
+    #[test]
+    fn a_call_is_read_once_into_an_object_or_unreadable() {
+        let call = crate::ToolCall::new("c", "t", r#"{"a": 1,}"#);
+        assert_eq!(call.arguments.as_object(), json!({"a": 1}).as_object());
+        assert_eq!(
+            call.raw_arguments, r#"{"a": 1,}"#,
+            "the text the model sent is kept"
+        );
+        for raw in ["", " null "] {
+            assert_eq!(read_arguments(raw), ToolArguments::empty(), "{raw:?}");
+        }
+        assert_eq!(
+            read_arguments("[1]"),
+            ToolArguments::Unreadable {
+                reason: messages::arguments_not_object("an array")
+            }
+        );
+        assert!(matches!(
+            read_arguments(r#"{"a": "#),
+            ToolArguments::Unreadable { .. }
+        ));
+        let from_value = crate::ToolCall::from_value("c", "t", Value::Null);
+        assert_eq!(from_value.arguments, ToolArguments::empty());
+        assert_eq!(from_value.raw_arguments, "null");
+        let from_value = crate::ToolCall::from_value("c", "t", json!([1]));
+        assert!(matches!(
+            from_value.arguments,
+            ToolArguments::Unreadable { .. }
+        ));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::error::{LlmError, ProviderLabel};
 use crate::messages;
-use crate::types::ToolDefinition;
+use hark_schema::ToolDefinition;
 
 /// `tool.parameters` as `dialect` takes it, or `None` (logged once with `warn!`) when the
 /// dialect cannot express them: the caller leaves that tool out of the request.

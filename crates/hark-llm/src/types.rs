@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use futures::{Stream, StreamExt};
+use hark_schema::{ToolArguments, ToolDefinition};
 use serde_json::Value;
 
 use crate::error::LlmError;
@@ -131,35 +132,6 @@ pub enum Message {
     },
 }
 
-/// A tool the model may call. `parameters` is a JSON Schema object; the provider it is sent to
-/// brings it into its dialect (`hark_schema::conform`), so a schema written once reaches every
-/// provider in a form it takes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolDefinition {
-    /// The tool's name (`[a-zA-Z0-9_-]{1,64}` for every provider).
-    pub name: String,
-    /// What the tool does, as the model reads it.
-    pub description: String,
-    /// The arguments' JSON Schema (root `type: object`). Sent as it is when it keeps the
-    /// provider's rules, else in the provider's dialect (`hark_schema::conform`).
-    pub parameters: Value,
-    /// Sends `strict: true` (OpenAI structured outputs, Anthropic strict tool use); ignored by
-    /// Gemini. The schema must then be in the strict dialect.
-    pub strict: bool,
-}
-
-impl ToolDefinition {
-    /// A non-strict tool definition.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
-        Self {
-            name: name.into(),
-            description: description.into(),
-            parameters,
-            strict: false,
-        }
-    }
-}
-
 /// Whether the model may, must or must not call tools.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ToolChoice {
@@ -182,36 +154,72 @@ pub struct ToolCall {
     pub id: String,
     /// The tool's name as the model wrote it (may name no registered tool).
     pub name: String,
-    /// The arguments exactly as the model produced them: usually a JSON object text, but small
-    /// models send `""`, `null`, trailing commas… Read them with [`ToolCall::parse_arguments`].
-    pub arguments: String,
+    /// The arguments, read once where the call was assembled: a JSON object (repaired where that
+    /// is safe, `{}` for blank or `null`), or unreadable, which the tool layer refuses in a
+    /// sentence the model reads. The turn loop hands this to the registry as it is.
+    pub arguments: ToolArguments,
+    /// The arguments text exactly as the model produced it: usually a JSON object text, but
+    /// small models send `""`, `null`, trailing commas… Kept only so the history a provider
+    /// reads back replays what the model sent (OpenAI-compatible `function.arguments`).
+    pub raw_arguments: String,
     /// Gemini's `thoughtSignature` of the part that held this call: opaque, sent back with the
     /// call in later requests (Gemini 2.5+ thinking models refuse a history without it).
     pub signature: Option<String>,
 }
 
 impl ToolCall {
-    /// A call with no signature.
+    /// A call with no signature, its arguments read from `raw_arguments`
+    /// ([`crate::read_arguments`]).
     pub fn new(
         id: impl Into<String>,
         name: impl Into<String>,
-        arguments: impl Into<String>,
+        raw_arguments: impl Into<String>,
     ) -> Self {
+        let raw_arguments = raw_arguments.into();
         Self {
             id: id.into(),
             name: name.into(),
-            arguments: arguments.into(),
+            arguments: crate::repair::read_arguments(&raw_arguments),
+            raw_arguments,
             signature: None,
         }
     }
 
-    /// The arguments as a JSON object (always a `Value::Object`), repaired where that is safe
-    /// ([`crate::repair_arguments`]).
+    /// A call whose arguments arrived as a JSON value (Gemini's `args`): read once, by the same
+    /// rule as a text (`null` means `{}`; anything but an object is unreadable); `raw_arguments`
+    /// is its JSON text.
+    pub fn from_value(id: impl Into<String>, name: impl Into<String>, value: Value) -> Self {
+        let raw_arguments = value.to_string();
+        let arguments = match value {
+            Value::Object(map) => ToolArguments::Object(map),
+            Value::Null => ToolArguments::empty(),
+            _ => crate::repair::read_arguments(&raw_arguments),
+        };
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            raw_arguments,
+            signature: None,
+        }
+    }
+
+    /// The arguments as a JSON object (always a `Value::Object`).
     ///
     /// # Errors
     /// [`crate::RepairError`] with a sentence the model can act on.
     pub fn parse_arguments(&self) -> Result<Value, crate::RepairError> {
-        crate::repair::repair_arguments(&self.arguments)
+        match &self.arguments {
+            ToolArguments::Object(map) => Ok(Value::Object(map.clone())),
+            ToolArguments::Unreadable { reason } => Err(crate::RepairError {
+                message: reason.clone(),
+            }),
+        }
+    }
+
+    /// The arguments as the JSON object a provider wants in its history (`{}` when unreadable).
+    pub(crate) fn arguments_object(&self) -> Value {
+        Value::Object(self.arguments.as_object().cloned().unwrap_or_default())
     }
 }
 

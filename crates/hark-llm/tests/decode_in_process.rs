@@ -159,9 +159,9 @@ fn an_anthropic_call_without_arguments_sends_its_braces_as_a_delta() {
                 _ => None,
             })
             .expect("the call is done");
-        assert_eq!(done.arguments, arguments, "partial {partial:?}");
+        assert_eq!(done.raw_arguments, arguments, "partial {partial:?}");
         assert_eq!(
-            deltas, done.arguments,
+            deltas, done.raw_arguments,
             "the deltas add up, partial {partial:?}"
         );
         assert_eq!(done.parse_arguments().unwrap(), serde_json::json!({}));

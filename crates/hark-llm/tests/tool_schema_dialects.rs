@@ -236,3 +236,21 @@ async fn a_strict_response_format_is_closed_for_openai_strict_mode() {
     assert_eq!(sent["additionalProperties"], false);
     assert_eq!(sent["required"], json!(["ok"]));
 }
+
+/// The dialect a provider reads is a property of its type, not of its label's text: an agent
+/// asks the provider (`Provider::dialect`) and sends its tools in that dialect.
+#[test]
+fn each_provider_type_names_the_dialect_it_reads() {
+    use hark_schema::Dialect;
+    let providers: [(Box<dyn Provider>, Dialect); 3] = [
+        (
+            Box::new(OpenAiCompatible::new("http://127.0.0.1:9/v1", None)),
+            Dialect::OpenAi,
+        ),
+        (Box::new(Anthropic::new("key")), Dialect::Anthropic),
+        (Box::new(Gemini::new("key")), Dialect::GeminiParameters),
+    ];
+    for (provider, dialect) in providers {
+        assert_eq!(provider.dialect(), dialect, "{}", provider.label());
+    }
+}

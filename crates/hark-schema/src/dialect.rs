@@ -42,6 +42,12 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// True for the dialects whose tools are sent with `strict: true` ([`Dialect::OpenAiStrict`],
+    /// [`Dialect::AnthropicStrict`]).
+    pub fn is_strict(self) -> bool {
+        matches!(self, Dialect::OpenAiStrict | Dialect::AnthropicStrict)
+    }
+
     /// Every dialect, in declaration order.
     pub const ALL: [Dialect; 6] = [
         Dialect::OpenAi,

@@ -17,6 +17,9 @@
 //! - [`provider_rule_breaks`] checks a schema as it is sent against what the provider's API
 //!   refuses (its documented 400 answers); [`conform`] keeps a schema that passes and
 //!   brings any other into the dialect: every provider client runs it on every tool.
+//! - [`ToolDefinition`] (a tool as a provider receives it) and [`ToolArguments`] (a call's
+//!   arguments, read once) are the plain types the provider clients and the tool layer share;
+//!   [`no_arguments`] is the one rule that blank or `null` arguments mean `{}`.
 //! - [`messages`] holds every sentence, refusals and words alike.
 //!
 //! ```
@@ -55,6 +58,7 @@ mod keywords;
 pub mod messages;
 mod normalise;
 mod provider_rules;
+mod tool;
 
 pub use dialect::{
     Dialect, OPENAI_STRICT_MAX_ENUM, OPENAI_STRICT_MAX_OBJECT_DEPTH, drop_strict_nulls,
@@ -63,3 +67,4 @@ pub use dialect::{
 pub use error::{SchemaError, SchemaErrors};
 pub use normalise::{MAX_DEPTH, MAX_SCHEMAS, normalise};
 pub use provider_rules::{GEMINI_PARAMETERS_FIELDS, conform, provider_rule_breaks};
+pub use tool::{ToolArguments, ToolDefinition, no_arguments};

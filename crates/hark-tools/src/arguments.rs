@@ -288,6 +288,8 @@ impl ArgumentShape {
         }
         for (key, value) in map {
             match object.properties.get(key) {
+                // A value with nothing to check below it costs no path.
+                Some(&node) if matches!(self.nodes[node], Node::Any) => {}
                 Some(&node) => self.check_node(node, value, &join(path, key), depth + 1, findings),
                 None if !object.open => {
                     findings.unknown.push((path.to_string(), join(path, key)));

@@ -12,8 +12,9 @@ use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
 use crate::call::CallType;
+use crate::context::{Arguments, ToolContext};
 use crate::error::ToolError;
-use crate::executor::{Arguments, ToolContext, ToolExecutor};
+use crate::executor::ToolExecutor;
 use crate::messages;
 use crate::output::Output;
 use crate::spec::{BuildError, ToolSpec};

@@ -4,8 +4,16 @@
 //! Spec: `tools-reference.md`. A tool is a [`ToolSpec`] (what the model sees, built and checked
 //! once) plus a [`ToolExecutor`] (what runs). Build one from a typed async function with the
 //! [`tool`] attribute macro or [`ToolSpec::local`], or from a JSON Schema and your own executor
-//! with [`ToolSpec::new`]. A [`ToolRegistry`] runs every call through the same path: parse →
-//! check arguments → run → check the result → what the model reads → sinks.
+//! with [`ToolSpec::new`]. A [`ToolRegistry`] runs every call through the same path: read the
+//! arguments → check them → precheck → announce → run → check the result → assign → replies →
+//! what the model reads → sinks ([`ToolRegistry::call`] is that path with nothing said or
+//! saved; [`ToolRegistry::call_live`] runs it in a call in progress).
+//!
+//! The vocabulary every part speaks sits at the bottom of the crate and imports nothing above it:
+//! [`error`] ([`ToolError`]), [`sink`] ([`Source`], [`ToolEvent`]), [`outcome`] ([`ToolOutcome`],
+//! [`CallResult`]), [`call`] ([`CallInfo`]), [`hooks`] ([`CallHooks`]), [`context`]
+//! ([`ToolContext`], [`Arguments`]). The files above them import downwards only
+//! (`scripts/module_cycles.py crates/hark-tools/src` lists the edges and finds no cycle).
 //!
 //! ```
 //! use hark_tools::{tool, ToolContext, ToolError, ToolRegistry};
@@ -112,17 +120,22 @@
 mod arguments;
 pub mod builtin;
 pub mod call;
+pub mod context;
 pub mod error;
 pub mod executor;
+pub mod hooks;
 pub mod language;
 mod lines;
 pub mod live;
 pub mod messages;
+pub mod outcome;
 pub mod output;
 pub mod phone;
+mod pipeline;
 mod problems;
 pub mod registry;
 pub mod reply;
+mod rows;
 pub mod schema;
 pub mod sink;
 pub mod spec;
@@ -132,24 +145,25 @@ pub mod state_schema;
 mod walk;
 
 pub use builtin::{current_datetime_tool, end_call_tool, user_phone_number_tool};
-pub use call::{CALL_VALUES, CallHooks, CallInfo, CallType, DrainReport, HookCall, Next, Wrapped};
+pub use call::{CALL_VALUES, CallInfo, CallType};
+pub use context::{Arguments, ToolContext, TranscriptMessage};
 pub use error::{ToolError, ToolErrorKind};
-pub use executor::{Arguments, ToolContext, ToolExecutor};
+pub use executor::ToolExecutor;
 pub use hark_macros::tool;
+pub use hark_schema::{ToolArguments, ToolDefinition};
 pub use hark_speak::{FixedClock, Speaker};
-pub use live::{CallResult, Checked, Discarded, Generation, LiveCall};
+pub use hooks::{CallHooks, DrainReport, HookCall, Next, Wrapped};
+pub use live::{Checked, Generation, LiveCall};
+pub use outcome::{CallResult, CallStatus, Discarded, ToolOutcome};
 pub use output::{Output, OutputMismatch, is_error_result};
 pub use phone::{Phone, PhoneError};
-pub use registry::{
-    CallStatus, ProviderTools, RawArguments, RegistryBuilder, ToolDefinition, ToolOutcome,
-    ToolRegistry, replies_to,
-};
+pub use registry::{ProviderTools, RawArguments, RegistryBuilder, ToolRegistry, replies_to};
 pub use reply::{Assign, ToolReply};
 pub use schema::Dialect;
 pub use sink::{SinkError, Source, ToolEvent, ToolSink, ToolStage};
 pub use spec::{BuildError, Interruption, Locked, Runner, ToolSpec, runner, to_result};
 pub use speech::{InMemorySpeech, Speech, SpeechEvent};
-pub use state::{CallState, State, StateModel, StateRefusal, Transcript, TranscriptMessage};
+pub use state::{CallState, State, StateModel, StateRefusal, Transcript};
 
 /// What the `#[tool]` macro's generated code refers to. Not a stable API.
 #[doc(hidden)]

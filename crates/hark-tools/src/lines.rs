@@ -8,7 +8,7 @@ use hark_speak::{Placeholder, Resolve, SayAs, Scope, SpokenValue};
 use serde_json::Value;
 
 use crate::call::{CallInfo, CallType};
-use crate::executor::Arguments;
+use crate::context::Arguments;
 use crate::walk;
 
 /// The names `{{call.name}}` may read.

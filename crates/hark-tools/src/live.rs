@@ -21,14 +21,13 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{CallHooks, HookCall, Next};
+use crate::context::{Arguments, ToolContext};
 use crate::error::ToolError;
-use crate::executor::{Arguments, ToolContext};
+use crate::hooks::{CallHooks, HookCall};
 use crate::lines::View;
 use crate::messages;
-use crate::registry::{
-    CallStatus, RawArguments, ToolOutcome, ToolRegistry, elapsed_ms, replies_to,
-};
+use crate::outcome::{CallResult, CallStatus, ToolOutcome};
+use crate::registry::{ToolRegistry, elapsed_ms, replies_to};
 use crate::sink::{Source, ToolEvent, ToolStage};
 use crate::spec::{BuildError, Interruption, ToolSpec};
 use crate::speech::Speech;
@@ -164,34 +163,6 @@ impl Generation {
     }
 }
 
-/// A tool call of a discarded generation: it did not run (T8). The runtime leaves the call out
-/// of the history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the generation was discarded before any of it was spoken, so its tool calls do not run")]
-pub struct Discarded;
-
-/// Everything one tool call in a call did, for the runtime.
-#[derive(Debug, Clone)]
-pub struct CallResult {
-    /// The outcome: `model_result` is what the model reads for this tool call.
-    pub outcome: ToolOutcome,
-    /// The announce line said before the tool ran, if one was.
-    pub announced: Option<String>,
-    /// Reply lines code said for the result (at most one per call).
-    pub said: Vec<String>,
-    /// False when no model reply should follow: a reply line was said, or an
-    /// `ArgumentsMissing` refusal came after a reply that already spoke.
-    pub ask_model_reply: bool,
-    /// True when the call ends the conversation (only on success, T5).
-    pub ends_conversation: bool,
-    /// The State values saved (empty when the State refused the batch).
-    pub saved: Vec<String>,
-    /// True when the result came from the tool's precheck: the tool did not run ("Check a rule
-    /// before the tool runs"). A flow never counts such an outcome as a success of its closing
-    /// tool.
-    pub prechecked: bool,
-}
-
 /// What [`ToolRegistry::check_live`] found before a tool would run.
 #[derive(Debug, Clone)]
 pub enum Checked {
@@ -204,149 +175,6 @@ pub enum Checked {
 }
 
 impl ToolRegistry {
-    /// Runs one tool call of `generation` in the live call: fills locked values, runs the
-    /// precheck, fills every announce line and says one, runs the tool (cancelled when the
-    /// caller talks over a tool that does not `continue`) inside the call's `wrap_tool` hooks,
-    /// checks the result, runs the `after_tool` hooks, saves its assign rows in one batch, says
-    /// the first reply that matches and fills, and reports the `ends_conversation` effect.
-    ///
-    /// `Err(Discarded)` when the generation was discarded (interrupted before any of it was
-    /// spoken): the tool does not run and no sink hears of it (T8).
-    ///
-    /// A `continue` tool whose generation is interrupted while it runs returns at once with
-    /// status [`CallStatus::StillRunning`]: the model reads that the tool is still running. Its
-    /// real result comes exactly once from [`late_results`](Self::late_results) (T7).
-    pub async fn call_live<'r>(
-        &self,
-        name: &str,
-        raw_arguments: impl Into<RawArguments<'r>>,
-        live: &LiveCall,
-        generation: &Generation,
-    ) -> Result<CallResult, Discarded> {
-        let (tool, arguments, context) = match self
-            .check_in(name, raw_arguments.into(), live, generation)
-            .await?
-        {
-            Prepared::Ready(tool, arguments, context) => (tool, arguments, context),
-            Prepared::Done(result) => return Ok(result),
-        };
-        let source = Source::Model;
-        let announced = match self.announce_line(tool, &arguments, &context, live) {
-            Ok(line) => line,
-            Err(error) => return Ok(self.plain(self.refuse(name, source, error), live)),
-        };
-        if let Some(line) = &announced {
-            live.speech.say(line).await;
-            // A tool that ends the call always lets its goodbye play out first.
-            if tool.announce_wait || tool.ends_the_call() {
-                live.speech.wait_playout().await;
-            }
-        }
-        self.emit_started(name, source);
-        let hook_call = HookCall {
-            tool: name.to_string(),
-            arguments: arguments.clone(),
-            source,
-        };
-        let inner: Next<'_> =
-            Box::pin(self.run_in_call(tool, arguments, context, live, generation));
-        let outcome = self.hooked(tool, &hook_call, &live.hooks, inner).await;
-        if outcome.status == CallStatus::StillRunning {
-            return Ok(CallResult {
-                outcome,
-                announced,
-                said: Vec::new(),
-                ask_model_reply: false,
-                ends_conversation: false,
-                saved: Vec::new(),
-                prechecked: false,
-            });
-        }
-        Ok(self.after(tool, outcome, live, announced, false).await)
-    }
-
-    /// The checks a call goes through before its tool would run, without running it: parse the
-    /// arguments, fill the locked values, check them (missing arguments first), the executor's
-    /// `validate`, the precheck, and every announce line filled (nothing is said). A flow runs
-    /// it before a read-back, so a wrong value is never read back ("Check a rule before the tool
-    /// runs", point 4; "A required argument left out or empty", point 5).
-    ///
-    /// [`Checked::Done`] for a refusal (the model reads it) or a precheck outcome (saved and
-    /// said like any result); `Err(Discarded)` for a discarded generation.
-    pub async fn check_live<'r>(
-        &self,
-        name: &str,
-        raw_arguments: impl Into<RawArguments<'r>>,
-        live: &LiveCall,
-        generation: &Generation,
-    ) -> Result<Checked, Discarded> {
-        Ok(
-            match self
-                .check_in(name, raw_arguments.into(), live, generation)
-                .await?
-            {
-                Prepared::Ready(tool, arguments, context) => {
-                    let view = View {
-                        state: &context.state,
-                        state_schema: self.state_model().map(StateModel::schema),
-                        call: &context.call,
-                        arguments: Some((&arguments, tool.parameters())),
-                        result: None,
-                    };
-                    let language = live.state.language();
-                    for template in tool.announce_for(&language) {
-                        if let Err(unfilled) = template.fill(&view, &live.speaker) {
-                            let error = self.unset_refusal(&unfilled.placeholder);
-                            return Ok(Checked::Done(Box::new(
-                                self.plain(self.refuse(name, Source::Model, error), live),
-                            )));
-                        }
-                    }
-                    Checked::Ready(arguments)
-                }
-                Prepared::Done(result) => Checked::Done(Box::new(result)),
-            },
-        )
-    }
-
-    async fn check_in<'s>(
-        &'s self,
-        name: &str,
-        raw: RawArguments<'_>,
-        live: &LiveCall,
-        generation: &Generation,
-    ) -> Result<Prepared<'s>, Discarded> {
-        if generation.is_discarded() {
-            tracing::info!(tool = name, "tool call of a discarded generation not run");
-            return Err(Discarded);
-        }
-        let source = Source::Model;
-        let context = live.state.context(&live.hooks);
-        let (tool, arguments) = match self.prepare(name, raw, &context) {
-            Ok(prepared) => prepared,
-            Err(error) => {
-                return Ok(Prepared::Done(
-                    self.plain(self.refuse(name, source, error), live),
-                ));
-            }
-        };
-        match self.run_precheck(tool, &arguments) {
-            Ok(Some(outcome)) => {
-                let outcome = self.finish(tool, Ok(outcome), 0, source, false);
-                Ok(Prepared::Done(
-                    self.after(tool, outcome, live, None, true).await,
-                ))
-            }
-            Ok(None) => Ok(Prepared::Ready(tool, arguments, context)),
-            Err(error) => {
-                let error = crate::registry::finish_error(name, error);
-                Ok(Prepared::Done(
-                    self.plain(self.refuse(name, source, error), live),
-                ))
-            }
-        }
-    }
-
     /// Fills a line that reads the arguments of a call of `tool` (a read-back: "A table for
     /// {{party}} on {{day}}."), in the call's language: `{{value}}` reads an argument, else a
     /// State value; `{{call.name}}` what the call carries. Values are said by the parameter's
@@ -374,7 +202,7 @@ impl ToolRegistry {
     /// Runs the tool in the call and checks its result: cancelled when the caller talks over a
     /// tool that does not `continue`; a `continue` tool cut off gives a still-running outcome and
     /// its run is kept for [`late_results`](Self::late_results).
-    async fn run_in_call(
+    pub(crate) async fn run_in_call(
         &self,
         tool: &ToolSpec,
         arguments: Arguments,
@@ -470,7 +298,7 @@ impl ToolRegistry {
         results
     }
 
-    fn plain(&self, outcome: ToolOutcome, live: &LiveCall) -> CallResult {
+    pub(crate) fn plain(&self, outcome: ToolOutcome, live: &LiveCall) -> CallResult {
         CallResult {
             prechecked: false,
             ask_model_reply: replies_to(&outcome.model_result, live.speech.reply_spoke()),
@@ -484,7 +312,7 @@ impl ToolRegistry {
 
     /// Fills every announce line (a value not set refuses the call), then picks the next one in
     /// turn, never the same twice in a row. `None` with no lines or a realtime model.
-    fn announce_line(
+    pub(crate) fn announce_line(
         &self,
         tool: &ToolSpec,
         arguments: &Arguments,
@@ -563,7 +391,7 @@ impl ToolRegistry {
     }
 
     /// After a result: assign rows, reply rows, effects, and whether the model replies.
-    async fn after(
+    pub(crate) async fn after(
         &self,
         tool: &ToolSpec,
         outcome: ToolOutcome,
@@ -626,11 +454,4 @@ impl ToolRegistry {
             prechecked,
         }
     }
-}
-
-/// What the checks before a run found: the tool, its arguments and the context to run it in,
-/// or the call's end.
-enum Prepared<'s> {
-    Ready(&'s ToolSpec, Arguments, ToolContext),
-    Done(CallResult),
 }

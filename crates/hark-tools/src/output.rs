@@ -226,16 +226,6 @@ pub fn is_error_result(result: &Value) -> bool {
         || map.get("ok") == Some(&Value::Bool(false))
 }
 
-/// `/extras/0/count` → `extras.0.count` (JSON Pointer escapes undone).
-pub(crate) fn pointer_to_path(pointer: &str) -> String {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|seg| seg.replace("~1", "/").replace("~0", "~"))
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
 /// Follows a local `$ref` (`#/$defs/Name`, `#/definitions/Name`, `#`) to its schema.
 pub(crate) fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
     let mut current = schema;

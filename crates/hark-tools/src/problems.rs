@@ -11,7 +11,6 @@ use jsonschema::error::{ValidationError, ValidationErrorKind};
 use serde_json::Value;
 
 use crate::messages;
-use crate::output::pointer_to_path;
 
 /// One problem the schema check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,4 +114,14 @@ pub(crate) fn describe(error: &ValidationError<'_>, root: &str, out: &mut Vec<Pr
             keyword,
         }),
     }
+}
+
+/// `/extras/0/count` → `extras.0.count` (JSON Pointer escapes undone).
+pub(crate) fn pointer_to_path(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|seg| seg.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
 }

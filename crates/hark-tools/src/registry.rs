@@ -4,10 +4,12 @@
 //! "Outputs", "A result the model does not read", "A required argument left out or empty",
 //! "Arguments the schema does not name", "Ask the registry", "Watch tool calls"; cases T1–T4, T9.
 //!
-//! The call path is a fixed pipeline of steps, each a function below:
-//! `resolve tool → parse arguments → check arguments → executor.validate → run → check result →
-//! what the model reads → sinks`. Part 2 (prechecks, locked arguments, announce lines,
-//! interruption, assign and reply rows, effects) inserts its steps between these.
+//! The steps of the call path are functions here: `prepare` (resolve the tool, read the
+//! arguments, fill locked values, check them, `executor.validate`), the precheck, `finish` (check
+//! the result, what the model reads, sinks) and the hooks around the run. `pipeline.rs` runs them
+//! in order, on their own ([`ToolRegistry::call`]) or in a call in progress
+//! ([`ToolRegistry::call_live`], which adds announce lines, interruption, assign and reply rows,
+//! effects, from `live.rs`).
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -15,25 +17,31 @@ use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use futures::FutureExt;
+use hark_schema::{ToolArguments, ToolDefinition};
 use serde_json::{Map, Value};
 
-use crate::call::{CallHooks, HookCall, Next, Wrapped};
+use crate::context::{Arguments, ToolContext};
 use crate::error::{ToolError, ToolErrorKind};
-use crate::executor::{Arguments, ToolContext};
+use crate::hooks::{CallHooks, HookCall, Next, Wrapped};
 use crate::messages;
+use crate::outcome::{CallStatus, ToolOutcome};
 use crate::output::is_error_result;
 use crate::schema::{Dialect, dialect_schema};
 use hark_speak::{Placeholder, Scope};
 
 use crate::lines::View;
-use crate::reply::{Assign, Compiled, Rows, ToolReply, compile};
+use crate::reply::{Assign, ToolReply};
+use crate::rows::{Compiled, Rows, compile};
 use crate::sink::{Source, ToolEvent, ToolSink, ToolStage};
 use crate::spec::{BuildError, Interruption, LockedValue, ToolSpec};
 use crate::state::{State, StateModel};
 
-/// The raw arguments of a call as a provider sends them: a JSON text, a JSON value, or nothing.
-/// `None`, `null`, `""` (or only spaces) and `"{}"` all mean `{}` (case T3). A JSON text that
-/// holds a JSON text of an object (double encoding) is decoded once more.
+/// The arguments of a call as its caller has them: read once already (a provider's stream hands
+/// over [`ToolArguments`]), or a JSON text, a JSON value, or nothing. `None`, `null`, `""` (or
+/// only spaces) and `"{}"` all mean `{}` (case T3; the rule is [`hark_schema::no_arguments`]). A
+/// JSON text that holds a JSON text of an object (double encoding) is decoded once more. Only
+/// the provider's stream repairs broken JSON (`hark_llm::read_arguments`); a text here is read as
+/// it is.
 #[derive(Debug, Clone, Copy)]
 pub enum RawArguments<'a> {
     /// No arguments field at all.
@@ -42,6 +50,15 @@ pub enum RawArguments<'a> {
     Text(&'a str),
     /// The arguments as a parsed JSON value.
     Json(&'a Value),
+    /// The arguments as read where they arrived: an object, or unreadable (refused with
+    /// [`messages::arguments_not_an_object`]).
+    Read(&'a ToolArguments),
+}
+
+impl<'a> From<&'a ToolArguments> for RawArguments<'a> {
+    fn from(arguments: &'a ToolArguments) -> Self {
+        Self::Read(arguments)
+    }
 }
 
 impl<'a> From<&'a str> for RawArguments<'a> {
@@ -72,64 +89,6 @@ impl<'a> From<Option<&'a Value>> for RawArguments<'a> {
     fn from(value: Option<&'a Value>) -> Self {
         value.map_or(Self::None, Self::Json)
     }
-}
-
-/// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallStatus {
-    /// The tool ran and its result fits its output.
-    Succeeded,
-    /// The tool ran and failed, or its result reports an error or does not fit.
-    Failed,
-    /// The tool did not run: unknown tool, bad or missing arguments, or a refusal.
-    Refused,
-    /// A `continue` tool whose reply was cut off: the model reads that it is still running, and
-    /// its result comes later from [`ToolRegistry::late_results`] ("A tool the caller talks
-    /// over", point 3; case T7).
-    StillRunning,
-}
-
-/// The outcome of one call: exactly one result the model reads, always (case T2).
-#[derive(Debug, Clone)]
-pub struct ToolOutcome {
-    /// The tool's name as the model called it.
-    pub tool: String,
-    /// How the call ended.
-    pub status: CallStatus,
-    /// The full result: the checked result on success (task code, assign rows and reply lines
-    /// read it), else the error JSON.
-    pub result: Value,
-    /// What the model reads: `result` after `show_result` and `hidden`, or the error JSON.
-    pub model_result: Value,
-    /// The error, when the call did not succeed.
-    pub error: Option<ToolError>,
-    /// Milliseconds the tool ran (0 when it did not run).
-    pub ms: u64,
-}
-
-impl ToolOutcome {
-    /// The JSON text the model reads.
-    pub fn model_text(&self) -> String {
-        // The same compact text as `Display`, without the formatter machinery (a third of the
-        // cost of this step on the call path).
-        serde_json::to_string(&self.model_result).unwrap_or_default()
-    }
-
-    /// True when the tool ran and succeeded.
-    pub fn succeeded(&self) -> bool {
-        self.status == CallStatus::Succeeded
-    }
-}
-
-/// One tool as a provider receives it: name, description, and parameters in its dialect.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolDefinition {
-    /// The tool's name.
-    pub name: String,
-    /// The description the model reads (with result instructions).
-    pub description: String,
-    /// The parameters schema in the dialect asked for.
-    pub parameters: Value,
 }
 
 /// Every tool of a registry in one dialect: the tools that could be expressed, and one line per
@@ -404,7 +363,7 @@ impl ToolRegistry {
             )));
         };
         let mut problems = Vec::new();
-        crate::reply::check_when(spec, conditions, &mut problems);
+        crate::rows::check_when(spec, conditions, &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {
@@ -415,7 +374,7 @@ impl ToolRegistry {
     /// The values the result field `field` (dotted for nested) of the tool `tool` can hold, when
     /// it is a Literal, bool or enum; `None` for any other field or an unknown one.
     pub fn held_values(&self, tool: &str, field: &str) -> Option<Vec<Value>> {
-        crate::reply::held_values(self.get(tool)?, field)
+        crate::rows::held_values(self.get(tool)?, field)
     }
 
     /// Checks assign rows against the tools and the State type as [`RegistryBuilder::assign`]
@@ -482,6 +441,7 @@ impl ToolRegistry {
                     name: tool.name().to_string(),
                     description: tool.description(),
                     parameters,
+                    strict: dialect.is_strict(),
                 }),
                 Err(problems) => {
                     for problem in problems {
@@ -517,12 +477,22 @@ impl ToolRegistry {
     /// [`emit`](Self::emit), with the kind of error for the log (a save the State refused).
     pub(crate) fn emit_with(&self, event: ToolEvent, kind: Option<&str>) {
         log_event(&event, kind);
-        self.emit_unlogged(event);
+        self.emit_unlogged(|| event);
     }
 
-    /// Tells every sink of `event`, for a caller that logged it in its own words
-    /// (`tool.succeeded … ran=true`, `tool.refused … reason=…`, which the guide quotes).
-    fn emit_unlogged(&self, event: ToolEvent) {
+    /// True when at least one sink listens.
+    fn has_sinks(&self) -> bool {
+        self.sinks.read().is_ok_and(|s| !s.is_empty())
+    }
+
+    /// Tells every sink of the event `event` makes, for a caller that logged it in its own words
+    /// (`tool.succeeded … ran=true`, `tool.refused … reason=…`, which the guide quotes). With
+    /// no sink, the event is never made.
+    fn emit_unlogged(&self, event: impl FnOnce() -> ToolEvent) {
+        if !self.has_sinks() {
+            return;
+        }
+        let event = event();
         let sinks = self.sinks_snapshot();
         for sink in sinks {
             let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| sink.on_event(&event)));
@@ -536,50 +506,6 @@ impl ToolRegistry {
                 }
             }
         }
-    }
-
-    /// Runs one call through the whole path and returns exactly one outcome.
-    ///
-    /// `raw_arguments` is what the provider sent (see [`RawArguments`]). The source is `event`
-    /// when `context.event` is set, else `model`. Locked arguments are filled from
-    /// `context.state`, `context.call` and `context.transcript`; a precheck outcome is the
-    /// result. Never panics, whatever the arguments or the tool do: a panicking tool reads
-    /// `"<tool> failed before completing. Do not claim success."`
-    ///
-    /// This path says nothing and saves nothing; a call in progress with speech, saves, replies
-    /// and interruptions uses [`call_live`](Self::call_live).
-    pub async fn call<'r>(
-        &self,
-        name: &str,
-        raw_arguments: impl Into<RawArguments<'r>>,
-        context: &ToolContext,
-    ) -> ToolOutcome {
-        let source = source_of(context);
-        let (tool, arguments) = match self.prepare(name, raw_arguments.into(), context) {
-            Ok(prepared) => prepared,
-            Err(error) => return self.refuse(name, source, error),
-        };
-        match self.run_precheck(tool, &arguments) {
-            Ok(Some(outcome)) => return self.finish(tool, Ok(outcome), 0, source, false),
-            Ok(None) => {}
-            Err(error) => return self.refuse(name, source, finish_error(name, error)),
-        }
-        self.emit_started(name, source);
-        let hook_call = HookCall {
-            tool: name.to_string(),
-            arguments: arguments.clone(),
-            source,
-        };
-        let inner: Next<'_> = Box::pin(async move {
-            let started = Instant::now();
-            let run = AssertUnwindSafe(tool.executor().run(arguments, context))
-                .catch_unwind()
-                .await;
-            let ms = elapsed_ms(started);
-            let run = run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
-            self.finish(tool, run, ms, source, true)
-        });
-        self.hooked(tool, &hook_call, &context.hooks, inner).await
     }
 
     /// Runs `inner` (the tool run and its check) inside the call's `wrap_tool` hooks, then its
@@ -667,6 +593,12 @@ impl ToolRegistry {
     }
 
     pub(crate) fn emit_started(&self, name: &str, source: Source) {
+        if !self.has_sinks() {
+            // The log line `log_event` writes, without making the event no sink reads.
+            let stage = ToolStage::Started.as_str();
+            tracing::debug!(tool = name, source = source_name(source), "{stage}");
+            return;
+        }
         self.emit(ToolEvent {
             stage: ToolStage::Started,
             tool: name.to_string(),
@@ -833,25 +765,24 @@ impl ToolRegistry {
             CallStatus::Failed => ToolStage::Failed,
             CallStatus::Refused | CallStatus::StillRunning => ToolStage::Refused,
         };
-        let event_error = match (&outcome.error, outcome.status) {
-            (Some(error), _) => Some(error.event_text().to_string()),
-            (None, CallStatus::Failed) => Some("the result reports an error".to_string()),
-            _ => None,
-        };
         tracing::info!(tool = name, ms, ran, "{}", stage.as_str());
-        self.emit_unlogged(ToolEvent {
+        self.emit_unlogged(|| ToolEvent {
             stage,
             tool: name.to_string(),
             source,
             ms: Some(ms),
-            error: event_error,
+            error: match (&outcome.error, outcome.status) {
+                (Some(error), _) => Some(error.event_text().to_string()),
+                (None, CallStatus::Failed) => Some("the result reports an error".to_string()),
+                _ => None,
+            },
         });
         outcome
     }
 
     pub(crate) fn refuse(&self, name: &str, source: Source, error: ToolError) -> ToolOutcome {
         tracing::info!(tool = name, reason = error.event_text(), "tool.refused");
-        self.emit_unlogged(ToolEvent {
+        self.emit_unlogged(|| ToolEvent {
             stage: ToolStage::Refused,
             tool: name.to_string(),
             source,
@@ -879,15 +810,20 @@ impl ToolRegistry {
 pub(crate) fn log_event(event: &ToolEvent, kind: Option<&str>) {
     let stage = event.stage.as_str();
     let tool = event.tool.as_str();
-    let source = match event.source {
-        Source::Model => "model",
-        Source::Event => "event",
-    };
+    let source = source_name(event.source);
     let error = event.error.as_deref();
     match event.stage {
         ToolStage::Started => tracing::debug!(tool, source, "{stage}"),
         ToolStage::SaveRefused => tracing::warn!(tool, source, error, kind, "{stage}"),
         _ => tracing::info!(tool, source, ms = event.ms, error, "{stage}"),
+    }
+}
+
+/// `model` or `event`, as the log writes a source.
+fn source_name(source: Source) -> &'static str {
+    match source {
+        Source::Model => "model",
+        Source::Event => "event",
     }
 }
 
@@ -959,11 +895,10 @@ pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ()> {
         }
     }
     fn from_text(text: &str, depth: u8) -> Result<Arguments, ()> {
-        let text = text.trim();
-        if text.is_empty() {
+        if hark_schema::no_arguments(text) {
             return Ok(Map::new());
         }
-        match serde_json::from_str::<Value>(text) {
+        match serde_json::from_str::<Value>(text.trim()) {
             Ok(value) => from_value(value, depth),
             Err(_) => Err(()),
         }
@@ -972,6 +907,8 @@ pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ()> {
         RawArguments::None => Ok(Map::new()),
         RawArguments::Text(text) => from_text(text, 0),
         RawArguments::Json(value) => from_value(value.clone(), 0),
+        RawArguments::Read(ToolArguments::Object(map)) => Ok(map.clone()),
+        RawArguments::Read(ToolArguments::Unreadable { .. }) => Err(()),
     }
 }
 

@@ -19,8 +19,9 @@ use serde_json::Value;
 use hark_speak::Template;
 
 use crate::arguments::ArgumentShape;
+use crate::context::{Arguments, ToolContext};
 use crate::error::ToolError;
-use crate::executor::{Arguments, ToolContext, ToolExecutor};
+use crate::executor::ToolExecutor;
 use crate::messages;
 use crate::output::Output;
 use crate::reply::ToolReply;

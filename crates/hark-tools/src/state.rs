@@ -9,12 +9,13 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::call::{CallHooks, CallInfo};
-use crate::executor::ToolContext;
+use crate::call::CallInfo;
+use crate::context::{ToolContext, TranscriptMessage};
+use crate::hooks::CallHooks;
 use crate::schema::schema_of;
 use crate::walk;
 
@@ -190,16 +191,6 @@ impl StateModel {
     pub fn refusal(&self, state: &Value) -> Result<(), StateRefusal> {
         (self.check)(state)
     }
-}
-
-/// One message of the call's transcript, as a locked `Transcript` value sends it:
-/// `{"role": "user" | "assistant", "text": "…"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct TranscriptMessage {
-    /// `user` for the caller, `assistant` for the agent.
-    pub role: String,
-    /// What was said.
-    pub text: String,
 }
 
 /// The transcript as a locked value: its last `max_messages` messages ("Send the transcript":

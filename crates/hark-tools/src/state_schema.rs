@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::output::pointer_to_path;
+use crate::problems::pointer_to_path;
 use crate::state::{StateModel, StateRefusal};
 
 impl StateModel {

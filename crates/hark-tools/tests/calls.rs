@@ -350,6 +350,25 @@ fn arguments_that_are_not_an_object_are_refused() {
     assert_eq!(out.status, CallStatus::Succeeded);
 }
 
+/// Arguments a provider's stream already read (`hark_llm::read_arguments`) are taken as they
+/// are: an object runs, an unreadable text gets the same refusal as a text that is no object.
+#[test]
+fn arguments_read_by_the_stream_are_taken_as_read() {
+    let object =
+        hark_tools::ToolArguments::Object(json!({"count": 3}).as_object().unwrap().clone());
+    let out = block(registry().call("set_guests", &object, &ToolContext::default()));
+    assert_eq!(out.status, CallStatus::Succeeded);
+    let unreadable = hark_tools::ToolArguments::Unreadable {
+        reason: "not JSON".into(),
+    };
+    let out = block(registry().call("set_guests", &unreadable, &ToolContext::default()));
+    assert_eq!(out.status, CallStatus::Refused);
+    assert_eq!(
+        out.model_result["refused"],
+        "The arguments of set_guests must be a JSON object of named arguments. Call set_guests again with one."
+    );
+}
+
 // ---- T4 and results ----------------------------------------------------------------------
 
 #[derive(Debug)]

@@ -614,7 +614,7 @@ impl Responder {
         }
         match &self.tools {
             Some(tools) => tools
-                .call(&call.name, call.arguments.as_str(), &ToolContext::default())
+                .call(&call.name, &call.arguments, &ToolContext::default())
                 .await
                 .model_text(),
             None => json!({ "error": messages::respond_unknown_tool(&call.name) }).to_string(),

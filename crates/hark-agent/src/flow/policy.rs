@@ -24,8 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures::future::BoxFuture;
 use hark_llm::ToolCall;
 use hark_tools::{
-    Arguments, CallResult, Checked, RawArguments, ToolError, ToolRegistry,
-    messages as tool_messages, replies_to,
+    Arguments, CallResult, Checked, ToolError, ToolRegistry, messages as tool_messages, replies_to,
 };
 use serde_json::{Value, json};
 
@@ -205,7 +204,7 @@ impl FlowConductor {
             }
         }
         if step.closing.as_ref().is_some_and(|c| !c.confirms())
-            && let Ok(Value::Object(arguments)) = call.parse_arguments()
+            && let Some(arguments) = call.arguments.as_object()
         {
             for value in &step.from_arguments {
                 if let Some(v) = arguments.get(value) {
@@ -295,10 +294,9 @@ impl Conductor for FlowConductor {
                 progress.calls += 1;
                 format!("hark_flow_{}", progress.calls)
             };
-            let arguments = Value::Object(pending.arguments).to_string();
             UserTurn::Call {
                 say: Vec::new(),
-                call: ToolCall::new(id, pending.tool, arguments),
+                call: ToolCall::from_value(id, pending.tool, Value::Object(pending.arguments)),
             }
         })
     }
@@ -319,13 +317,8 @@ impl Conductor for FlowConductor {
             let registry = &step.tools;
             // A fresh generation: nothing runs here, so nothing needs cancelling.
             let generation = cx.live.generation();
-            let parsed = call.parse_arguments();
-            let raw = match &parsed {
-                Ok(value) => RawArguments::Json(value),
-                Err(_) => RawArguments::Text(&call.arguments),
-            };
             let checked = registry
-                .check_live(&call.name, raw, cx.live, &generation)
+                .check_live(&call.name, &call.arguments, cx.live, &generation)
                 .await;
             match checked {
                 Err(_) => ToolCallPlan::Run,
