@@ -13,7 +13,7 @@
 //! [`error`] ([`ToolError`]), [`sink`] ([`Source`], [`ToolEvent`]), [`outcome`] ([`ToolOutcome`],
 //! [`CallResult`]), [`call`] ([`CallInfo`]), [`hooks`] ([`CallHooks`]), [`context`]
 //! ([`ToolContext`], [`Arguments`]). The files above them import downwards only
-//! (`scripts/module_cycles.py crates/hark-tools/src` lists the edges and finds no cycle).
+//! (`scripts/import-cycles.py crates/hark-tools` lists the edges and finds no cycle).
 //!
 //! ```
 //! use hark_tools::{tool, ToolContext, ToolError, ToolRegistry};

@@ -1,6 +1,6 @@
 //! The crate's files import each other one way: the vocabulary (`error`, `sink`, `outcome`,
 //! `call`, `hooks`, `context`) at the bottom, the call path above it, and no file reaches back up
-//! through a chain of `crate::…` paths to itself. (`scripts/module_cycles.py` prints the same
+//! through a chain of `crate::…` paths to itself. (`scripts/import-cycles.py` prints the same
 //! edges for any crate.)
 
 use std::collections::{BTreeMap, BTreeSet};
