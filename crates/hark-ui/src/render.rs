@@ -37,19 +37,23 @@ pub fn render_ui_state(snapshot: &A11ySnapshot) -> String {
         if let Some(name) = node.name.as_deref().filter(|s| !s.is_empty()) {
             push_quoted(&mut out, " \"", name);
         }
-        if let Some(value) = node.value().filter(|s| !s.is_empty()) {
-            push_quoted(&mut out, " = \"", value);
-        }
-        let wide = node.wide();
-        let w =
-            |f: fn(&hark_rtvi::WideInts) -> &Option<Box<str>>| wide.and_then(|w| f(w).as_deref());
-        push_int_tag(&mut out, "level", node.level(), w(|w| &w.level));
-        push_int_tag(&mut out, "cols", node.colcount(), w(|w| &w.colcount));
-        push_int_tag(&mut out, "rows", node.rowcount(), w(|w| &w.rowcount));
-        for tag in node.state().iter().filter(|s| !s.is_empty()) {
-            out.push_str(" [");
-            out.push_str(tag);
-            out.push(']');
+        // The rare fields, all between the name and the ref (most nodes have none).
+        if let Some(rare) = node.rare() {
+            if let Some(value) = rare.value.as_deref().filter(|s| !s.is_empty()) {
+                push_quoted(&mut out, " = \"", value);
+            }
+            let wide = rare.wide.as_deref();
+            let w = |f: fn(&hark_rtvi::WideInts) -> &Option<Box<str>>| {
+                wide.and_then(|w| f(w).as_deref())
+            };
+            push_int_tag(&mut out, "level", rare.level, w(|w| &w.level));
+            push_int_tag(&mut out, "cols", rare.colcount, w(|w| &w.colcount));
+            push_int_tag(&mut out, "rows", rare.rowcount, w(|w| &w.rowcount));
+            for tag in rare.state.iter().filter(|s| !s.is_empty()) {
+                out.push_str(" [");
+                out.push_str(tag);
+                out.push(']');
+            }
         }
         if !node.ref_.is_empty() {
             out.push_str(" [ref=");
@@ -184,10 +188,41 @@ fn estimate(root: &A11yNode) -> usize {
     48 * (1 + root.children.len())
 }
 
+/// Two spaces per level for the first levels, pushed as one slice.
+const INDENT: &str = "                                                                                                                                ";
+
 fn push_indent(out: &mut String, depth: usize) {
-    for _ in 0..depth {
-        out.push_str("  ");
+    let mut width = 2 * depth;
+    while width > INDENT.len() {
+        out.push_str(INDENT);
+        width -= INDENT.len();
     }
+    out.push_str(&INDENT[..width]);
+}
+
+/// ` [label=N]` with `N` written by hand (no formatter; the common small positive integers).
+fn push_i64_tag(out: &mut String, label: &str, v: i64) {
+    out.push_str(" [");
+    out.push_str(label);
+    out.push('=');
+    if v < 0 {
+        out.push('-');
+    }
+    let mut n = v.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `n % 10` is below 10: the cast keeps it exactly.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits only.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.push(']');
 }
 
 fn push_quoted(out: &mut String, open: &str, text: &str) {
@@ -199,14 +234,15 @@ fn push_quoted(out: &mut String, open: &str, text: &str) {
 /// ` [label=N]`; `wide`, the exact text of a value beyond `i64` (which `value` saturates), is
 /// written instead when present, as pipecat renders Python's exact `int`.
 fn push_int_tag(out: &mut String, label: &str, value: Option<i64>, wide: Option<&str>) {
-    use std::fmt::Write as _;
     match (wide, value) {
         (Some(t), _) => {
-            let _ = write!(out, " [{label}={t}]");
+            out.push_str(" [");
+            out.push_str(label);
+            out.push('=');
+            out.push_str(t);
+            out.push(']');
         }
-        (None, Some(v)) => {
-            let _ = write!(out, " [{label}={v}]");
-        }
+        (None, Some(v)) => push_i64_tag(out, label, v),
         (None, None) => {}
     }
 }
