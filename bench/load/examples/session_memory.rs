@@ -585,7 +585,7 @@ async fn main() -> Result<(), String> {
     );
 
     // 4a/4b. What 4 builds per session for its registry, alone.
-    let setup = hark_agent::file::AgentFile::load(&agent)
+    let setup = hark_agent::agent_file::AgentFile::load(&agent)
         .map_err(|e| format!("{e:?}"))?
         .build(
             &served

@@ -67,7 +67,7 @@
 //! ```
 
 // --- agent files (owner: agent-file work) ---
-pub mod file;
+pub mod agent_file;
 
 // --- flows (owner: flows work) ---
 pub mod flow;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use axum::{Json, Router, routing::post};
-use hark_agent::file::{AgentFile, ClassifierChoice, Host, Problem, ProviderKind, Severity};
+use hark_agent::agent_file::{AgentFile, ClassifierChoice, Host, Problem, ProviderKind, Severity};
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{ChatRequest, Message};
 use hark_tools::{CallInfo, CallState, ToolContext, ToolError, ToolSpec};
@@ -762,7 +762,7 @@ fn a_parse_error_offers_only_keys_the_file_takes() {
     );
     assert!(!err.problems[0].text.contains("`api_key`"));
     assert_eq!(
-        hark_agent::file::messages::parse_error("expected `=`, found newline"),
+        hark_agent::agent_file::messages::parse_error("expected `=`, found newline"),
         "expected `=`, found newline. Fix this key or value; every key is in \
          docs/guide/agent-file-reference.md."
     );

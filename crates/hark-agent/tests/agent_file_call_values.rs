@@ -5,7 +5,7 @@
 //! ([`Host::with_call_values`]). A `{{…}}` in a `url` or `headers` value, which nothing fills,
 //! is a warning too.
 
-use hark_agent::file::{AgentFile, Host, Problem, SERVE_CALL_VALUES};
+use hark_agent::agent_file::{AgentFile, Host, Problem, SERVE_CALL_VALUES};
 
 fn problems(text: &str, host: &Host) -> Vec<String> {
     let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));

@@ -4,7 +4,7 @@
 //! their own words (found by a new-user trial of the guide). The empty key variable is
 //! tested through the binary, in hark-server's tests/check.rs.
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 
 fn problems(text: &str) -> Vec<String> {
     let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));

@@ -3,7 +3,7 @@
 //! says to use `kind = "bearer"`; `headers` beside `auth` are sent (and `Authorization` among
 //! them is refused on its own line, saying why).
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 
 /// Every problem `check` finds, as `line N: kind: text`.
 fn problems(text: &str) -> Vec<String> {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 use hark_agent::flow::AssignRow;
 use hark_agent::{AgentEvent, AgentSettings, ChannelOutput, VoiceAgent};
 use hark_llm::OpenAiCompatible;
@@ -184,7 +184,7 @@ async fn each_call_gets_its_own_run_of_the_flow() {
     .unwrap();
     let setup = parse(FILE).build(&host()).unwrap();
     let provider = Arc::new(OpenAiCompatible::new(llm.base_url(), None));
-    let agent = |setup: &hark_agent::file::AgentSetup| {
+    let agent = |setup: &hark_agent::agent_file::AgentSetup| {
         let settings = AgentSettings::new(
             provider.clone(),
             "m",

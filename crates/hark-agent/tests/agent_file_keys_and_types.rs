@@ -2,7 +2,7 @@
 //! never shows the key (every `*_env` key), and a value of the wrong type is said with its key,
 //! the shape it needs and an example, on its line (not serde's `expected f64`).
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 
 const PROMPT: &str = "system_prompt = \"You help.\"\n";
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 use hark_agent::{AgentEvent, AgentSettings, ChannelOutput, VoiceAgent};
 use hark_llm::OpenAiCompatible;
 use hark_llm::testing::{ScriptedServer, Turn};

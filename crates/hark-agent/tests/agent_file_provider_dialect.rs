@@ -2,7 +2,7 @@
 //! schema dialect cannot express is an error on the tool's own line saying what to change,
 //! and the same input is fine for a provider that takes it.
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 
 fn file(provider: &str) -> String {
     format!(

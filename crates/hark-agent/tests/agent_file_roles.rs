@@ -2,7 +2,7 @@
 //! Default `portable`: one system message first, later system text as user text marked as
 //! context; `openai`: mid-history system (and developer) messages as given.
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{ChatRequest, Message, messages};
 use serde_json::Value;

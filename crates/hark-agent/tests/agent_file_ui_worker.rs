@@ -2,7 +2,7 @@
 //! instructions for `respond` jobs (blank refused like the file's own), and `keep_history`
 //! (default off: each job starts from a cleared context).
 
-use hark_agent::file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host, Problem};
 
 const HEAD: &str = "system_prompt = \"You help.\"\n[llm]\nprovider = \"openai-compatible\"\n\
                     model = \"m\"\nbase_url = \"http://127.0.0.1:9/v1\"\n";

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_agent::agent::BackgroundDrain;
-use hark_agent::file::AgentSetup;
+use hark_agent::agent_file::AgentSetup;
 use hark_agent::{AgentEvent, AgentOutput, AgentSettings, Conductor, OutputClosed, VoiceAgent};
 use hark_llm::Provider;
 use hark_tools::{BuildError, CallInfo, CallState, Dialect, ToolRegistry};

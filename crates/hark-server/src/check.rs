@@ -19,7 +19,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Host, Problem, messages};
+use hark_agent::agent_file::{AgentFile, AgentSetup, ClassifierChoice, Host, Problem, messages};
 
 /// The summary of a clean file (after its warnings).
 pub fn summary(path: &str, file: &AgentFile, setup: &AgentSetup) -> String {

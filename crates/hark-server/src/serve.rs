@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hark_agent::agent::{BackgroundDrain, ShutdownDrain};
-use hark_agent::file::{AgentFile, AgentSetup, ClassifierChoice, Host};
+use hark_agent::agent_file::{AgentFile, AgentSetup, ClassifierChoice, Host};
 use hark_classify::{LlmClassifier, LocalClassifier};
 use hark_ui::UiContextOptions;
 use tracing::{info, warn};
@@ -85,7 +85,7 @@ pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
         Some(path) => (path.display().to_string(), AgentFile::load(path)),
         None => ("examples/shop.toml".to_string(), demo::agent_file()),
     };
-    let located = |problems: &[hark_agent::file::Problem]| {
+    let located = |problems: &[hark_agent::agent_file::Problem]| {
         problems
             .iter()
             .map(|p| p.located(&shown))

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-use hark_agent::file::AgentSetup;
+use hark_agent::agent_file::AgentSetup;
 use hark_tools::{CallInfo, CallState, InMemorySpeech, LiveCall};
 use serde_json::{Value, json};
 
@@ -295,7 +295,7 @@ async fn the_demo_host_allows_only_the_order_service() {
         "${HARK_DEMO_ORDERS_URL}",
         &format!("http://127.0.0.1:{other}"),
     );
-    let file: hark_agent::file::AgentFile = text.parse().unwrap();
+    let file: hark_agent::agent_file::AgentFile = text.parse().unwrap();
     let problems: Vec<String> = file
         .check(&shop.host)
         .iter()

@@ -19,7 +19,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use hark_agent::file::{AgentFile, AgentSetup};
+use hark_agent::agent_file::{AgentFile, AgentSetup};
 use hark_classify::LocalClassifier;
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_server::demo::{self, TableBook};

@@ -4,7 +4,7 @@
 //! `keep_history = true`. Real parts: the file as `hark serve` reads it, the session config
 //! `hark serve` builds, the session's bus, and the scripted LLM server.
 
-use hark_agent::file::{AgentFile, Host};
+use hark_agent::agent_file::{AgentFile, Host};
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_server::{SessionId, UiHandlerFactory};
 use hark_ui::{JobReply, JobRequest, JobUpdates};

@@ -30,7 +30,7 @@ pub mod orders;
 pub mod shop;
 pub mod tables;
 
-use hark_agent::file::{AgentFile, FileProblems, Host};
+use hark_agent::agent_file::{AgentFile, FileProblems, Host};
 use tracing::info;
 
 pub use orders::{OrderBook, OrderService};

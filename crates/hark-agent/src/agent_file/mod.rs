@@ -28,7 +28,7 @@
 //! # Every key
 //!
 //! ```
-//! use hark_agent::file::{AgentFile, ClassifierChoice, Host};
+//! use hark_agent::agent_file::{AgentFile, ClassifierChoice, Host};
 //!
 //! let text = r#"
 //! name = "bistro"                      # for logs and `hark check`
@@ -141,7 +141,7 @@
 //! built flow; [`AgentSetup::conductor`] gives each call its own run of it.
 //!
 //! ```
-//! use hark_agent::file::{AgentFile, Host};
+//! use hark_agent::agent_file::{AgentFile, Host};
 //! use hark_tools::{ToolError, ToolSpec};
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -210,14 +210,14 @@ mod call_values;
 mod dialect_check;
 mod fields;
 mod flow;
-pub mod format;
-mod formats;
 mod host;
 mod languages;
 pub mod messages;
 mod placeholders;
 mod problem;
 mod registry_lines;
+pub mod toml_shape;
+mod typed_inputs;
 mod webhook;
 mod wrong_type;
 
@@ -232,9 +232,9 @@ use crate::Conductor;
 use crate::flow::{ClassifierJudge, FallbackJudge, Flow};
 
 pub use call_values::SERVE_CALL_VALUES;
-pub use format::{FileFormat, ProviderKind};
 pub use host::Host;
 pub use problem::{FileProblems, Problem, Severity};
+pub use toml_shape::{FileFormat, ProviderKind};
 
 /// A parsed agent file: its TOML read into [`FileFormat`], and the text (for line numbers).
 #[derive(Debug, Clone)]

@@ -16,8 +16,8 @@ use toml::Spanned;
 
 use super::AgentFile;
 use super::build::Found;
-use super::format::{ClosingLines, FlowLines, StepLine};
 use super::messages;
+use super::toml_shape::{ClosingLines, FlowLines, StepLine};
 use crate::flow::messages as flow_messages;
 use crate::flow::{Flow, FlowSpec};
 

@@ -23,8 +23,8 @@ use hark_tools::{Arguments, Phone, ToolContext, ToolError, ToolExecutor};
 use jiff::civil;
 use serde_json::Value;
 
-use super::format::{FieldFormat, FieldType};
 use super::messages;
+use super::toml_shape::{FieldFormat, FieldType};
 
 /// A webhook's executor with its inputs' types checked first.
 #[derive(Debug)]

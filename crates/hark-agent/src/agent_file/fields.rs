@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::format::{FieldFormat, FieldType};
 use super::messages;
+use super::toml_shape::{FieldFormat, FieldType};
 
 /// Whether `null` is a value of the field (State values: unset is `null`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

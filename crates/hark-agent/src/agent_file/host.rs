@@ -18,7 +18,7 @@ use hark_tools::ToolSpec;
 ///   refused, and nothing is allowed globally.
 ///
 /// ```
-/// use hark_agent::file::Host;
+/// use hark_agent::agent_file::Host;
 /// let host = Host::new()
 ///     .with_value("ORDERS_URL", "http://127.0.0.1:4100")
 ///     .allow_address("127.0.0.1:4100".parse().unwrap());

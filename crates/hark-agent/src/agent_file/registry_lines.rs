@@ -12,7 +12,7 @@ use hark_tools::{StateModel, ToolRegistry, ToolReply, ToolSpec};
 use toml::Spanned;
 
 use super::build::{Found, json_values, to_assign};
-use super::format::{AssignFormat, ReplyFormat};
+use super::toml_shape::{AssignFormat, ReplyFormat};
 use super::webhook::minus;
 
 /// One tool of the file, as its pieces are checked.

@@ -7,9 +7,9 @@ use hark_schema::{Dialect, SchemaError};
 use hark_tools::ToolRegistry;
 
 use super::build::Found;
-use super::format::ProviderKind;
 use super::messages;
 use super::registry_lines::Source;
+use super::toml_shape::ProviderKind;
 
 /// The dialect `hark serve` sends the provider's tools in (as `hark_agent`'s default).
 fn dialect_of(provider: ProviderKind) -> (Dialect, &'static str) {

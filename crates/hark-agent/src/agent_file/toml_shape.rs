@@ -1,5 +1,5 @@
 //! The agent file's TOML shape, as serde reads it. Every table denies unknown keys, so a typo is
-//! an error naming the key and its line. The module docs of [`crate::file`] show every key.
+//! an error naming the key and its line. The module docs of [`crate::agent_file`] show every key.
 
 use std::collections::BTreeMap;
 

@@ -22,10 +22,10 @@ use serde_json::{Value, json};
 
 use super::build::{Found, allowed_address, is_env_name, to_reply};
 use super::fields;
-use super::format::{AuthKind, InterruptionFormat, MethodFormat, WebhookFormat};
-use super::formats::FormatChecked;
 use super::host::Host;
 use super::messages;
+use super::toml_shape::{AuthKind, InterruptionFormat, MethodFormat, WebhookFormat};
+use super::typed_inputs::FormatChecked;
 
 /// The URL of a stand-in: a public https address (no webhook is ever sent to it).
 const STAND_IN_URL: &str = "https://hark-check.invalid/";

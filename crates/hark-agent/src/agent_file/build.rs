@@ -15,12 +15,12 @@ use toml::Spanned;
 use super::dialect_check;
 use super::fields::{self, Nullable};
 use super::flow;
-use super::format::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat, RolesKind};
 use super::host::Host;
 use super::messages;
 use super::placeholders::{Unfilled, fill};
 use super::problem::{FileProblems, Problem};
 use super::registry_lines::{self, Source};
+use super::toml_shape::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat, RolesKind};
 use super::webhook;
 use super::{AgentFile, AgentSetup, ClassifierChoice, LlmChoice, UiSettings};
 
