@@ -1,7 +1,8 @@
 //! Where messages for the client go: a session's outbound queue of RTVI server messages.
 //!
 //! The UI worker's commands and the job groups' `ui-job-group` reports leave through a
-//! [`CommandSink`]; a server session implements it with a tokio channel.
+//! [`CommandSink`]; a server session implements it over its outbox (straight in while there is
+//! room, else through an ordered backlog), and a tokio channel implements it for tests.
 
 use hark_rtvi::ServerMessage;
 
