@@ -1,7 +1,7 @@
 //! Every sentence the tool layer writes for the model, the caller or the developer.
 //!
-//! Each text is a function with named inputs; the tests at the bottom pin them to the words of
-//! `tools-reference.md` and `cases/README.md`. A reviewer can read every sentence here.
+//! Each text is a function with named inputs; the tests at the bottom pin each one's exact words.
+//! A reviewer can read every sentence here.
 
 /// Joins names as a person would: `a`, `a and b`, `a, b and c`.
 pub fn join_names(names: &[String]) -> String {
@@ -86,7 +86,7 @@ pub fn not_a_field(path: &str, parent: &str, root: &str) -> String {
     }
 }
 
-/// An unknown tool name (case T2): names the tools that exist.
+/// An unknown tool name: names the tools that exist.
 pub fn unknown_tool(called: &str, tools: &[String]) -> String {
     if tools.is_empty() {
         format!(
@@ -182,7 +182,7 @@ pub fn schema_refused(tool: &str, problem: &str) -> String {
     format!("{tool}: {problem}")
 }
 
-/// A tool that a provider dialect cannot express (T9): the tool's name, then `hark-schema`'s
+/// A tool that a provider dialect cannot express: the tool's name, then `hark-schema`'s
 /// line, which names the keyword's place, the dialect and the keyword.
 pub fn dialect_refused(tool: &str, problem: &str) -> String {
     format!("{tool}: {problem}")
