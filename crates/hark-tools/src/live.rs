@@ -127,7 +127,8 @@ struct GenerationInner {
 }
 
 /// One model reply (a generation) and its tool calls: what the runtime needs so that a tool
-/// interrupted before its result, or called from a discarded generation, is handled. Cheap to clone; clones share it.
+/// interrupted before its result, or called from a discarded generation, is handled. Cheap
+/// to clone; clones share it.
 #[derive(Debug, Clone, Default)]
 pub struct Generation {
     inner: Arc<GenerationInner>,

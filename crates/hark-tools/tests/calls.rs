@@ -369,7 +369,7 @@ fn arguments_read_by_the_stream_are_taken_as_read() {
     );
 }
 
-// ---- results that do not fit ----------------------------------------------------------------------
+// ---- results that do not fit -------------------------------------------------------------------
 
 #[derive(Debug)]
 struct Fixed(Value);
