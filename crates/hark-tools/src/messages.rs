@@ -263,7 +263,7 @@ pub fn not_set_saves(value: &str, tool: &str) -> String {
     format!("{value} not set yet. Run first: it saves {value} ({tool}), then call this tool again.")
 }
 
-/// "A call that is refused", point 4, and the spec's example
+/// A refusal for a State value not set yet (`docs/guide/refusals.md`), e.g.
 /// `day not set yet. Get it from the caller, then call this tool again.`; with the State field's
 /// description in brackets when it has one (a closing period is dropped inside the brackets).
 pub fn not_set_get(value: &str, description: Option<&str>) -> String {
@@ -659,7 +659,7 @@ mod tests {
 
     #[test]
     fn part_two_texts_match_spec() {
-        // "A call that is refused": the spec's example and its hints, in order.
+        // A call that is refused: the guide's example and its hints, in order.
         assert_eq!(
             not_set_get("day", None),
             "day not set yet. Get it from the caller, then call this tool again."

@@ -209,7 +209,7 @@ pub struct OutputMismatch {
 
 /// True when a result reports an error, so it is never checked and always shown: an `error` or a
 /// `refused` with text in it, or `"ok": false`. `{"error": null}` and `{"error": ""}` are
-/// successes. Spec: "A result the model does not read", point 2.
+/// successes. Guide: `docs/guide/results-the-model-does-not-read.md`.
 pub fn is_error_result(result: &Value) -> bool {
     let Some(map) = result.as_object() else {
         return false;

@@ -47,7 +47,7 @@ impl BuildError {
 }
 
 /// What the caller's speech does to a running call of the tool.
-/// Spec: "A tool the caller talks over", "Ask the registry" (`keeps_running`).
+/// Guide: `docs/guide/interruptions.md` (`keeps_running`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Interruption {
     /// The framework's own rule (Pipecat cancels, LiveKit keeps running).
@@ -108,7 +108,7 @@ pub(crate) enum LockedValue {
 }
 
 /// A locked argument's value: a template like `"{{customer.id}}"`, `"{{call.session_id}}"`, or
-/// [`Transcript`]. Spec: "Locked arguments", "Send the transcript".
+/// [`Transcript`]. Guide: `docs/guide/locked-values-and-transcript.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Locked {
     /// A template read from the call state and what the call carries.
@@ -408,7 +408,7 @@ impl ToolSpec {
     }
 
     /// With `false`, the model reads `{"ok": true}` for a result that succeeded; failures and
-    /// refusals are always shown. Spec: "A result the model does not read", point 1.
+    /// refusals are always shown. Guide: `docs/guide/results-the-model-does-not-read.md`.
     pub fn show_result(mut self, show: bool) -> Self {
         self.show_result = show;
         self

@@ -50,7 +50,7 @@ impl ContextMessage {
     }
 }
 
-/// The worker's context options (ui-worker.md "Configuration"), pipecat's defaults.
+/// The worker's context options, pipecat's defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiContextOptions {
     /// Append each UI event as a `<ui_event>` developer message. Default `true`.

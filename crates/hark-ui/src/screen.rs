@@ -339,7 +339,7 @@ pub struct ListedElement {
     pub value: Option<String>,
 }
 
-/// What `act` does to the element it finds (ui-worker.md `act`).
+/// What `act` does to the element it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScreenAction {
     /// `click`.

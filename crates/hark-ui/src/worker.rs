@@ -252,7 +252,7 @@ impl RefMemory {
     }
 }
 
-/// The user's selected text (ui-worker.md `selection`): the ref of the element the selection is
+/// The user's selected text (pipecat's `selection`): the ref of the element the selection is
 /// in and the text, trimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiSelection {
