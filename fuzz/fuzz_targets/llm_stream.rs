@@ -4,7 +4,7 @@
 //! The parser and the decoders are private to hark-llm; they are driven in process through
 //! `hark_llm::__fuzz` (hidden, for fuzzing only), which feeds the bytes chunk by chunk through
 //! the same `Decoding` (SSE parser + provider decoder) that `Provider::stream` drives from an
-//! HTTP body. (Until issue 9 point 3 this target went through `Provider::stream` against a
+//! HTTP body. (At first this target went through `Provider::stream` against a
 //! loopback server: about 7 executions a second.)
 //!
 //! Input: byte 0 picks the provider (`% 3`) and the chunk size (`/ 3 % 64 + 1`); the rest is

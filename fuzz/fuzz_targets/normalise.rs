@@ -4,7 +4,7 @@
 //! `$ref`, `$defs`, `format` or `pattern` as keywords, and `for_dialect` gives the same result
 //! from the raw schema and from the normalised one.
 //!
-//! Per provider dialect (issue 9 point 3, "the provider dialects"): no dialect's output keeps an
+//! Per provider dialect: no dialect's output keeps an
 //! `x-` keyword; the strict dialects (OpenAI, Anthropic) close every object
 //! (`additionalProperties: false`) and OpenAI strict requires every property; Gemini
 //! `parameters` never holds `$ref`, `$defs`, `oneOf`, `allOf`, `not`, `if`, `const`,

@@ -1,4 +1,4 @@
-//! A flow's own work on a read-back turn, without the model (issue 10): what Hark adds to the
+//! A flow's own work on a read-back turn, without the model: what Hark adds to the
 //! turn around the model request.
 //!
 //! - `read_back`: `before_tool_call` on the closing tool — parse the arguments, every check,

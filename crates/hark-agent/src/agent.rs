@@ -1,8 +1,8 @@
 //! The voice agent of one call: [`AgentSettings`] (what every call of an agent shares) and
 //! [`VoiceAgent`] (one call: its history, its live call, the running turn).
 //!
-//! Spec: issue 8, point 2; DESIGN.md ("What a call looks like": `send-text → VoiceAgent.user_turn`);
-//! cases T6, T7, T8, T10. The rounds of one turn are in `src/turn.rs`.
+//! A `send-text` becomes [`VoiceAgent::user_turn`] (see `docs/ARCHITECTURE.md`, "The flow of
+//! one call"). The rounds of one turn are in `src/turn.rs`.
 //!
 //! One turn runs at a time, in a task the agent owns: [`VoiceAgent::user_turn`] returns as soon
 //! as the turn started, so a session can hand over the next user text at once. A new user text
@@ -130,7 +130,7 @@ impl AgentSettings {
         self
     }
 
-    /// Registers every call's background work in `drain` (issue 9, point 2: at SIGTERM the
+    /// Registers every call's background work in `drain` (at SIGTERM the
     /// server drains the background webhooks of every call, see [`BackgroundDrain`]).
     pub fn with_background_drain(mut self, drain: BackgroundDrain) -> Self {
         self.background = Some(drain);
@@ -147,10 +147,8 @@ pub const BACKGROUND_ABANDONED: &str =
 /// The background work (webhooks that do not wait for their answer) of many calls, drained
 /// together when the process shuts down.
 ///
-/// Spec: issue 9, point 2 ("the process gets SIGTERM with 50 calls in flight and 1,000
-/// background webhooks queued … background webhooks all arrive or are logged as failed after
-/// the drain limit"); `tools-reference.md`, "Time and size limits" (background webhooks finish
-/// when the call ends).
+/// At SIGTERM with calls in flight and background webhooks queued, the webhooks all arrive or
+/// are logged as failed after the drain limit; background webhooks finish when the call ends.
 ///
 /// Give a clone to [`AgentSettings::with_background_drain`]: each [`VoiceAgent`] made with
 /// those settings registers its call's [`CallHooks`] here; the hooks count the running
@@ -430,7 +428,7 @@ impl Shared {
     ///
     /// Also once the call ended or the agent was dropped: then no turn starts (see
     /// [`Shared::start`]), but each late result is still collected, so the tool's sinks and
-    /// `after_tool` hooks hear of it once (issue 9, point 2: every tool call has exactly one
+    /// `after_tool` hooks hear of it once (every tool call has exactly one
     /// result, also when the client drops mid call).
     pub(crate) fn watch_late(self: &Arc<Self>) {
         if self.live.late_len() == 0 {
@@ -495,7 +493,7 @@ impl Shared {
 /// Build one per call. Dropping it (the session ended) interrupts the running turn, which then
 /// winds down on its own: its stream is dropped and its cancellable tools cancelled; no turn
 /// starts after that. `continue` tools still running finish and their one result reaches the
-/// sinks (issue 9, point 2); background webhooks finish in the call's hooks (see
+/// sinks; background webhooks finish in the call's hooks (see
 /// [`BackgroundDrain`] to drain them at shutdown).
 pub struct VoiceAgent {
     shared: Arc<Shared>,

@@ -1,7 +1,6 @@
 //! The seam between the turn loop and the conversation's policy.
 //!
-//! Spec: issue 8 (point 2, the turn loop of a call) and issue 10 (flows of steps with
-//! read-back). The turn loop ([`crate::VoiceAgent`]) owns the mechanics of a call: the history,
+//! The turn loop ([`crate::VoiceAgent`]) owns the mechanics of a call: the history,
 //! the provider stream, speaking, running tool calls through the registry, interruptions. A
 //! [`Conductor`] owns the *policy*: what the model is told and offered, and where the
 //! conversation takes a turn of its own without the model.
@@ -35,7 +34,7 @@
 //! # Rules the loop keeps for every conductor
 //!
 //! - The history stays valid for every provider: every tool call in it has exactly one result,
-//!   in call order (cases T6, T7). An intercepted call ([`ToolCallPlan::Answer`]) gets the
+//!   in call order. An intercepted call ([`ToolCallPlan::Answer`]) gets the
 //!   conductor's `result` as its result.
 //! - Lines a conductor asks to say are said through the call's [`hark_tools::Speech`] (the
 //!   client sees them as `bot-output` and `bot-tts-text`), in order, before anything else of

@@ -1,6 +1,6 @@
 //! The rule every history the turn loop sends must keep, as a check.
 //!
-//! Spec: cases T6 and T7 (`cases/README.md`): every tool call in the history has exactly one
+//! Every tool call in the history has exactly one
 //! result, in the order of the calls, right after the assistant message that made them, before
 //! the next request. Every provider refuses a history that breaks it (OpenAI: "An assistant
 //! message with 'tool_calls' must be followed by tool messages responding to each
@@ -70,7 +70,7 @@ pub fn check_tool_results(history: &[Message]) -> Result<(), HistoryProblem> {
 /// The tool call as the history sent back to the provider keeps it: arguments that are empty,
 /// blank or the JSON `null` (small models send both for a call without arguments) become `"{}"`,
 /// since strict providers refuse an assistant message whose `arguments` is not a JSON object
-/// text. Any other text is kept exactly as the model wrote it. Spec: cases T6/T10 (history).
+/// text. Any other text is kept exactly as the model wrote it.
 pub fn call_for_history(call: &ToolCall) -> ToolCall {
     let mut kept = call.clone();
     if hark_llm::no_arguments(&call.raw_arguments) {

@@ -1,5 +1,4 @@
-//! The turn loop of a Hark call (issue 8), flows of steps with read-back (issue 10), and agent
-//! files (issue 8, point 3).
+//! The turn loop of a Hark call, flows of steps with read-back, and agent files.
 //!
 //! - [`VoiceAgent`]: one call. Each user turn ([`VoiceAgent::user_turn`]) streams the model's
 //!   reply to the client as [`AgentEvent`]s (text deltas, and sentence by sentence spoken
@@ -7,11 +6,11 @@
 //!   ([`hark_tools::ToolRegistry::call_live`]: announce lines, checks, replies, saves,
 //!   effects), and asks the model again until a reply without tool calls (at most
 //!   [`AgentSettings::max_tool_rounds`] rounds). A new user turn interrupts the running one
-//!   and the history stays valid for every provider (cases T6, T7, T8, T10;
-//!   the table in `src/turn.rs` says what an interruption keeps at each point, and
-//!   [`check_tool_results`] checks a history). A tool call that ends the conversation
-//!   says its goodbye, ends the session ([`AgentOutput::end`]) and lets background webhooks
-//!   finish.
+//!   and the history stays valid for every provider (parallel calls,
+//!   interruptions, discarded generations, text beside a tool call; the table in `src/turn.rs` says
+//!   what an interruption keeps at each point, and [`check_tool_results`] checks a history). A tool
+//!   call that ends the conversation says its goodbye, ends the session ([`AgentOutput::end`]) and
+//!   lets background webhooks finish.
 //! - [`Conductor`]: the conversation's policy ([`PlainAgent`], or a [`flow`] of steps).
 //! - [`AgentOutput`]: where a call's [`AgentEvent`]s go (hark-server implements it over its
 //!   session queue and turns each event into RTVI messages; [`ChannelOutput`] for tests);

@@ -1,7 +1,7 @@
 //! Every text the turn loop says to the caller, to the client or to the model, in one place.
 //!
-//! Spec: issue 8, point 2 (the turn loop); `tools-reference.md` ("A tool the caller talks
-//! over": a late result comes in a later reply).
+//! A late result of a tool the caller talked over comes in a later reply (guide:
+//! `docs/guide/interruptions.md`).
 
 /// Said to the caller when the model request of a turn failed (the detail goes to the client
 /// as an RTVI `error`, [`model_failed`]).
@@ -9,7 +9,7 @@ pub fn model_failed_line() -> String {
     "Sorry, I could not answer that just now. Please say it again.".to_string()
 }
 
-/// [`model_failed_line`] in the call's `language` (issue 23, item 13: one language per call):
+/// [`model_failed_line`] in the call's `language` (one language per call):
 /// Spanish, French and German have their own words (the languages of the local yes/no judge),
 /// others hear the English line. Chosen like every line ([`hark_tools::language::for_language`]).
 pub fn model_failed_line_in(language: &str) -> String {
@@ -35,7 +35,7 @@ pub fn model_failed_line_in(language: &str) -> String {
 
 /// Said to the caller, once per turn, when the model request is being sent again (the provider
 /// sent nothing in time, refused for now with 429/5xx, or its stream broke before anything was
-/// said), so the caller does not sit in silence (issue 9, point 2).
+/// said), so the caller does not sit in silence.
 pub fn hold_line() -> String {
     "One moment.".to_string()
 }
@@ -82,7 +82,7 @@ pub fn tool_rounds_exhausted(rounds: usize) -> String {
 
 /// What the caller hears when the model still calls a tool in the request after the round
 /// limit (which offers no tool) and says nothing: those calls do not run, and the caller is
-/// never left in silence (issue 23, item 9).
+/// never left in silence.
 pub fn tool_rounds_exhausted_line() -> String {
     "Sorry, I could not finish that just now. Could you tell me again, maybe one step at a time?"
         .to_owned()

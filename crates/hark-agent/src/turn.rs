@@ -1,11 +1,10 @@
 //! One turn of a call: the conductor's first word on the user text, then rounds of model
 //! request → spoken text → tool calls → results, until a reply without tool calls.
 //!
-//! Spec: issue 8, point 2; cases T6 (parallel calls: all run, results in call order before the
-//! next request), T7 (interrupted while tools run: `continue` tools keep running, the others
-//! end cancelled, every call has exactly one result), T8 (tool calls of a discarded
-//! generation never run), T10 (text and a tool call in one reply: the text is said once, and
-//! it precedes the tool result in the history).
+//! Parallel calls all run, their results in call order before the next request. Interrupted
+//! while tools run, `continue` tools keep running, the others end cancelled, and every call has
+//! exactly one result. Tool calls of a discarded generation never run. Text and a tool call in
+//! one reply: the text is said once, and it precedes the tool result in the history.
 //!
 //! What an interruption (`stop`) does at each point of a round:
 //!
@@ -16,7 +15,7 @@
 //! | between the stream and the tools | the text if any was said, no tool calls | none run |
 //! | tools running | the text, every call that ran and its one result | `continue` tools keep running (their result comes once, later); the others end cancelled |
 //!
-//! What a provider fault does (issue 9, point 2):
+//! What a provider fault does:
 //!
 //! | fault | what happens |
 //! | --- | --- |
@@ -199,7 +198,7 @@ impl Reply {
     }
 
     /// The stream broke after its first byte with nothing said and no tool run: asking again
-    /// repeats nothing (issue 9, point 2). Errors before the first byte were already retried
+    /// repeats nothing. Errors before the first byte were already retried
     /// by the provider client; a reply the provider refused or that did not decode would fail
     /// the same way again.
     fn worth_asking_again(&self) -> bool {
@@ -428,7 +427,7 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
             return;
         }
         if stop.is_cancelled() {
-            // Interrupted between the stream and the tools: none runs (T8).
+            // Interrupted between the stream and the tools: none runs.
             if shared.speech.spoke() {
                 record_text(shared, &reply.text);
             }
@@ -445,7 +444,7 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
                 say_all(shared, say).await;
             }
         }
-        // Every call the registry runs starts at once; results come back in call order (T6).
+        // Every call the registry runs starts at once; results come back in call order.
         let runs = reply
             .calls
             .iter()

@@ -60,7 +60,7 @@ pub fn ask_screen_tool(
 
 /// The `ask_screen` tool as the model sees it, built once per process: its schemas, validator,
 /// description and reply row are shared by every session's spec, which adds only its own
-/// executor (issue 9: rebuilding them cost ~14 KiB per session).
+/// executor (rebuilding them cost ~14 KiB per session).
 static ASK_SCREEN_TEMPLATE: LazyLock<Result<ToolSpec, BuildError>> = LazyLock::new(|| {
     let spec = ToolSpec::new(
         ASK_SCREEN_TOOL,

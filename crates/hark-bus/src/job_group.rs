@@ -89,7 +89,7 @@ impl EpochClock for SteppingClock {
     }
 }
 
-/// The default most job groups one [`JobGroups`] runs at once: 64 (issue 9, point 4). An app
+/// The default most job groups one [`JobGroups`] runs at once: 64. An app
 /// fans one request out to a handful of workers and runs a few groups at a time; a session
 /// with 64 groups still open is runaway or hostile.
 pub const DEFAULT_MAX_OPEN_GROUPS: usize = 64;
@@ -291,7 +291,7 @@ impl JobGroups {
         self
     }
 
-    /// Sets the most groups running at once (0 reads as 1; issue 9, point 4). A
+    /// Sets the most groups running at once (0 reads as 1). A
     /// [`run`](Self::run) beyond it is refused with [`messages::too_many_job_groups`] before
     /// anything is sent; groups already running are not affected.
     pub fn set_max_open(&self, max: usize) {
@@ -340,7 +340,7 @@ impl JobGroups {
         }
     }
 
-    /// The session ended (the client dropped, or the server shuts down; issue 9, point 2):
+    /// The session ended (the client dropped, or the server shuts down):
     /// tears every running group down, cancellable or not, with
     /// [`GroupOutcome::SessionEnded`], and makes every later [`run`](Self::run) end at once
     /// with that outcome, dispatching nothing. Idempotent.

@@ -38,8 +38,8 @@ pub fn group_worker_twice(name: &str) -> String {
     format!("the worker {name} is named twice in the job group: name each worker once")
 }
 
-/// A job group refused because `limit` groups of the session are running already (issue 9,
-/// point 4; [`crate::job_group::JobGroups::max_open`]).
+/// A job group refused because `limit` groups of the session are running already
+/// ([`crate::job_group::JobGroups::max_open`]).
 pub fn too_many_job_groups(limit: usize) -> String {
     format!(
         "{limit} job groups are running already, the most one session may run at once: wait \

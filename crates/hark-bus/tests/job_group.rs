@@ -1,4 +1,4 @@
-//! Job groups and the bus (issue 6 item 10; case U10; as pipecat PR #5221: one `job_completed` per worker).
+//! Job groups and the bus (as pipecat PR #5221: one `job_completed` per worker).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -269,7 +269,7 @@ async fn without_cancel_on_error_the_others_finish() {
     assert_eq!(rest[1]["kind"], "group_completed");
 }
 
-/// U10: three workers, one done; the client cancels: `cancelled` for each unfinished worker,
+/// Three workers, one done; the client cancels: `cancelled` for each unfinished worker,
 /// then `group_completed`; a late answer is not sent.
 #[tokio::test]
 async fn u10_the_client_cancels_a_group() {

@@ -1,4 +1,4 @@
-//! Issue 9, point 4: job groups are capped per requester ([`JobGroups::max_open`], default 64).
+//! Job groups are capped per requester ([`JobGroups::max_open`], default 64).
 //! One group over the cap is refused with a clear text before anything is dispatched or sent;
 //! the running groups go on, and once one ends groups are taken again.
 

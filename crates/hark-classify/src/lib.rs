@@ -125,7 +125,7 @@ pub enum Answer {
 }
 
 /// What kind of failure a [`ClassifierError`] is, so callers (the offline screen mode, a
-/// fallback policy) decide by kind, never by matching its text (issue 7 follow-up).
+/// fallback policy) decide by kind, never by matching its text.
 /// [`ErrorKind::as_str`] is its wire name (`snake_case`), carried beside the text where an
 /// error crosses a job boundary (`{"error": text, "kind": name}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -234,7 +234,7 @@ pub trait Classifier: Send + Sync + fmt::Debug + 'static {
     /// Called when the worker accepts a new snapshot, before any question about it: a
     /// classifier may start work a first question would otherwise wait for (the local
     /// classifier embeds the element names it has not seen, in the background). Must return
-    /// at once and never fail; the default does nothing (issue 7 follow-up).
+    /// at once and never fail; the default does nothing.
     fn prepare(&self, snapshot: &A11ySnapshot) {
         let _ = snapshot;
     }

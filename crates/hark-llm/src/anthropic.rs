@@ -414,7 +414,7 @@ impl Decoder for AnthropicDecoder {
                 if let Some(b) = self.open.remove(&index) {
                     // A call without arguments (no `partial_json`, or only blanks) is done as
                     // `{}`, sent as a last delta so the deltas still add up to the arguments
-                    // (found by the `llm_stream` fuzz target, issue 9).
+                    // (found by the `llm_stream` fuzz target).
                     let mut args = b.args;
                     if args.trim().is_empty() {
                         args.push_str("{}");

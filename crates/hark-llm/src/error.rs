@@ -1,6 +1,6 @@
 //! Errors of a provider call: each names the provider and its endpoint, and never holds the key.
 //!
-//! Spec: issue 8 item 1 ("errors that name the provider and status"). The sentences live in
+//! Errors name the provider and the status. The sentences live in
 //! [`crate::messages`].
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! In-process entry points for the `llm_stream` fuzz target (issue 9, point 3): not part of
+//! In-process entry points for the `llm_stream` fuzz target: not part of
 //! the API, hidden from the docs, and free to change.
 //!
 //! A stream normally reaches the decoders through HTTP ([`crate::Provider::stream`]), which

@@ -1,14 +1,13 @@
 //! LLM provider clients for Hark: OpenAI-compatible chat completions (OpenAI, Groq, vLLM,
 //! llama.cpp server, Ollama), Anthropic Messages and Gemini `generateContent`, all streamed.
 //!
-//! Spec: DESIGN.md (crate map: "provider clients: requests, streams, tool-call assembly, errors,
-//! retries; takes tool definitions as plain JSON"), issue 8 item 1, issue 9 (argument repair),
-//! cases T3, T6, T10 (`cases/README.md`).
+//! Provider clients: requests, streams, tool-call assembly, argument repair, errors, retries;
+//! tool definitions come in as plain JSON (see `docs/ARCHITECTURE.md`, "Crates").
 //!
 //! - Build a [`ChatRequest`] from [`Message`]s and [`ToolDefinition`]s. Each provider brings
 //!   every tool schema (and a strict response format's) into its own dialect where it builds the
 //!   body (`hark_schema::conform`: sent as it is when it keeps the API's rules), so no caller can
-//!   skip it (issue 23).
+//!   skip it.
 //! - [`OpenAiCompatible::with_roles`]: the roles the server takes; the default
 //!   [`Roles::Portable`] sends one system message first, what every chat template of vLLM,
 //!   llama.cpp and Ollama takes.

@@ -1,8 +1,8 @@
 //! Every sentence this crate writes: errors the caller (and its logs) read, and the refusals a
 //! model reads when its tool-call arguments cannot be read.
 //!
-//! Spec: issue 8 item 1 (errors name the provider and the status with a short excerpt of the
-//! provider's message) and issue 9 (malformed tool-call JSON gets a clear error for the model).
+//! Errors name the provider and the status with a short excerpt of the provider's message;
+//! malformed tool-call JSON gets a clear error for the model.
 //! Tests in `tests/messages.rs` pin these texts.
 
 use std::time::Duration;

@@ -602,7 +602,7 @@ impl OpenAiDecoder {
                     name: slot.name.clone(),
                 });
                 // Argument text of a call whose name never came (found by the `llm_stream`
-                // fuzz target, issue 9: the deltas must add up to the done call's arguments).
+                // fuzz target: the deltas must add up to the done call's arguments).
                 if !slot.args.is_empty() {
                     out.push_back(StreamEvent::ToolCallArgumentsDelta {
                         index: k,

@@ -1,9 +1,9 @@
 //! Repair of malformed tool-call arguments from small open models.
 //!
-//! Spec: issue 9 ("malformed tool-call JSON from small open models is repaired where it can be:
-//! trailing commas, a double-encoded string, chat-template tokens like `<|tool_call|>` around
-//! JSON; otherwise the caller gets a clear error for the model"). Case T3: `null`, `""` and
-//! `"{}"` all mean no arguments.
+//! Malformed tool-call JSON from small open models is repaired where it can be: trailing
+//! commas, a double-encoded string, chat-template tokens like `<|tool_call|>` around JSON;
+//! otherwise the caller gets a clear error for the model. `null`, `""` and `"{}"` all mean no
+//! arguments.
 //!
 //! Only repairs that cannot change a value are made. Truncated JSON (a missing `}` or `"`) is
 //! never completed: the missing part could be any value, and a tool with side effects must not
@@ -26,7 +26,7 @@ pub struct RepairError {
 /// Reads tool-call arguments as a JSON object, repairing what small models commonly break.
 ///
 /// Steps, each tried only when the text does not parse as it is:
-/// 1. blank, `null` or `""` → `{}` (T3);
+/// 1. blank, `null` or `""` → `{}`;
 /// 2. chat-template tokens removed: `<|…|>` tokens (`<|tool_call|>`, `<|python_tag|>`,
 ///    `<|eot_id|>`, …), `<tool_call>`/`</tool_call>`, `<function_call>` tags,
 ///    `<start_of_turn>`/`<end_of_turn>`, and a Markdown code fence;

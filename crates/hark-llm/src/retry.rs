@@ -1,6 +1,6 @@
 //! Retries with exponential backoff and jitter, and the injectable pause that sleeps between them.
 //!
-//! Spec: issue 8 item 1 ("retries with backoff on 429/5xx"). A request is retried only before the
+//! Retries with backoff on 429/5xx. A request is retried only before the
 //! first streamed byte: on a connection error, a time-to-first-byte timeout, or HTTP 408, 429 or
 //! 5xx. Once a stream has started, a failure ends it (re-asking would repeat spoken text; a voice
 //! agent that has said nothing yet may ask again itself, as hark-agent's turn loop does). Each

@@ -1,13 +1,13 @@
-//! The one place a tool's parameters get the dialect of the provider they are sent to
-//! (issue 23, item 1): every provider's request body calls [`parameters_for`] on every tool,
-//! so no caller (an agent's tools, a UI worker's `reply` tool, flow tools, built-ins) can send
-//! a schema the provider refuses.
+//! The one place a tool's parameters get the dialect of the provider they are sent to:
+//! every provider's request body calls [`parameters_for`] on every tool, so no caller (an
+//! agent's tools, a UI worker's `reply` tool, flow tools, built-ins) can send a schema the
+//! provider refuses.
 //!
 //! A schema that already keeps the provider's rules (`hark_schema::provider_rule_breaks`) goes
 //! as it is; any other is brought into the dialect with `hark_schema::for_dialect` (type lists
 //! become `nullable: true` for Gemini `parameters`, strict objects are closed, …). A schema no
 //! dialect can express is left out of that request with one `warn!` naming the tool and the
-//! rules it breaks (never argument values), and the other tools are still sent (issue 23 F1):
+//! rules it breaks (never argument values), and the other tools are still sent:
 //! one bad tool never breaks the others. If the model calls the left-out tool anyway, the
 //! caller's unknown-tool path answers it. No close schema is sent in its place: Gemini
 //! `parameters` have no "any type" for an array's `items` and no open object, so a stand-in

@@ -44,7 +44,7 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    /// Limits for a voice call, where silence is what the caller notices (issue 9, point 2): a
+    /// Limits for a voice call, where silence is what the caller notices: a
     /// provider that sends nothing for 10 s is given up on and asked again (the caller hears a
     /// holding line on [`crate::StreamEvent::Retrying`]) rather than after the default 30 s.
     /// Connect 3 s, first byte 10 s, idle 15 s, the default retries.

@@ -1,9 +1,10 @@
 //! Provider-neutral request and reply types: what a caller hands to a [`Provider`](crate::Provider)
 //! and what comes back.
 //!
-//! Spec: DESIGN.md, "What a call looks like" (history → `LlmProvider.stream` → text deltas and
-//! tool calls). Tool schemas are plain JSON; each provider brings them into its dialect
-//! (`hark_schema::conform`) where it builds the request body.
+//! A call's turn goes history → `LlmProvider.stream` → text deltas and tool calls (see
+//! `docs/ARCHITECTURE.md`, "The flow of one call"). Tool schemas are plain JSON; each
+//! provider brings them into its dialect (`hark_schema::conform`) where it builds the request
+//! body.
 
 use std::collections::BTreeMap;
 
@@ -292,7 +293,7 @@ pub enum StreamEvent {
     Finished(FinishReason),
     /// An attempt failed before the first byte and the request is sent again after `wait`
     /// ([`crate::RetryPolicy`]). Comes only before every other event, once per retry; a voice
-    /// agent says a short holding line on it rather than staying silent (issue 9, point 2).
+    /// agent says a short holding line on it rather than staying silent.
     Retrying {
         /// Which retry this is (1 for the first).
         retry: u32,

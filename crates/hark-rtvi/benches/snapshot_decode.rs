@@ -1,4 +1,4 @@
-//! Decoding cost of a `ui-snapshot` (issue 9, load goal): the load generator's 200-node shop
+//! Decoding cost of a `ui-snapshot` (a load goal): the load generator's 200-node shop
 //! page (bench/load/src/snapshot.rs, rebuilt here with the same shape and texts) through
 //! `parse_client_message`, as `hark serve` reads it, with and without dropping the tree.
 //!
@@ -13,13 +13,13 @@
 //! - `from_json/200_nodes`: `A11ySnapshot::from_json` on the `tree` text alone (no envelope).
 //!
 //! Figures (2026-11-30, the shared 2-core box under load average 4–5, so wall times are noisy;
-//! 11,589 B of JSON): before issue 9's decoder work, parse_client_message 207 µs,
+//! 11,589 B of JSON): before the decoder work, parse_client_message 207 µs,
 //! parse_and_drop 250 µs, drop 21 µs, from_json 113 µs; after it 83 µs, 87 µs, 14 µs, 70 µs.
 //! The work: `data` decoded in the envelope's own pass (it was skipped as a `RawValue`, then
 //! parsed again), nodes built once and moved only into exactly sized `children`, keys matched
 //! as borrowed text into per-object enums, memchr for the lone-surrogate scan.
 //!
-//! Issue 9's node split (`A11yNode` 264 → 104 B, the rare fields boxed in one `NodeRare`, made
+//! The node split (`A11yNode` 264 → 104 B, the rare fields boxed in one `NodeRare`, made
 //! only for the 28 of 200 nodes that have one), the two builds run alternately, twice, on the
 //! same loaded box (`--warm-up-time 1 --measurement-time 4`), before → after:
 //! parse_client_message 78/57 → 51/58 µs, parse_and_drop 120/87 → 79/72 µs, drop 11/13 →

@@ -1,4 +1,4 @@
-//! Accessibility snapshot types sent by the client in `ui-snapshot` (rtvi-ui.md §3).
+//! Accessibility snapshot types sent by the client in `ui-snapshot`.
 //!
 //! Mirrors pipecat's `A11yNode` / `A11ySelection` / `A11ySnapshot` (pydantic, `extra="allow"`)
 //! and client-js `rtvi/ui.ts`. Field names are exact; unknown fields are kept in `extra` and
@@ -25,7 +25,7 @@
 //!
 //! Held, the load generator's 200-node shop page (11,325 B of JSON) costs 33.1 KiB of live
 //! heap under jemalloc (170 B per node), against 66.2 KiB (339 B per node) before the rare
-//! fields moved into [`NodeRare`] (issue 9, memory per idle session; measured as
+//! fields moved into [`NodeRare`] (memory per idle session; measured as
 //! bench/load's `session_memory` example measures its "decoded 200-node A11ySnapshot" row).
 //!
 //! ## Nesting
@@ -87,14 +87,14 @@ impl Default for SnapshotLimits {
     }
 }
 
-/// One node of the accessibility tree (rtvi-ui.md §3, `A11yNode`).
+/// One node of the accessibility tree (pipecat's `A11yNode`).
 ///
 /// JSON: `{"ref":"e2","role":"button","name":"Save","state":["focused"],"children":[…]}`.
 ///
 /// The fields nearly every node has (`ref`, `role`, `name`, `children`) are inline; the rare
 /// ones (`value`, `state`, `level`, `colcount`, `rowcount` and unknown keys) live in one boxed
-/// [`NodeRare`], allocated only for a node that has one of them (issue 9, memory per idle
-/// session: the struct is 104 B instead of 264 B on 64-bit targets). Read them with
+/// [`NodeRare`], allocated only for a node that has one of them (memory per idle session:
+/// the struct is 104 B instead of 264 B on 64-bit targets). Read them with
 /// [`value`](Self::value), [`state`](Self::state), [`level`](Self::level),
 /// [`colcount`](Self::colcount), [`rowcount`](Self::rowcount), [`extra`](Self::extra); set them
 /// with the `with_*` builders or [`rare_mut`](Self::rare_mut).
@@ -118,7 +118,7 @@ pub struct A11yNode {
     pub rare: Option<Box<NodeRare>>,
 }
 
-/// The fields of an [`A11yNode`] that most nodes lack (rtvi-ui.md §3), boxed behind
+/// The fields of an [`A11yNode`] that most nodes lack, boxed behind
 /// [`A11yNode::rare`]. [`Default`] is all absent / empty.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeRare {
@@ -381,7 +381,7 @@ impl Serialize for A11yNode {
     }
 }
 
-/// The user's current text selection (rtvi-ui.md §3, `A11ySelection`).
+/// The user's current text selection (pipecat's `A11ySelection`).
 ///
 /// JSON: `{"ref":"e4","text":"Review your order","start_offset":0,"end_offset":6}`; offsets
 /// only for `<input>`/`<textarea>` selections (end exclusive).
@@ -403,7 +403,7 @@ pub struct A11ySelection {
     pub extra: Map<String, Value>,
 }
 
-/// A full snapshot of the page (rtvi-ui.md §3, `A11ySnapshot`), the `tree` of `ui-snapshot`.
+/// A full snapshot of the page (pipecat's `A11ySnapshot`), the `tree` of `ui-snapshot`.
 ///
 /// JSON: `{"root":{…},"captured_at":1767225600000,"selection":{…}}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]

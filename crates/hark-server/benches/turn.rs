@@ -1,5 +1,5 @@
-//! Hark's own overhead per turn (issue 8, "Measure"), the voice agent and the UI worker together: the time from a user's text to the first
-//! bot text, and to the first UI command, with a provider that answers at once.
+//! Hark's own overhead per turn, the voice agent and the UI worker together: the time from a user's
+//! text to the first bot text, and to the first UI command, with a provider that answers at once.
 //!
 //! Two providers:
 //! - `in-process`: a [`Provider`] that yields its scripted events without any I/O, so the

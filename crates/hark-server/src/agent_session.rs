@@ -1,8 +1,8 @@
 //! The voice agent of a session: a hark-agent [`VoiceAgent`] beside the session's UI worker.
 //!
-//! Spec: issue 8, point 2 ("The UI worker runs beside the voice agent on an in-process bus: the
-//! voice LLM gets `screen_tools`, the worker gets the session's snapshots and UI events");
-//! DESIGN.md ("What a call looks like").
+//! The UI worker runs beside the voice agent on an in-process bus: the voice LLM gets
+//! `screen_tools`, the worker gets the session's snapshots and UI events (see
+//! `docs/ARCHITECTURE.md`, "The flow of one call").
 //!
 //! [`VoiceAgentConfig`] says what every session's agent is made of (provider, model, system
 //! prompt, tools, language, timezone). [`crate::UiSessionConfig::voice_agent`] puts it on the UI
@@ -175,7 +175,7 @@ impl VoiceAgentConfig {
     }
 
     /// Registers every session's background webhooks in `drain`, so the server can let them
-    /// finish at shutdown (issue 9, point 2; `hark serve` drains them after SIGTERM, see
+    /// finish at shutdown (`hark serve` drains them after SIGTERM, see
     /// [`crate::serve::Served::drain`]).
     pub fn background_drain(mut self, drain: BackgroundDrain) -> Self {
         self.background = Some(drain);

@@ -1,5 +1,5 @@
 //! `hark check FILE`: builds an agent file as `hark serve` would run it, and prints every problem
-//! with its fix (issue 8, point 3). A file that uses the demo ([`crate::demo::named_by`]) is
+//! with its fix. A file that uses the demo ([`crate::demo::named_by`]) is
 //! built with the demo shop's host; every other file with an empty host, and the demo's order
 //! service is not started.
 //!

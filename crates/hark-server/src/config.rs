@@ -1,6 +1,6 @@
 //! Server settings: address, static directory, frame limit, queue bounds, connection deadlines
 //! (header read, `client-ready`, keep-alive), error damping, allowed origins and the
-//! per-session limits against hostile clients (issue 9, point 4: message rate, snapshot size,
+//! per-session limits against hostile clients (message rate, snapshot size,
 //! pending jobs, connection cap).
 
 use std::net::SocketAddr;
@@ -10,7 +10,7 @@ use std::time::Duration;
 /// Default listen address of `hark serve` (`127.0.0.1:7860`).
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7860";
 
-/// Default limit on one incoming WebSocket frame or message: 1 MiB (issue 2, point 3).
+/// Default limit on one incoming WebSocket frame or message: 1 MiB.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 1 << 20;
 
 /// Default bound of each session's inbound queue (decoded client messages waiting for the
@@ -40,8 +40,8 @@ pub const DEFAULT_PONG_TIMEOUT: Duration = Duration::from_secs(20);
 /// at most once: 5 s.
 pub const DEFAULT_ERROR_REPEAT_WINDOW: Duration = Duration::from_secs(5);
 
-/// Default sustained message rate per session: 200 WebSocket data messages a second (issue 9,
-/// point 4). Pipecat's client sends a debounced snapshot at most every few hundred ms and a few
+/// Default sustained message rate per session: 200 WebSocket data messages a second.
+/// Pipecat's client sends a debounced snapshot at most every few hundred ms and a few
 /// messages per turn, and microphone audio in 20 ms frames (50 a second), far below it.
 pub const DEFAULT_MAX_MESSAGES_PER_SEC: u32 = 200;
 
@@ -116,7 +116,7 @@ pub struct ServerConfig {
     /// cannot answer); then the socket is closed with 1011 and
     /// [`messages::pong_timeout`](crate::messages::pong_timeout).
     ///
-    /// Also bounds a client that stopped reading (issue 9, point 4): when a write to it moves
+    /// Also bounds a client that stopped reading: when a write to it moves
     /// not a single byte for `ping_interval + pong_timeout`, the session ends the same way
     /// ([`CloseCause::PongTimeout`](crate::CloseCause::PongTimeout)). With pings off (a zero
     /// `ping_interval`) this still applies, with [`DEFAULT_PING_INTERVAL`] (30 s) in place of

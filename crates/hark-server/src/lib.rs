@@ -2,9 +2,9 @@
 //!
 //! A [`Server`] listens on one address and serves:
 //! - `/ws`: one RTVI session per WebSocket (binary protobuf `pipecat.Frame`s carrying RTVI JSON,
-//!   rtvi-ui.md §1.2): the `client-ready` → `bot-ready` handshake (§1.3), `send-text` (and a
+//!   as pipecat's transport does): the `client-ready` → `bot-ready` handshake, `send-text` (and a
 //!   `TranscriptionFrame` with text, taken as a `send-text`),
-//!   `client-message`, `ui-snapshot`, `ui-event`, `ui-cancel-job-group` (§2); bad input gets an
+//!   `client-message`, `ui-snapshot`, `ui-event`, `ui-cancel-job-group`; bad input gets an
 //!   `error-response` or `error` and never a panic; an oversize frame closes the socket with 1009;
 //!   `disconnect-bot` closes it with 1000 "Client asked to disconnect".
 //! - Connection hygiene ([`ServerConfig`], each also a `hark serve` flag and env var): an HTTP
@@ -14,7 +14,7 @@
 //!   within `pong_timeout` (else close 1011); an identical `error` text goes to one session at
 //!   most once per `error_repeat_window`; `/ws` upgrades from foreign `Origin`s get 403 unless
 //!   listed in `allowed_origins`.
-//! - Hostile-input limits (issue 9, point 4; each a [`ServerConfig`] field and `hark serve` flag):
+//! - Hostile-input limits (each a [`ServerConfig`] field and `hark serve` flag):
 //!   a per-session token bucket of `max_messages_per_sec` data messages a second in bursts of
 //!   `message_burst` (messages over it are dropped undecoded, counted in
 //!   [`SessionStats::messages_rate_limited`], one `error` per episode); a client over 10 × the

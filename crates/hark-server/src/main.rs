@@ -45,7 +45,7 @@ async fn main() -> ExitCode {
             // With --agent FILE, or --demo (the demo shop's agent, examples/shop.toml), each
             // session gets the agent's voice agent beside a UI worker; with no LLM configured
             // (no key in the environment) the offline screen mode: each typed message becomes
-            // `screen` jobs and a one-sentence answer (issue 8 points 2-4).
+            // `screen` jobs and a one-sentence answer.
             let mut served = None;
             let bound = if args.demo || args.agent.is_some() {
                 match hark_server::serve::agent_sessions(args.agent.as_deref()).await {
@@ -90,7 +90,7 @@ async fn main() -> ExitCode {
             }
             let served_result = server.run_until(shutdown_signal()).await;
             // The sessions are closed: their background webhooks get the drain limit to
-            // finish; what still runs then is logged once per session (issue 9, point 2).
+            // finish; what still runs then is logged once per session.
             if let Some(served) = &served {
                 served.drain_background().await;
             }

@@ -11,7 +11,7 @@ use std::time::Duration;
 /// The build command for the demo page, as printed in the fallback page and the startup log.
 pub const DEMO_BUILD_COMMAND: &str = "npm --prefix web ci && npm --prefix web run build";
 
-/// The plain line a text turn gets while no agent is configured (issue 2, point 6; F8: it says
+/// The plain line a text turn gets while no agent is configured (it says
 /// only what is true of this build: no agent, the screen still streams).
 ///
 /// Sent as the text of `bot-llm-text` and `bot-output`.
@@ -93,14 +93,14 @@ pub fn origin_refused(origin: &str) -> String {
     )
 }
 
-/// The `error` text for a WebSocket text frame (case P3): RTVI travels in binary protobuf frames.
+/// The `error` text for a WebSocket text frame: RTVI travels in binary protobuf frames.
 pub fn text_frame_refused() -> String {
     "Text frames are not supported: send binary frames holding a protobuf pipecat.Frame \
      whose MessageFrame carries the RTVI JSON (as @pipecat-ai/websocket-transport does)."
         .to_owned()
 }
 
-/// The close reason for a frame over the size limit (close code 1009, case P3).
+/// The close reason for a frame over the size limit (close code 1009).
 ///
 /// A close reason must fit in 123 bytes; this one does for any `limit_bytes` value.
 pub fn frame_too_large(limit_bytes: usize) -> String {
@@ -175,8 +175,8 @@ pub fn no_demo_page() -> String {
         .to_owned()
 }
 
-/// The `error` a session gets (once per episode) when it sends over the message rate
-/// (issue 9, point 4): messages over it are dropped.
+/// The `error` a session gets (once per episode) when it sends over the message rate:
+/// messages over it are dropped.
 pub fn message_rate_exceeded(per_sec: u32, burst: u32) -> String {
     format!(
         "Too many messages: this server takes at most {per_sec} a second per session (bursts of \
@@ -284,7 +284,7 @@ mod tests {
             "This server runs without an agent (none is available in this build), so I cannot \
              answer, but your screen still streams to it."
         );
-        // F8: no advice to use an option that does not exist.
+        // No advice to use an option that does not exist.
         assert!(!no_agent_reply().contains("Start hark"));
     }
 

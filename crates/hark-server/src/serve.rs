@@ -1,4 +1,4 @@
-//! What `hark serve` runs in each session, from its flags (issue 8, points 3–5).
+//! What `hark serve` runs in each session, from its flags.
 //!
 //! - `--agent FILE`: the agent file is built (as `hark check` does: with the demo shop's host,
 //!   its local tools and its order service on loopback, only when the file uses the demo
@@ -12,7 +12,7 @@
 //!
 //! Every session's background webhooks (`background = true`) register in [`Served::drain`];
 //! at shutdown, after the sessions closed, `hark serve` gives them [`Served::drain_limit`] to
-//! finish and logs each session's work still running then (issue 9, point 2).
+//! finish and logs each session's work still running then.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -156,7 +156,7 @@ fn session_config_with(
         && let Some(llm) = &setup.llm
     {
         // The worker's `respond` job runs on the agent's own LLM, with the file's `[ui]`
-        // instructions and history rule (issue 23 items 7 and 15).
+        // instructions and history rule.
         config = config.respond(llm.provider.clone(), llm.model.clone());
         if let Some(prompt) = &setup.ui.system_prompt {
             config = config.instruction(prompt.clone());

@@ -57,7 +57,7 @@ struct AppState {
     gate: Arc<ConnectionGate>,
 }
 
-/// Issue 9, point 4: the cap on open WebSocket sessions ([`ServerConfig::max_connections`]).
+/// The cap on open WebSocket sessions ([`ServerConfig::max_connections`]).
 #[derive(Debug)]
 struct ConnectionGate {
     max: usize,
@@ -130,8 +130,8 @@ impl Server {
         Self::bind_with_handler(config, Arc::new(|_| Box::new(NoAgentHandler) as _))
     }
 
-    /// Binds `config.addr`; each new session gets a handler from `factory` (issue 2, point 6:
-    /// the seam where an agent or a UI worker plugs in).
+    /// Binds `config.addr`; each new session gets a handler from `factory` (the
+    /// seam where an agent or a UI worker plugs in).
     ///
     /// Logs at startup (and `/` says so) when `config.web_dir` has no `index.html`.
     ///
@@ -194,7 +194,7 @@ impl Server {
         };
         let app = router(state, self.config.web_dir.clone());
         info!(addr = %self.local_addr, "hark listening: RTVI at ws://{}/ws", self.local_addr);
-        // F5: hyper's HTTP/1 server driven directly (axum::serve has no header-read timeout): a
+        // Hyper's HTTP/1 server driven directly (axum::serve has no header-read timeout): a
         // connection that does not deliver a complete request head within
         // `header_read_timeout` (silent, trickling, or idle between requests) is dropped.
         let mut http = hyper::server::conn::http1::Builder::new();
@@ -228,7 +228,7 @@ impl Server {
                 debug!(%err, "cannot set TCP_NODELAY");
             }
             // The session keeps a handle on the TCP connection to drain the client's input
-            // after refusing it (case P3: the client reads the 1009 close frame).
+            // after refusing it (the client reads the 1009 close frame).
             let (io, raw) = share(tcp);
             let service = TowerToHyperService::new(app.clone().map_request(
                 move |mut request: Request<Incoming>| {
@@ -313,7 +313,7 @@ fn router(state: AppState, web_dir: Option<PathBuf>) -> Router {
 /// The path every browser asks for when it opens a page.
 const FAVICON_PATH: &str = "/favicon.ico";
 
-/// The answer to `/favicon.ico` when the web directory has none (issue 9 follow-up): 204 No
+/// The answer to `/favicon.ico` when the web directory has none: 204 No
 /// Content, an answer with no icon rather than an embedded one, so the demo page (built from
 /// web/, unchanged) shows the browser's default icon, and neither the browser's console nor
 /// the log reports a missing file (as a 404 did). A `favicon.ico` in the web directory is
@@ -338,7 +338,7 @@ fn not_built(uri: &Uri, dir: &std::path::Path) -> Response {
 }
 
 /// Initial capacity of each connection's WebSocket read buffer, in bytes: 4 KiB instead of
-/// tungstenite's 128 KiB (issue 9, per-session memory: measured with hark-load's
+/// tungstenite's 128 KiB (per-session memory: measured with hark-load's
 /// `session_memory` example, 6.1 KiB after the upgrade and 11.9 KiB more after the first 11 KB
 /// message, against 16.4 + 15 KiB with a 16 KiB buffer). A larger frame still arrives whole:
 /// the buffer grows to the frame's length (up to `max_frame_bytes`); a frame is then read in
@@ -412,7 +412,7 @@ async fn ws_handler(
 /// The listen backlog asked for (the kernel caps it at `net.core.somaxconn`). std's
 /// `TcpListener::bind` asks for 128, which a burst of connections overflows: the kernel then
 /// drops handshakes, and a client can be left connected to a socket the server never accepts
-/// (issue 9, point 4: a client opening thousands of connections).
+/// (a client opening thousands of connections).
 pub const LISTEN_BACKLOG: i32 = 4096;
 
 /// Binds `addr` as std does (SO_REUSEADDR on Unix) with a [`LISTEN_BACKLOG`] backlog.
@@ -436,7 +436,7 @@ fn is_connection_error(err: &io::Error) -> bool {
     )
 }
 
-/// Which `Origin`s may open `/ws` (F7): none sent (a non-browser client), the server's own
+/// Which `Origin`s may open `/ws`: none sent (a non-browser client), the server's own
 /// (the `Origin`'s host:port equals the `Host` header's), and the configured ones.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct OriginPolicy {

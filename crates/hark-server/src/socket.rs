@@ -25,7 +25,7 @@ pub const CLOSE_GOING_AWAY: u16 = 1001;
 pub const CLOSE_POLICY: u16 = 1008;
 /// Close code 1011: the server cannot go on (used when a keep-alive ping got no pong in time).
 pub const CLOSE_UNEXPECTED: u16 = 1011;
-/// Close code 1009: a message too big to process (used for an oversize frame, case P3).
+/// Close code 1009: a message too big to process (used for an oversize frame).
 pub const CLOSE_TOO_BIG: u16 = 1009;
 
 /// One WebSocket message, independent of the WebSocket library.
@@ -125,7 +125,7 @@ fn recv_error(err: axum::Error) -> RecvError {
 
 /// The TCP connection under one HTTP/WebSocket connection, shared: hyper and the WebSocket read
 /// and write it through [`SharedTcp`], and the session keeps a [`RawConn`] to discard what the
-/// client still sends after the server refused a frame (case P3: the client must get to read
+/// client still sends after the server refused a frame (the client must get to read
 /// the 1009 close frame instead of a reset).
 pub(crate) fn share(tcp: TcpStream) -> (SharedTcp, RawConn) {
     let conn = Arc::new(Conn {
@@ -233,7 +233,7 @@ pub struct RawConn(Arc<Conn>);
 impl RawConn {
     /// Bytes written to the connection so far (HTTP response head and WebSocket frames, as the
     /// kernel accepted them). The session's writer takes a count that stops moving while a
-    /// write waits as the sign that the client stopped reading (issue 9, point 4); a client
+    /// write waits as the sign that the client stopped reading; a client
     /// that reads slowly still moves it.
     pub fn bytes_written(&self) -> u64 {
         self.0.written.load(Ordering::Relaxed)

@@ -51,12 +51,11 @@ fn cut(mut text: String, max: usize) -> String {
 
 /// Decodes one binary WebSocket message into an RTVI client message.
 ///
-/// A `TranscriptionFrame` with text is a user turn, as a `send-text` of that text (issue 8,
-/// point 2: "a user turn (RTVI `send-text`, or transcription frames)").
+/// A `TranscriptionFrame` with text is a user turn, as a `send-text` of that text.
 ///
 /// `Ok(None)`: a frame the session does not act on (audio, text, interruption frames, a
-/// transcription with blank text; an RTVI message with another `label`, which rtvi-ui.md §1.1
-/// says to ignore).
+/// transcription with blank text; an RTVI message with another `label`, which RTVI says to
+/// ignore).
 /// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data, a
 /// snapshot over the limits of `limits`: nodes, depth, or bytes — the last found by reading only
 /// the message's `type` and `id`, before the tree is decoded).

@@ -1,5 +1,5 @@
-//! Filling a reply line with two values and a spoken date through the tool layer (issue 4,
-//! Measure; goal under 20 µs): `{{name}}, order {{result.order_id}} arrives {{result.arrives}}.`
+//! Filling a reply line with two values and a spoken date through the tool layer (goal
+//! under 20 µs): `{{name}}, order {{result.order_id}} arrives {{result.arrives}}.`
 //! The `LiveCall` (and its ICU formatters) is built once, outside the timing, as in a call.
 //!
 //! - `reply_line/reply_for`: pick the reply (conditions, alternatives) and fill it: State and

@@ -1,8 +1,8 @@
 //! Built-in tools: the current date and time, the caller's phone number, and ending the call.
 //!
-//! Spec: `tools-reference.md`, "Built-in tools" and "End the call". Each returns a [`ToolSpec`];
-//! change what the model reads with [`ToolSpec::with_name`] and [`ToolSpec::with_description`]
-//! (the spec's `name=` and `description=`).
+//! Guide: `docs/guide/built-in-tools.md` and `docs/guide/ending-the-call.md`. Each returns a
+//! [`ToolSpec`]; change what the model reads with [`ToolSpec::with_name`] and
+//! [`ToolSpec::with_description`] (the `name=` and `description=` of the guide).
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! What a call carries: its id, numbers, direction and end reason, read by `{{call.<name>}}`.
 //! Vocabulary: imports nothing else of the crate.
 //!
-//! Spec: `tools-reference.md`, "Locked arguments" (`{{call.name}}`).
+//! Guide: `docs/guide/locked-values-and-transcript.md` (`{{call.name}}`).
 
 use serde::{Deserialize, Serialize};
 

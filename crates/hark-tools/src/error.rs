@@ -1,7 +1,7 @@
 //! The errors a tool call can end with, and the text the model reads for each.
 //!
-//! Spec: `tools-reference.md`, "A call that is refused", "A required argument left out or empty",
-//! "webhook_tool" (point 3: model text and event text are kept apart).
+//! Model text and event text are kept apart. Guide: `docs/guide/refusals.md`,
+//! `docs/guide/webhooks.md`.
 
 use serde_json::{Map, Value, json};
 

@@ -1,6 +1,6 @@
 //! The trait behind every kind of tool: local functions, webhooks, and your own.
 //!
-//! Spec: `tools-reference.md`, "Your own kind of tool".
+//! Guide: `docs/guide/inputs-and-outputs.md`.
 
 use std::fmt;
 

@@ -1,11 +1,9 @@
 //! The call's hooks: its tool hooks (`wrap_tool`, `after_tool`) and its background work.
 //! Vocabulary: imports nothing else of the crate but a call's outcome and its source.
 //!
-//! Spec: `tools-reference.md`, "Use it in your agent" (point 3: `call` is the call's `CallHooks`;
-//! it runs your tool hooks and lets background webhooks finish when the call ends), "Outputs"
-//! (point 6: the `wrap_tool` and `after_tool` hooks see the checked result; what a hook puts in
-//! its place is not checked again), "Time and size limits" (background webhooks finish when the
-//! call ends).
+//! `call` is the call's `CallHooks`: it runs your tool hooks and lets background webhooks finish
+//! when the call ends. The `wrap_tool` and `after_tool` hooks see the checked result; what a
+//! hook puts in its place is not checked again. Guide: `docs/guide/sinks-and-hooks.md`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -131,8 +129,8 @@ pub struct DrainReport {
     /// [`by_tool`](Self::by_tool)'s counts.
     pub unfinished: usize,
     /// The unfinished tasks per tool name (sorted by name; no zero counts; tasks spawned with no
-    /// tool name under [`UNNAMED_BACKGROUND`]). Names only, never argument values (spec
-    /// `tools-reference.md`, sinks: a log line never carries argument values).
+    /// tool name under [`UNNAMED_BACKGROUND`]). Names only, never argument values (a log
+    /// line never carries argument values).
     pub by_tool: Vec<(String, usize)>,
 }
 

@@ -1,4 +1,4 @@
-//! One language per call (issue 23, item 13): a line with per-language variants is said in the
+//! One language per call: a line with per-language variants is said in the
 //! call's language wherever lines are said — reply lines, announce lines (a precheck's outcome
 //! is said by its reply), the goodbye, a flow's confirm lines.
 //!

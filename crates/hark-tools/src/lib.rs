@@ -1,7 +1,8 @@
 //! Typed tools for voice agents: checked arguments, refusals the model can act on, results checked
 //! against their output, provider schemas, and sinks that never see a value.
 //!
-//! Spec: `tools-reference.md`. A tool is a [`ToolSpec`] (what the model sees, built and checked
+//! Guide: `docs/guide/first-tool.md` and the pages after it.
+//! A tool is a [`ToolSpec`] (what the model sees, built and checked
 //! once) plus a [`ToolExecutor`] (what runs). Build one from a typed async function with the
 //! [`tool`] attribute macro or [`ToolSpec::local`], or from a JSON Schema and your own executor
 //! with [`ToolSpec::new`]. A [`ToolRegistry`] runs every call through the same path: read the

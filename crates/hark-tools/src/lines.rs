@@ -1,8 +1,8 @@
 //! How templates read a call: the resolver behind announce lines, reply lines and locked values.
 //!
-//! Spec: `tools-reference.md`, "Announce lines with values" (point 1: `{{value}}` reads a State
-//! value or an argument of this call, `{{call.name}}` what the call carries), "Save a result and
-//! speak it" (points 5 and 6: `{{result.…}}`, values said by their JSON Schema format).
+//! `{{value}}` reads a State value or an argument of this call, `{{call.name}}` what the call
+//! carries, `{{result.…}}` the result; values are said by their JSON Schema format. Guide:
+//! `docs/guide/announce-lines.md`, `docs/guide/replies-and-assign.md`.
 
 use hark_speak::{Placeholder, Resolve, SayAs, Scope, SpokenValue};
 use serde_json::Value;

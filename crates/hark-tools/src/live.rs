@@ -1,8 +1,7 @@
 //! A tool call inside a call in progress: announce lines, interruption, saves, replies, effects.
 //!
-//! Spec: `tools-reference.md`, "What a tool does around its call", "A tool the caller talks
-//! over", "Announce lines with values", "End the call", "Save a result and speak it", "Replies on
-//! the tool itself", "Check a rule before the tool runs"; cases T5, T7, T8.
+//! Guide: `docs/guide/announce-lines.md`, `docs/guide/interruptions.md`,
+//! `docs/guide/ending-the-call.md`, `docs/guide/replies-and-assign.md`, `docs/guide/prechecks.md`.
 //!
 //! The runtime builds one [`LiveCall`] per call (it holds the [`CallState`], the [`Speech`] and
 //! the [`Speaker`] whose ICU formatters are built once), and one [`Generation`] per model reply.
@@ -127,8 +126,9 @@ struct GenerationInner {
     discarded: AtomicBool,
 }
 
-/// One model reply (a generation) and its tool calls: what the runtime needs to enforce T7 and
-/// T8. Cheap to clone; clones share it.
+/// One model reply (a generation) and its tool calls: what the runtime needs so that a tool
+/// interrupted before its result, or called from a discarded generation, is handled. Cheap
+/// to clone; clones share it.
 #[derive(Debug, Clone, Default)]
 pub struct Generation {
     inner: Arc<GenerationInner>,
@@ -143,7 +143,7 @@ impl Generation {
     /// The caller talked over the bot. Running calls whose interruption is not `continue` are
     /// cancelled (`tool.failed`, error `cancelled`); `continue` calls keep running and their
     /// results come from [`ToolRegistry::late_results`]. A generation interrupted before any of
-    /// it was spoken is discarded: its tool calls never run (T8).
+    /// it was spoken is discarded: its tool calls never run.
     pub fn interrupt(&self) {
         if !self.inner.spoken.load(Ordering::SeqCst) {
             self.inner.discarded.store(true, Ordering::SeqCst);
@@ -224,7 +224,7 @@ impl ToolRegistry {
                     .unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
                 (run, elapsed_ms(started))
             });
-            // The tool starts here, in the order the model called it (issue 23 item 8): the
+            // The tool starts here, in the order the model called it: the
             // calls of one turn are polled in call order, and a tool that takes a place in a
             // line when it starts (the UI worker's `respond` job) keeps that order. A spawned
             // task alone would start whenever the runtime picks it, often the last one first.

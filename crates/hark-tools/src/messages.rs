@@ -1,7 +1,7 @@
 //! Every sentence the tool layer writes for the model, the caller or the developer.
 //!
-//! Each text is a function with named inputs; the tests at the bottom pin them to the words of
-//! `tools-reference.md` and `cases/README.md`. A reviewer can read every sentence here.
+//! Each text is a function with named inputs; the tests at the bottom pin each one's exact words.
+//! A reviewer can read every sentence here.
 
 /// Joins names as a person would: `a`, `a and b`, `a, b and c`.
 pub fn join_names(names: &[String]) -> String {
@@ -86,7 +86,7 @@ pub fn not_a_field(path: &str, parent: &str, root: &str) -> String {
     }
 }
 
-/// An unknown tool name (case T2): names the tools that exist.
+/// An unknown tool name: names the tools that exist.
 pub fn unknown_tool(called: &str, tools: &[String]) -> String {
     if tools.is_empty() {
         format!(
@@ -182,7 +182,7 @@ pub fn schema_refused(tool: &str, problem: &str) -> String {
     format!("{tool}: {problem}")
 }
 
-/// A tool that a provider dialect cannot express (T9): the tool's name, then `hark-schema`'s
+/// A tool that a provider dialect cannot express: the tool's name, then `hark-schema`'s
 /// line, which names the keyword's place, the dialect and the keyword.
 pub fn dialect_refused(tool: &str, problem: &str) -> String {
     format!("{tool}: {problem}")
@@ -263,7 +263,7 @@ pub fn not_set_saves(value: &str, tool: &str) -> String {
     format!("{value} not set yet. Run first: it saves {value} ({tool}), then call this tool again.")
 }
 
-/// "A call that is refused", point 4, and the spec's example
+/// A refusal for a State value not set yet (`docs/guide/refusals.md`), e.g.
 /// `day not set yet. Get it from the caller, then call this tool again.`; with the State field's
 /// description in brackets when it has one (a closing period is dropped inside the brackets).
 pub fn not_set_get(value: &str, description: Option<&str>) -> String {
@@ -659,7 +659,7 @@ mod tests {
 
     #[test]
     fn part_two_texts_match_spec() {
-        // "A call that is refused": the spec's example and its hints, in order.
+        // A call that is refused: the guide's example and its hints, in order.
         assert_eq!(
             not_set_get("day", None),
             "day not set yet. Get it from the caller, then call this tool again."

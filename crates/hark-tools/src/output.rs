@@ -1,7 +1,7 @@
 //! The output of a tool: what a successful result must look like, and the check that makes it so.
 //!
-//! Spec: `tools-reference.md`, "Outputs" (points 2–5) and "A result the model does not read"
-//! (point 2, which results are failures).
+//! Guide: `docs/guide/inputs-and-outputs.md` ("Outputs") and
+//! `docs/guide/results-the-model-does-not-read.md` (which results are failures).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -209,7 +209,7 @@ pub struct OutputMismatch {
 
 /// True when a result reports an error, so it is never checked and always shown: an `error` or a
 /// `refused` with text in it, or `"ok": false`. `{"error": null}` and `{"error": ""}` are
-/// successes. Spec: "A result the model does not read", point 2.
+/// successes. Guide: `docs/guide/results-the-model-does-not-read.md`.
 pub fn is_error_result(result: &Value) -> bool {
     let Some(map) = result.as_object() else {
         return false;
@@ -382,7 +382,7 @@ const MAX_DEPTH: usize = 64;
 /// whether other keys are kept, its `items`, or its `anyOf`/`oneOf` branches with their type
 /// tests. Applying it fills defaults and drops undeclared fields without looking up a keyword.
 ///
-/// Spec: `tools-reference.md`, "Outputs", points 2 and 4.
+/// Guide: `docs/guide/inputs-and-outputs.md`, "Outputs".
 #[derive(Debug, Clone)]
 pub(crate) struct Shape {
     /// `nodes[0]` is the root.

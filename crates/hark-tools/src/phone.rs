@@ -1,6 +1,6 @@
 //! `Phone`: a phone number argument, normalised to E.164.
 //!
-//! Spec: `tools-reference.md`, "Inputs and outputs" ("a clean Phone").
+//! Guide: `docs/guide/inputs-and-outputs.md` ("a clean Phone").
 
 use std::borrow::Cow;
 use std::fmt;

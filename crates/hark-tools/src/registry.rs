@@ -1,8 +1,8 @@
 //! `ToolRegistry`: the tools of a call, the call path, what the model reads, and the sinks.
 //!
-//! Spec: `tools-reference.md`, "Inputs and outputs" (checks before the function runs),
-//! "Outputs", "A result the model does not read", "A required argument left out or empty",
-//! "Arguments the schema does not name", "Ask the registry", "Watch tool calls"; cases T1–T4, T9.
+//! Arguments and results are checked before and after the function runs. Guide:
+//! `docs/guide/inputs-and-outputs.md`, `docs/guide/results-the-model-does-not-read.md`,
+//! `docs/guide/refusals.md`, `docs/guide/sinks-and-hooks.md`.
 //!
 //! The steps of the call path are functions here: `prepare` (resolve the tool, read the
 //! arguments, fill locked values, check them, `executor.validate`), the precheck, `finish` (check
@@ -38,7 +38,7 @@ use crate::state::{State, StateModel};
 
 /// The arguments of a call as its caller has them: read once already (a provider's stream hands
 /// over [`ToolArguments`]), or a JSON text, a JSON value, or nothing. `None`, `null`, `""` (or
-/// only spaces) and `"{}"` all mean `{}` (case T3; the rule is [`hark_schema::no_arguments`]). A
+/// only spaces) and `"{}"` all mean `{}` (the rule is [`hark_schema::no_arguments`]). A
 /// JSON text that holds a JSON text of an object (double encoding) is decoded once more. Only
 /// the provider's stream repairs broken JSON (`hark_llm::read_arguments`); a text here is read as
 /// it is.
@@ -92,7 +92,7 @@ impl<'a> From<Option<&'a Value>> for RawArguments<'a> {
 }
 
 /// Every tool of a registry in one dialect: the tools that could be expressed, and one line per
-/// tool that could not, naming the tool and the keyword (case T9). A refused tool never keeps
+/// tool that could not, naming the tool and the keyword. A refused tool never keeps
 /// the others out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderTools {
@@ -431,7 +431,7 @@ impl ToolRegistry {
     }
 
     /// Every tool's definition in one provider dialect. A tool the dialect cannot express is
-    /// left out with a line naming the tool and the keyword; the others still come out (T9).
+    /// left out with a line naming the tool and the keyword; the others still come out.
     pub fn definitions(&self, dialect: Dialect) -> ProviderTools {
         let mut tools = Vec::new();
         let mut refused = Vec::new();

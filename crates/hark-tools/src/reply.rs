@@ -2,7 +2,7 @@
 //! and the lines code says for it. Checked against the tools by the registry's rows
 //! (`rows.rs`).
 //!
-//! Spec: `tools-reference.md`, "Save a result and speak it", "Replies on the tool itself".
+//! Guide: `docs/guide/replies-and-assign.md`.
 
 use serde_json::Value;
 

@@ -1,9 +1,9 @@
 //! Assign rows and reply rows checked against the tools and the State type, once per registry:
 //! what a result saves into the State, and the lines code says for it.
 //!
-//! Spec: `tools-reference.md`, "Save a result and speak it", "Replies on the tool itself",
-//! "Check a rule before the tool runs" (point 3), "Locked arguments" (points 6–8: the checks a
-//! registry built with a State type runs on every locked path).
+//! A registry built with a State type checks every locked path. Guide:
+//! `docs/guide/replies-and-assign.md`, `docs/guide/prechecks.md`,
+//! `docs/guide/locked-values-and-transcript.md`.
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! Schemas: building them from Rust types, the schema the model reads, provider dialects, and
 //! schema helpers for argument types schemars does not know (jiff civil dates and times).
 //!
-//! Spec: `tools-reference.md`, "The schema the model reads", "Rules for a hand-written schema".
+//! Guide: `docs/guide/providers-and-schema-dialects.md`.
 //! The normalisation itself lives in the `hark-schema` crate; this module is the one place the
 //! tool layer calls it.
 
@@ -31,7 +31,7 @@ pub fn model_schema(schema: &Value) -> Result<Value, Vec<String>> {
 /// description. `Err` lines name the keyword a dialect cannot express, or a rule of the
 /// provider the result still breaks (`hark_schema::provider_rule_breaks`: a Gemini array
 /// without `items`, an object without fields), so the tool is left out here rather than
-/// refused by the provider (issue 23 F1).
+/// refused by the provider.
 pub fn dialect_schema(normalised: &Value, dialect: Dialect) -> Result<Value, Vec<String>> {
     let converted = hark_schema::for_dialect(normalised, dialect)
         .map_err(|errors| errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>())?;

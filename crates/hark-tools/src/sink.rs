@@ -1,6 +1,6 @@
 //! Sinks: who watches tool calls. They get names and timing, never argument values.
 //!
-//! Spec: `tools-reference.md`, "Watch tool calls".
+//! Guide: `docs/guide/sinks-and-hooks.md`.
 
 use std::fmt;
 

@@ -1,7 +1,7 @@
 //! `ToolSpec`: everything the model sees of one tool, built and checked once, plus its executor.
 //!
-//! Spec: `tools-reference.md`, "Inputs and outputs", "Outputs", "One input model", "A result the
-//! model does not read", "Rules for a hand-written schema", "Your own kind of tool".
+//! Guide: `docs/guide/inputs-and-outputs.md`, `docs/guide/results-the-model-does-not-read.md`,
+//! `docs/guide/providers-and-schema-dialects.md`.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -47,7 +47,7 @@ impl BuildError {
 }
 
 /// What the caller's speech does to a running call of the tool.
-/// Spec: "A tool the caller talks over", "Ask the registry" (`keeps_running`).
+/// Guide: `docs/guide/interruptions.md` (`keeps_running`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Interruption {
     /// The framework's own rule (Pipecat cancels, LiveKit keeps running).
@@ -73,7 +73,7 @@ pub(crate) struct ArgumentRules {
 /// output, result options, and the executor that runs it.
 ///
 /// Cloning is cheap (the description, schemas, validator and executor are shared), so a spec
-/// built once can serve every session: `template.clone().with_executor(per_session)` (issue 9).
+/// built once can serve every session: `template.clone().with_executor(per_session)`.
 #[derive(Clone)]
 pub struct ToolSpec {
     name: String,
@@ -108,7 +108,7 @@ pub(crate) enum LockedValue {
 }
 
 /// A locked argument's value: a template like `"{{customer.id}}"`, `"{{call.session_id}}"`, or
-/// [`Transcript`]. Spec: "Locked arguments", "Send the transcript".
+/// [`Transcript`]. Guide: `docs/guide/locked-values-and-transcript.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Locked {
     /// A template read from the call state and what the call carries.
@@ -401,14 +401,14 @@ impl ToolSpec {
     /// output, result options, locked values, announce lines, replies, precheck) is kept and
     /// shared with `self`'s clones. A spec built once (a static or a factory's template) serves
     /// each session with that session's executor for ~1 KiB instead of rebuilding its schemas
-    /// and validator (issue 9: memory per idle session).
+    /// and validator (memory per idle session).
     pub fn with_executor(mut self, executor: Arc<dyn ToolExecutor>) -> Self {
         self.executor = executor;
         self
     }
 
     /// With `false`, the model reads `{"ok": true}` for a result that succeeded; failures and
-    /// refusals are always shown. Spec: "A result the model does not read", point 1.
+    /// refusals are always shown. Guide: `docs/guide/results-the-model-does-not-read.md`.
     pub fn show_result(mut self, show: bool) -> Self {
         self.show_result = show;
         self
@@ -566,8 +566,8 @@ impl ToolSpec {
     /// The tool's own lines a call in `language` hears in their default words, and whether any
     /// of its lines has a variant for `language`: `"announce lines"` (announce lines without an
     /// [`announce_in`](Self::announce_in) for it) and `"reply lines"` (a reply of its own
-    /// without a `say_in` for it), in that order (issue 23, item 13: `hark check` warns of
-    /// them in a file that speaks `language`).
+    /// without a `say_in` for it), in that order (`hark check` warns of them in a file that
+    /// speaks `language`).
     pub fn lines_without_language(&self, language: &str) -> (Vec<&'static str>, bool) {
         use crate::language::variant;
         let mut missing = Vec::new();
@@ -641,7 +641,7 @@ impl ToolSpec {
     }
 
     /// The `ends_conversation` effect ("End the call"): a call that succeeds ends the
-    /// conversation. It never fires on a refused or failed call (T5). The tool's announce line
+    /// conversation. It never fires on a refused or failed call. The tool's announce line
     /// (its goodbye) always plays out before the tool runs, as with
     /// [`announce_wait(true)`](Self::announce_wait): the caller hears it before the call ends.
     pub fn ends_conversation(mut self) -> Self {

@@ -1,9 +1,8 @@
 //! Speech: how the tool layer says a line in a call. The agent runtime implements [`Speech`];
 //! [`InMemorySpeech`] records lines for tests.
 //!
-//! Spec: `tools-reference.md`, "Announce lines with values" (points 2, 4, 5), "A required argument
-//! left out or empty" (point 3: whether the reply that made the call already spoke), "Save a
-//! result and speak it" (reply lines).
+//! It also knows whether the reply that made the call already spoke. Guide:
+//! `docs/guide/announce-lines.md`, `docs/guide/replies-and-assign.md`.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};

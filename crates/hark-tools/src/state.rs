@@ -1,8 +1,8 @@
 //! Call state: the call's typed State, what the call carries, its language, timezone and
 //! transcript. Tools are built per call and read it.
 //!
-//! Spec: `tools-reference.md`, "Use it in your agent" (points 1, 3, 4), "Save a result and speak
-//! it" (point 2: saves in one batch, a save never confirms a value), "Send the transcript".
+//! Saves are applied in one batch and a save never confirms a value. Guide:
+//! `docs/guide/replies-and-assign.md`, `docs/guide/locked-values-and-transcript.md`.
 
 use std::collections::BTreeSet;
 use std::fmt;

@@ -1,10 +1,9 @@
 //! A State described at run time by a JSON Schema, not by a Rust type: the dynamic path beside
-//! [`StateModel::of`], for agent files whose State fields are declared in TOML (issue 8, point 3)
+//! [`StateModel::of`], for agent files whose State fields are declared in TOML
 //! and, later, for bindings.
 //!
-//! Spec: `tools-reference.md`, "Save a result and speak it" (points 2 and 7: saves must fit the
-//! State; rows are checked against it when the registry is built), "A call that is refused"
-//! (point 4: a value's description feeds the refusal hint). Use the model with
+//! Saves must fit the State, and rows are checked against it when the registry is built; a
+//! value's description feeds the refusal hint. Use the model with
 //! [`RegistryBuilder::state_model`](crate::RegistryBuilder::state_model).
 
 use std::sync::Arc;

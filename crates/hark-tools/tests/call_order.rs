@@ -1,4 +1,4 @@
-//! The tool calls of one model turn start in the order the model made them (issue 23 item 8),
+//! The tool calls of one model turn start in the order the model made them,
 //! also the `continue` tools, which run in a task of their own so they outlive an
 //! interruption: a tool that takes a place in a line when it starts (the UI worker's `respond`
 //! job behind `ask_screen`) must not find the last call of the turn ahead of the first.

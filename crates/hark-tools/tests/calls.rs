@@ -1,4 +1,4 @@
-//! Behaviour of the call path: cases T1–T4 and the numbered items of issue 3.
+//! Behaviour of the call path: arguments checked, refusals, results checked, sinks.
 #![allow(missing_docs)]
 
 use std::sync::{Arc, Mutex};
@@ -97,7 +97,7 @@ fn registry() -> ToolRegistry {
     ToolRegistry::new(vec![set_guests_tool().unwrap(), book_table_tool().unwrap()]).unwrap()
 }
 
-// ---- T1: wrong types, limits, missing ----------------------------------------------------
+// ---- wrong types, limits, missing --------------------------------------------------------
 
 #[test]
 fn t1_wrong_type_names_field_and_reason() {
@@ -217,7 +217,7 @@ fn replies_to_holds_the_spoke_rule() {
     assert!(replies_to(&json!({"refused": "No table."}), true));
 }
 
-// ---- T2: unknown tool, unknown argument --------------------------------------------------
+// ---- unknown tool, unknown argument ------------------------------------------------------
 
 #[test]
 fn t2_unknown_tool_names_the_tools_that_exist() {
@@ -293,7 +293,7 @@ fn open_schemas_keep_extras_and_checking_executors_get_them() {
     assert_eq!(out.result, json!({"got": {"a": "x", "zz": 1}}));
 }
 
-// ---- T3: null, "" and "{}" ---------------------------------------------------------------
+// ---- null, "" and "{}" -------------------------------------------------------------------
 
 #[derive(Debug)]
 struct Count(Arc<Mutex<Vec<Value>>>);
@@ -369,7 +369,7 @@ fn arguments_read_by_the_stream_are_taken_as_read() {
     );
 }
 
-// ---- T4 and results ----------------------------------------------------------------------
+// ---- results that do not fit -------------------------------------------------------------------
 
 #[derive(Debug)]
 struct Fixed(Value);

@@ -1,6 +1,6 @@
 //! Part 2: what a tool does in a call. Call state, templates, locked arguments, refusal hints,
-//! announce lines, interruption (T7, T8), effects (T5), assign rows, replies, prechecks, spoken
-//! values. Spec: `tools-reference.md`; every sentence pinned here is the spec's or `messages.rs`'s.
+//! announce lines, interruption, effects, assign rows, replies, prechecks, spoken
+//! values. Every sentence pinned here is the guide's or `messages.rs`'s.
 
 use std::sync::{Arc, Mutex};
 
@@ -707,7 +707,7 @@ async fn a_realtime_model_that_speaks_itself_skips_the_line() {
     assert_eq!(r.announced, None);
 }
 
-// ------------------------------------------------------------------- 6. interruption: T7, T8
+// ----------------------------------------------------------------------------- 6. interruption
 
 #[tokio::test]
 async fn t7_continue_finishes_and_reaches_the_model_once_and_the_lookup_is_cancelled() {

@@ -1,5 +1,5 @@
 //! The local classifier's first question on a new screen, with and without
-//! `Classifier::prepare` (issue 7 follow-up).
+//! `Classifier::prepare`.
 //!
 //! A new screen of 255 named elements whose names the model has never seen (the 200-node shop
 //! page of `benches/data/snapshot_200.json` padded with generated product names, fresh every
@@ -16,18 +16,18 @@
 //! Without the model files it says so and skips those cases. Prints p50 / max over
 //! [`ROUNDS`] rounds.
 //!
-//! Issue 9's per-session costs come first (they need no model, except `prepare`):
+//! The per-session costs come first (they need no model, except `prepare`):
 //!
 //! - `question/tree`: a click turn ("click Add Oat milk to cart", 59 options) asked with
 //!   `Classifier::ask` on the snapshot's tree of the 200-node page whose refs all changed since
 //!   the last question (what a live session sends), lexical classifier: what the UI worker
-//!   asks since issue 17 (nothing rendered, nothing parsed).
+//!   asks now (nothing rendered, nothing parsed).
 //! - `question/new-refs`: the same question on the rendered `<ui_state>` text (the text way
-//!   in, and the worker's path before issue 17); `render`: the rendering the worker did for
+//!   in, and the worker's earlier path); `render`: the rendering the worker did for
 //!   it before each such question.
 //! - `question/parse+choose`: the same question answered from a fresh parse of the text
 //!   (`ScreenTree::parse` + `LocalClassifier::choose`), what every such question cost before
-//!   the classifier cached screens by skeleton (issue 9).
+//!   the classifier cached screens by skeleton.
 //! - `question/same-text`: the same question on a text the classifier has just seen.
 //! - `prepare/same-page`, `prepare/two-pages`: `Classifier::prepare` on a snapshot whose
 //!   names are all cached and whose refs are new (one page again and again; two pages in
@@ -146,7 +146,7 @@ async fn per_session() {
     for round in 0..CALLS {
         let snapshot = renumbered(&base, round);
         let (state, questions) = click_question(&snapshot, "click Add Oat milk to cart");
-        // What a question on a new text cost before issue 9's skeleton cache: a parse of
+        // What a question on a new text cost before the skeleton cache: a parse of
         // the text, then the choice.
         let text = state["screen"].as_str().expect("a screen");
         let Question::Choice(q) = &questions[0].1 else {

@@ -1,4 +1,4 @@
-//! Decode a snapshot JSON and render `<ui_state>` (issue 6, Measure).
+//! Decode a snapshot JSON and render `<ui_state>`.
 //!
 //! - `decode_render/200`: `benches/data/snapshot_200.json` (200 nodes, a shop page) decoded with
 //!   `hark_ui::snapshot_from_json` and rendered with `render_ui_state`. The same file is

@@ -1,9 +1,9 @@
-//! The grounding benchmark (issue 7): which named element a short description means.
+//! The grounding benchmark: which named element a short description means.
 //!
 //! Scores a classifier on `bench/grounding/rows.jsonl` (see `bench/grounding/README.md`):
 //! every row is a pipecat `A11ySnapshot` (client-js's walker), a description and the right
 //! refs (`[]` = "none"). Each row goes through [`UiWorker::find_element`], the call behind
-//! `UiWorker::which_element`: one choice question (rtvi-ui.md §5.4) whose options are the
+//! `UiWorker::which_element`: one choice question whose options are the
 //! snapshot's named elements (at most 255).
 //!
 //! ```text

@@ -1,5 +1,5 @@
-//! Context injection rules of the UI worker (ui-worker.md "Configuration"; rtvi-ui.md §4
-//! "Injection rules"), as pure functions over a minimal message list.
+//! Context injection rules of the UI worker (as pipecat's), as pure functions over a minimal
+//! message list.
 //!
 //! The LLM crate does not exist yet, so the context is a plain `Vec<ContextMessage>`; the rules:
 //! - a UI event is appended as a `developer` message `<ui_event …>` **before** its handler runs
@@ -50,7 +50,7 @@ impl ContextMessage {
     }
 }
 
-/// The worker's context options (ui-worker.md "Configuration"), pipecat's defaults.
+/// The worker's context options, pipecat's defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiContextOptions {
     /// Append each UI event as a `<ui_event>` developer message. Default `true`.
@@ -62,7 +62,7 @@ pub struct UiContextOptions {
     pub keep_history: bool,
     /// Guide appended to the system instruction; default [`messages::ui_state_prompt_guide`];
     /// `None` or `""` disables it. Shared (`Arc<str>`): every session's options and context hold
-    /// the same text, not a copy (issue 9: memory per idle session); set it with
+    /// the same text, not a copy (memory per idle session); set it with
     /// `Some("…".into())`.
     pub prompt_guide: Option<Arc<str>>,
 }
@@ -104,7 +104,7 @@ pub fn compose_system_instruction(
 const SHARED_SYSTEMS: usize = 8;
 
 /// Composed system instructions already built, shared by every context that asks for the same
-/// text (issue 9: each session used to hold its own ~2.5 KiB copy).
+/// text (each session used to hold its own ~2.5 KiB copy).
 static SYSTEMS: Mutex<Vec<Arc<str>>> = Mutex::new(Vec::new());
 
 /// True when `text` is what [`compose_system_instruction`] makes of the non-empty parts.

@@ -1,7 +1,7 @@
 //! UI event handlers: app code that runs when the client sends a named `ui-event`.
 //!
-//! Spec: `ui-worker.md` ("Handling UI events", `@ui_event`), rtvi-ui.md §2 (reserved names) and
-//! §5.2.
+//! Guide: `docs/guide/ui-worker.md`, "UI events" (pipecat's `@ui_event`; reserved names are
+//! not handler names).
 //!
 //! - Handlers are registered by event name on a [`UiEventsBuilder`]; [`UiEventsBuilder::build`]
 //!   refuses two handlers for one name, a reserved name and an empty name, listing every
@@ -247,7 +247,7 @@ impl UiEvents {
     }
 
     /// Number of handler tasks still running: finished ones are reaped first. A server caps
-    /// this per session (issue 9, point 4: hark-server refuses a `ui-event` over its limit).
+    /// this per session (hark-server refuses a `ui-event` over its limit).
     pub fn running(&self) -> usize {
         let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(done) = tasks.try_join_next() {

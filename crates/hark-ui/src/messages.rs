@@ -21,8 +21,8 @@ pub use hark_classify::messages::{
     should_respond_criteria, should_respond_no, should_respond_yes,
 };
 
-/// The wire-format guide appended to the UI worker LLM's system instruction (ui-worker.md
-/// `prompt_guide`; rtvi-ui.md §4 lists what it must cover).
+/// The wire-format guide appended to the UI worker LLM's system instruction (the
+/// `prompt_guide` option).
 ///
 /// Hark's own text with the same content as pipecat's `UI_STATE_PROMPT_GUIDE`: the two kinds of
 /// developer messages, the line shape, the state tags, grids and cell positions, reading order,
@@ -68,7 +68,8 @@ A ref such as `e42` is a handle for acting on an element: give the ref from the 
 as long as it stays on the page, so you can come back to it in a later turn, but always take \
 refs from the latest snapshot, and scroll an `[offscreen]` element into view before acting on it.";
 
-/// Refusal of a command whose `ref` is not in the latest snapshot (case U1).
+/// Refusal of a command whose `ref` is not in the latest snapshot: the page re-rendered and
+/// the element has a new ref.
 ///
 /// Example: `e7 is not on the screen any more: the page changed since that ref was read. Take
 /// the refs of the latest snapshot and try again.`
@@ -80,7 +81,7 @@ pub fn stale_ref(command: &str, ref_: &str) -> String {
 }
 
 /// Refusal of a command whose `ref` is in no recent snapshot of the session: a ref the model
-/// made up or mistyped (case U4: `e999`), or one that is not shaped like a ref at all. Unlike
+/// made up or mistyped (`e999`), or one that is not shaped like a ref at all. Unlike
 /// [`stale_ref`] it does not send the model to re-read the page for a ref that never existed.
 ///
 /// Example: `e999 is not a ref the page has shown: no recent snapshot had it. Use only refs
@@ -132,12 +133,11 @@ pub fn half_offsets() -> &'static str {
     "select_text needs both start_offset and end_offset, or neither to select the whole element."
 }
 
-// ---- Screen questions, the `screen` job and tool, the LLM classifier (ui-worker.md "Screen
-// questions", "screen", "screen_tools"; rtvi-ui.md §5.3–5.4). Pinned in tests/screen*.rs and
-// tests/classifier*.rs.
+// ---- Screen questions, the `screen` job and tool, the LLM classifier. Pinned in tests/screen*.rs
+// and tests/classifier*.rs.
 
 /// The `screen` job's error when a newer snapshot replaced the screen between finding the
-/// element and acting on it, on every try (issue 9). Read by the voice model, which never sees
+/// element and acting on it, on every try. Read by the voice model, which never sees
 /// refs, so it names no ref: it says to ask again. `action` is the job's action name (`click`,
 /// `fill`, …).
 ///
@@ -151,7 +151,7 @@ pub fn both_classifiers_failed(primary: &str, fallback: &str) -> String {
     format!("the classifier failed ({primary}) and so did its fallback ({fallback}).")
 }
 
-/// A `screen` job or `act` with an action it does not know (rtvi-ui.md §5.3: "unknown screen
+/// A `screen` job or `act` with an action it does not know (pipecat: "unknown screen
 /// action …").
 pub fn unknown_screen_action(action: &str) -> String {
     format!(
@@ -275,7 +275,7 @@ pub fn screen_cannot_act(
 }
 
 /// The `screen` tool's description for the voice LLM (Hark's own words, the content of
-/// pipecat's `screen` tool docstring, rtvi-ui.md §5.3).
+/// pipecat's `screen` tool docstring).
 pub fn screen_tool_description() -> &'static str {
     "Ask about what is on the user's screen right now, or act on it. The answer is short data, \
      never the page, and never contains element ids: describe elements in words.\n\
@@ -332,8 +332,8 @@ pub fn screen_worker_unreachable(worker: &str, detail: &str) -> String {
 // ---- Jobs, the bus, job groups, UI events and the reply tool (respond.rs, bus.rs,
 // ---- job_group.rs, events.rs, reply_tool.rs). Pinned in tests/{respond,job_group,events,reply_tool}.rs.
 
-/// The reply tool's description (reply-tool.md "reply": the docstring, the fixed order, once per
-/// turn).
+/// The reply tool's description (pipecat-subagents' `ReplyToolMixin` docstring: the fixed
+/// order, once per turn).
 pub fn reply_tool_description() -> &'static str {
     "Reply to the user. Optionally point at content and act on inputs.\n\n\
      Call this exactly once per turn, to end it. Action fields are dispatched in a fixed order \
@@ -341,7 +341,7 @@ pub fn reply_tool_description() -> &'static str {
      click, then the spoken answer. Leave the actions you do not need as null."
 }
 
-/// The description of one reply tool parameter (reply-tool.md's parameter table, word for
+/// The description of one reply tool parameter (pipecat-subagents' parameter descriptions, word for
 /// word); `""` for an unknown field.
 pub fn reply_param_description(field: &str) -> &'static str {
     match field {
@@ -363,7 +363,8 @@ pub fn reply_param_description(field: &str) -> &'static str {
     }
 }
 
-/// A malformed reply tool entry that was skipped (U4, U9).
+/// A malformed reply tool entry that was skipped (an invented ref, an entry of the wrong
+/// shape).
 pub fn reply_skipped(field: &str, entry: &serde_json::Value) -> String {
     format!(
         "{field}: skipped {}, which is not a ref from the latest snapshot",
@@ -491,7 +492,7 @@ mod tests {
         );
     }
 
-    /// The guide must carry every fact of pipecat's guide (rtvi-ui.md §4).
+    /// The guide must carry every fact of pipecat's guide.
     #[test]
     fn prompt_guide_covers_the_wire_format() {
         let g = ui_state_prompt_guide();
@@ -523,7 +524,7 @@ mod tests {
 }
 
 // =============================================================================================
-// Offline screen mode (issue 8 point 4; `crate::offline`). Owned by the offline module: the
+// Offline screen mode (`crate::offline`). Owned by the offline module: the
 // notice the page and the log show, and the one-sentence answers of an offline turn.
 // =============================================================================================
 
@@ -536,7 +537,7 @@ pub fn offline_mode_notice() -> &'static str {
 
 /// The answer to "help", or to a text that names nothing on the page: what the mode can do,
 /// with `examples` (already quoted, e.g. [`offline_help_click`]) taken from the page in hand
-/// (issue 23 item 3: the demo shop's items only on the demo shop). No examples (no page yet,
+/// (the demo shop's items only on the demo shop). No examples (no page yet,
 /// or nothing on it to act on): the kinds of command, with none of a page's names.
 pub fn offline_help(examples: &[String]) -> String {
     let kinds = "I am in offline screen mode with no LLM, so I understand screen commands only";
@@ -594,7 +595,7 @@ pub fn offline_toggled(label: &str, now_on: Option<bool>) -> String {
 }
 
 /// A checkbox (switch, radio) the user wanted in the state it is in already: nothing clicked.
-/// "Gift wrap is already ticked." (issue 23 follow-up F2).
+/// "Gift wrap is already ticked."
 pub fn offline_already(label: &str, on: bool) -> String {
     let state = if on { "ticked" } else { "unticked" };
     format!("{label} is already {state}.")

@@ -2,7 +2,7 @@
 //! `ensure_ascii=True`), `str(v)` and `repr(v)`.
 //!
 //! pipecat renders `<ui_event>` with `json.dumps(payload, default=str)` and formats a node's
-//! `role` with an f-string (`str(role)`), so parity with pipecat-ai 1.14.0 (rtvi-ui.md §4) needs
+//! `role` with an f-string (`str(role)`), so parity with pipecat-ai 1.14.0 needs
 //! Python's exact spelling of numbers, strings and containers:
 //!
 //! - separators `", "` and `": "`; object keys in the order received;

@@ -1,6 +1,6 @@
 //! `<ui_state>` and `<ui_event>` rendering, byte-identical to pipecat-ai 1.14.0
 //! (`pipecat/workers/ui/ui_worker.py`: `render_ui_state`, `_render_node`, `_render_selection`,
-//! `render_ui_event`; rtvi-ui.md §4). Proven by the goldens under `tests/golden/`.
+//! `render_ui_event`). Proven by the goldens under `tests/golden/`.
 //!
 //! One line per node: `"  " * depth`, then space-joined parts `- {role}`, `"{name}"` (non-empty
 //! string), `= "{value}"` (non-empty string), `[level=N]`, `[cols=N]`, `[rows=N]` (integers),
@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 /// Renders a snapshot as the `<ui_state>` block (see the module docs for the exact format).
 ///
-/// Output for the rtvi-ui.md §4 example starts `<ui_state>\n- generic [ref=e1]:\n  - main
+/// Output for pipecat's example page starts `<ui_state>\n- generic [ref=e1]:\n  - main
 /// [ref=e2]:` and ends `</ui_state>`. Never fails; time and memory are linear in the tree.
 pub fn render_ui_state(snapshot: &A11ySnapshot) -> String {
     let mut out = String::with_capacity(64 + estimate(&snapshot.root));

@@ -1,8 +1,9 @@
 //! The `reply` tool: one turn-ending call with a required spoken answer and optional UI actions.
 //!
-//! Spec: `reply-tool.md` (all), rtvi-ui.md §6, cases U4 and U9 (pipecat-subagents commit
-//! `e820c2b`: malformed list entries are skipped, never raised, so the single-flight `respond`
-//! job is always answered).
+//! Guide: `docs/guide/ui-worker.md`, "The `respond` job and the reply tool". As
+//! pipecat-subagents commit `e820c2b`: malformed list entries (an invented ref, an entry of the
+//! wrong shape) are skipped, never raised, so the single-flight `respond` job is always
+//! answered.
 //!
 //! - [`definition`]: the tool as the model sees it ([`NAME`] `reply`; [`parameters`]: `answer`
 //!   required; `scroll_to`, `highlight`, `select_text`, `fills`, `click` optional, each
@@ -12,7 +13,7 @@
 //! - [`dispatch`] acts in the fixed order `scroll_to` → each `highlight` → `select_text` → each
 //!   fill (`set_input_value(ref, str(value))`, replacing) → each `click` → the answer, through
 //!   the [`UiWorker`]'s checked commands: a ref the worker refuses (not in the latest snapshot,
-//!   U1/U4) is skipped and the rest goes on.
+//!   or never shown) is skipped and the rest goes on.
 //! - **The answer is spoken**: pipecat's `respond_to_job(answer, tts_speak=True)` is modelled as
 //!   the job response `{"answer": answer, "speak": true}`
 //!   ([`RespondHandle::respond_to_job_spoken`]): the requester says `answer` verbatim instead of
@@ -46,7 +47,7 @@ pub const NAME: &str = "reply";
 ///  "required": ["answer"]}
 /// ```
 ///
-/// The descriptions are reply-tool.md's parameter table, word for word
+/// The descriptions are pipecat-subagents', word for word
 /// ([`messages::reply_param_description`]).
 pub fn parameters() -> Value {
     let d = messages::reply_param_description;

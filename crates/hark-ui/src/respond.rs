@@ -1,12 +1,11 @@
 //! The `respond` job: one screen-grounded LLM turn whose reply is the answer.
 //!
-//! Spec: `ui-worker.md` ("respond", "respond_to_job", "render_query", "current_job"),
-//! rtvi-ui.md §5.2, case U4, pipecat-subagents commit 8208302 (a cancelled job releases the
-//! single-flight lock).
+//! Guide: `docs/guide/ui-worker.md`, "The `respond` job and the reply tool". As
+//! pipecat-subagents commit 8208302, a cancelled job releases the single-flight lock.
 //!
 //! A [`Responder`] runs `respond` jobs for a [`UiWorker`]:
 //!
-//! 1. **One at a time, first asked first run** (issue 23 item 8): a job takes its place in
+//! 1. **One at a time, first asked first run**: a job takes its place in
 //!    line when it is asked — the call of [`Responder::respond`] or [`JobHandler::handle`],
 //!    not the first poll of its future — and waits until every job asked before it is
 //!    answered or dropped (the crate's `single_flight` line). So jobs spawned as tasks, which the
@@ -246,7 +245,7 @@ impl RespondHandle {
     }
 }
 
-/// Clears the in-flight job when the job's future ends or is dropped (cancellation, U4).
+/// Clears the in-flight job when the job's future ends or is dropped (cancellation).
 struct InFlight<'a>(&'a RespondHandle);
 
 impl Drop for InFlight<'_> {
@@ -369,7 +368,7 @@ impl ResponderBuilder {
         self
     }
 
-    /// Offers the reply tool (reply-tool.md).
+    /// Offers the reply tool ([`crate::reply_tool`]).
     pub fn reply_tool(mut self, on: bool) -> Self {
         self.options.reply_tool = on;
         self

@@ -1,8 +1,8 @@
 //! Screen questions and the `screen` job: find, check, select, list and act on the latest
 //! snapshot with the worker's classifier, no LLM turn.
 //!
-//! Spec: `ui-worker.md` ("Screen questions", built-in job `screen`, `classifier`); rtvi-ui.md
-//! §5.3 (answers of the `screen` job) and §5.4 (the questions asked, word for word).
+//! Guide: `docs/guide/ui-worker.md`, "The `screen` tool". The questions asked are pipecat's,
+//! word for word.
 //!
 //! - Questions: [`UiWorker::which_element`], [`UiWorker::find_element`],
 //!   [`UiWorker::check_screen`], [`UiWorker::select_elements`], [`UiWorker::should_respond`];
@@ -14,7 +14,7 @@
 //!
 //! Named elements ([`named_elements`]): a breadth-first walk from the root keeping nodes with a
 //! non-empty ref and a non-empty name, at most [`MAX_ELEMENT_OPTIONS`] (255). Only they can be
-//! chosen: an unnamed icon button is never an option, so it is never picked (case U2).
+//! chosen: an unnamed icon button is never an option, so it is never picked.
 //!
 //! ## Example: a `fill` job with a classifier of your own
 //!
@@ -77,7 +77,7 @@ pub use hark_classify::elements::{MAX_ELEMENT_OPTIONS, named_elements};
 pub const DEFAULT_THRESHOLD: f64 = 0.5;
 
 /// How many more times an action finds its element again when the command was refused because
-/// a newer snapshot replaced the one the element was found on (issue 9): 2, so at most 3 tries.
+/// a newer snapshot replaced the one the element was found on: 2, so at most 3 tries.
 pub const STALE_RETRIES: usize = 2;
 
 /// The question name of `which_element`'s choice.
@@ -120,7 +120,7 @@ const ORDINAL_WORDS: &[&str] = &[
 
 /// The label each of `elements` (named elements of the tree under `root`, as
 /// [`named_elements`] gives them) has in the `screen` job's answers: its name, and, when
-/// another of `elements` has the same role and name (case U5: "Toggle Todo" on every row), what tells
+/// another of `elements` has the same role and name ("Toggle Todo" on every row), what tells
 /// them apart in parentheses: first the text of the item it sits in (the nearest ancestor
 /// holding no other element of that name: `Toggle Todo (Buy milk)`); then, for those still
 /// alike, the state tags that differ (`checked` / `unchecked`, `selected` / `unselected`,
@@ -326,7 +326,7 @@ pub struct ElementMatch {
 }
 
 /// One named element as `list_elements` reads it: `{"role", "name", "state", "value"}`, no
-/// ref (rtvi-ui.md §5.3: refs deliberately omitted).
+/// ref (refs deliberately omitted).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListedElement {
     /// ARIA role.
@@ -339,7 +339,7 @@ pub struct ListedElement {
     pub value: Option<String>,
 }
 
-/// What `act` does to the element it finds (ui-worker.md `act`).
+/// What `act` does to the element it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScreenAction {
     /// `click`.
@@ -392,10 +392,10 @@ impl ScreenAction {
     }
 
     /// Whether the action can act on `node`: [`UiWorker::act`] and the `screen` job send it
-    /// only to such an element (case U6), and refuse when the description names another: `fill` writes only into an element that takes
-    /// text ([`messages::TEXT_ENTRY_ROLES`]) and is not disabled; `click` never goes to plain
-    /// text ([`messages::STATIC_TEXT_ROLES`]) nor to a disabled element (the client ignores
-    /// both); `scroll_to`, `highlight` and `select_text` act on any element.
+    /// only to such an element, and refuse when the description names another: `fill` writes only
+    /// into an element that takes text ([`messages::TEXT_ENTRY_ROLES`]) and is not disabled;
+    /// `click` never goes to plain text ([`messages::STATIC_TEXT_ROLES`]) nor to a disabled element
+    /// (the client ignores both); `scroll_to`, `highlight` and `select_text` act on any element.
     pub fn can_act_on(self, node: &A11yNode) -> bool {
         self.acts_on(&node.role, node.state().iter().any(|t| t == "disabled"))
     }
@@ -441,7 +441,7 @@ pub enum ScreenError {
     #[error(transparent)]
     Command(#[from] CommandError),
     /// The screen changed between finding the element and acting on it, every time it was
-    /// tried (once and [`STALE_RETRIES`] more); holds the command name (issue 9). The text
+    /// tried (once and [`STALE_RETRIES`] more); holds the command name. The text
     /// tells the voice model to ask the screen again, never to use refs.
     #[error("{}", messages::screen_changed(.0))]
     ScreenChanged(String),
@@ -463,7 +463,7 @@ pub enum ScreenError {
 }
 
 impl ScreenError {
-    /// What kind of failure this is (issue 7 follow-up): the classifier's [`ErrorKind`] for
+    /// What kind of failure this is: the classifier's [`ErrorKind`] for
     /// [`ScreenError::Classifier`], else one name per variant (and per [`CommandError`]
     /// variant for [`ScreenError::Command`]). Its [`ScreenErrorKind::as_str`] goes beside the
     /// text in the `screen` job's answer ([`ScreenError::response`]), so a requester decides by
@@ -490,7 +490,7 @@ impl ScreenError {
     }
 
     /// The `screen` job's answer for this failure: status `error`, response `{"error": text,
-    /// "kind": name}` (rtvi-ui.md §5.3; the key is [`crate::offline::KIND_KEY`], the name
+    /// "kind": name}` (the key is [`crate::offline::KIND_KEY`], the name
     /// [`ScreenErrorKind::as_str`] of [`ScreenError::kind`]). `text` is the `Display` text,
     /// the one the `screen` tool gives the voice model (the tool passes only the text on).
     pub fn response(&self) -> JobResponse {
@@ -506,7 +506,7 @@ impl ScreenError {
 
 /// The kind of a [`ScreenError`] ([`ScreenError::kind`]), named on the wire by
 /// [`ScreenErrorKind::as_str`]: stable `snake_case` names, carried as `{"error": text,
-/// "kind": name}` in a failed `screen` job's answer (issue 7 follow-up). The offline screen
+/// "kind": name}` in a failed `screen` job's answer. The offline screen
 /// mode words a failure by it ([`crate::offline::Failure::from_screen_kind`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScreenErrorKind {
@@ -535,12 +535,12 @@ pub enum ScreenErrorKind {
     /// ([`CommandError::Closed`]).
     SessionEnded,
     /// `screen_changed`: the screen changed under every try of the action
-    /// ([`ScreenError::ScreenChanged`], issue 9).
+    /// ([`ScreenError::ScreenChanged`]).
     ScreenChanged,
     /// `value_missing`: the action writes a value and got none ([`ScreenError::ValueMissing`]).
     ValueMissing,
     /// `unknown_ref`: the command's ref is in no recent snapshot, made up or malformed
-    /// ([`CommandError::UnknownRef`], case U4).
+    /// ([`CommandError::UnknownRef`]).
     UnknownRef,
     /// `not_actionable`: the description names an element the action cannot act on
     /// ([`ScreenError::NotActionable`]).
@@ -665,7 +665,7 @@ impl UiWorker {
     ///
     /// Asks one choice question: instructions `the element on screen the user is referring
     /// to`, options `{ref: 'role "name"'}` over the named elements, state `{"utterance":
-    /// description, "screen": <ui_state>}` (rtvi-ui.md §5.4), the screen handed as the
+    /// description, "screen": <ui_state>}` (as pipecat asks it), the screen handed as the
     /// snapshot's tree ([`ScreenState::tree`]: rendered only for a classifier that reads text).
     ///
     /// # Errors
@@ -765,7 +765,7 @@ impl UiWorker {
     ///
     /// One yes/no question per named element, named by its ref, with instructions
     /// `{criteria}: does {role} "{name}" match?`, all in one classifier call, on state
-    /// `{"criteria", "screen"}` (rtvi-ui.md §5.4).
+    /// `{"criteria", "screen"}` (as pipecat asks it).
     ///
     /// # Errors
     /// [`ClassifierError`].
@@ -857,11 +857,11 @@ impl UiWorker {
     /// ([`ScreenAction::can_act_on`]): when the description names one it cannot (a `fill` of a
     /// button or a listbox, a `click` on plain text or a disabled button), the one element of
     /// the same name it can act on takes it (the field a label names), else nothing is sent
-    /// and the error says what the element is and what to do (case U6).
+    /// and the error says what the element is and what to do.
     ///
     /// When a newer snapshot replaced the screen between finding the element and sending the
     /// command, the element is found again on the latest snapshot (at most [`STALE_RETRIES`]
-    /// times) and the command goes to its ref there (issue 9).
+    /// times) and the command goes to its ref there.
     ///
     /// # Errors
     /// [`ScreenError::ValueMissing`] for a `set_input_value` without a value;
@@ -884,7 +884,7 @@ impl UiWorker {
     /// Finds the element and acts on it. When the command is refused because a newer
     /// snapshot arrived between the choice and the command (the chosen ref is gone), finds
     /// the element again on the latest snapshot and acts on that, at most
-    /// [`STALE_RETRIES`] more times (issue 9: the voice model never sees refs, so it cannot
+    /// [`STALE_RETRIES`] more times (the voice model never sees refs, so it cannot
     /// retry with one itself); still refused, the error is [`ScreenError::ScreenChanged`].
     async fn act_found(
         &self,
@@ -999,7 +999,7 @@ impl UiWorker {
             .collect()
     }
 
-    /// The `screen` job (ui-worker.md table; rtvi-ui.md §5.3). `payload` is
+    /// The `screen` job. `payload` is
     /// `{"action", "target"?, "value"?}`; a missing or non-string `action`/`target` reads as
     /// `""`, a `value` that is a number or boolean as its JSON text. `fill` needs a value
     /// ([`ScreenAction::needs_value`]): `"value": ""` clears the field, while a missing or

@@ -1,5 +1,5 @@
 //! `screen_tools`: the `screen` tool that lets a voice LLM ask a UI worker about the screen or
-//! act on it (ui-worker.md `screen_tools`; rtvi-ui.md §5.3).
+//! act on it (guide: `docs/guide/ui-worker.md`, "The `screen` tool").
 //!
 //! One tool, `screen(action, target?, value?)`: it sends the worker a `screen` job with payload
 //! `{"action"}` plus `target`/`value` when given (not `null`), waits for the answer (default
@@ -58,7 +58,7 @@ impl ScreenJobs for UiWorker {
 }
 
 /// The tools a voice LLM needs to use the screen through `worker`: one [`ToolSpec`] named
-/// `screen` with the parameters schema of rtvi-ui.md §5.3 (`action` required, `target` and
+/// `screen` with pipecat's parameters schema (`action` required, `target` and
 /// `value` optional strings or `null`), waiting at most `timeout` for each answer.
 ///
 /// # Errors
@@ -82,8 +82,8 @@ pub fn screen_tool(worker: Arc<dyn ScreenJobs>, timeout: Duration) -> Result<Too
 }
 
 /// The `screen` tool as the model sees it, built once per process: its schemas, validator and
-/// description are shared by every session's spec, which adds only its own executor (issue 9:
-/// rebuilding them cost ~14 KiB per session).
+/// description are shared by every session's spec, which adds only its own executor
+/// (rebuilding them cost ~14 KiB per session).
 static SCREEN_TEMPLATE: LazyLock<Result<ToolSpec, BuildError>> = LazyLock::new(|| {
     let spec = ToolSpec::new(
         SCREEN_TOOL,
@@ -116,7 +116,7 @@ impl ToolExecutor for NoWorker {
     }
 }
 
-/// The `screen` tool's parameters schema (rtvi-ui.md §5.3, as pipecat generates it).
+/// The `screen` tool's parameters schema, as pipecat generates it.
 pub fn screen_parameters() -> Value {
     json!({
         "type": "object",

@@ -1,5 +1,4 @@
-//! One at a time, first come first served: the line the `respond` jobs of one worker wait in
-//! (issue 23 item 8).
+//! One at a time, first come first served: the line the `respond` jobs of one worker wait in.
 //!
 //! A job takes its [`Place`] when it is asked ([`Line::join`], a plain call, not a future's
 //! first poll), so the order of asking is the order of running whatever order the runtime

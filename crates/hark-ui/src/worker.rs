@@ -1,12 +1,12 @@
 //! [`UiWorker`]: the latest snapshot, its refs, rendering, and UI commands to the client
-//! (ui-worker.md "Properties", "UI commands"; rtvi-ui.md §5.1).
+//! (guide: `docs/guide/ui-worker.md`, "Snapshots, `<ui_state>` and UI commands").
 //!
 //! The worker stores the latest [`A11ySnapshot`] (decoded at the edge by hark-rtvi), shared
 //! behind an `Arc` with the session that received it. Commands go out as [`ServerMessage::UiCommand`] through a [`CommandSink`]
-//! (a tokio channel in a server session). Beyond pipecat (case U1): a command aimed at a ref
+//! (a tokio channel in a server session). Beyond pipecat: a command aimed at a ref
 //! that is not in the latest snapshot is refused with a [`CommandError`], never sent: as
 //! stale ([`CommandError::StaleRef`]) when an earlier snapshot had it, as unknown
-//! ([`CommandError::UnknownRef`], case U4) when none of the latest did ([`UiWorker::has_seen_ref`]).
+//! ([`CommandError::UnknownRef`]) when none of the latest did ([`UiWorker::has_seen_ref`]).
 //!
 //! Later slices (respond/screen jobs, classifiers, job groups, the reply tool) build on this
 //! type: they read [`UiWorker::snapshot`] and act through the same command helpers.
@@ -31,7 +31,7 @@ pub use hark_bus::{CommandSink, SinkClosed};
 /// (from [`crate::messages`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
-    /// The ref is not in the latest snapshot: the page changed (case U1).
+    /// The ref is not in the latest snapshot: the page changed.
     #[error("{}", messages::stale_ref(command, ref_))]
     StaleRef {
         /// Command name.
@@ -40,7 +40,7 @@ pub enum CommandError {
         ref_: String,
     },
     /// The ref is in no recent snapshot of the session either: made up, mistyped or not a ref
-    /// at all (case U4, `e999`). A ref that was on an earlier snapshot is
+    /// at all (`e999`). A ref that was on an earlier snapshot is
     /// [`CommandError::StaleRef`] instead ([`UiWorker::has_seen_ref`]).
     #[error("{}", messages::unknown_ref(command, ref_))]
     UnknownRef {
@@ -93,7 +93,7 @@ pub enum CommandError {
 ///
 /// Refs are looked up by walking the tree (iteratively, any depth; at most
 /// [`hark_rtvi::snapshot::MAX_SNAPSHOT_NODES`] nodes): commands are rare next to snapshots, so
-/// no index is built per snapshot (issue 9: one copy of each snapshot, no set of owned refs).
+/// no index is built per snapshot (one copy of each snapshot, no set of owned refs).
 #[derive(Debug)]
 pub struct Screen {
     snapshot: Arc<A11ySnapshot>,
@@ -161,7 +161,7 @@ const REF_WORDS: usize = REF_BITS / 64;
 const REF_WALK_DEPTH: usize = 128;
 
 /// The refs of the latest snapshots, remembered so a refused ref can be told apart: one that
-/// was on an earlier snapshot (stale, case U1) from one no snapshot had (made up, case U4).
+/// was on an earlier snapshot (stale) from one no snapshot had (made up).
 ///
 /// Two generations of a Bloom filter, fixed size (2 × 1 KiB, allocated once per worker):
 /// every snapshot's refs go into the current one; when it holds [`REMEMBERED_REFS`] distinct
@@ -252,7 +252,7 @@ impl RefMemory {
     }
 }
 
-/// The user's selected text (ui-worker.md `selection`): the ref of the element the selection is
+/// The user's selected text (pipecat's `selection`): the ref of the element the selection is
 /// in and the text, trimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UiSelection {
@@ -281,7 +281,7 @@ pub struct UiWorker {
 impl UiWorker {
     /// A worker named `name` (the name requesters address jobs to) sending commands to `sink`,
     /// with pipecat's default context options. Its classifier is the in-process
-    /// [`hark_classify::LocalClassifier`] (issue 7; replace it with
+    /// [`hark_classify::LocalClassifier`] (replace it with
     /// [`UiWorker::with_classifier`], put an LLM classifier behind it with
     /// [`UiWorker::with_fallback_classifier`], or remove it with
     /// [`UiWorker::without_classifier`]).
@@ -330,13 +330,13 @@ impl UiWorker {
     /// now on only its refs are accepted.
     ///
     /// Takes an owned [`A11ySnapshot`] or the `Arc<A11ySnapshot>` a server session already
-    /// holds (no copy of the tree is made: issue 9). Then calls the classifiers'
+    /// holds (no copy of the tree is made). Then calls the classifiers'
     /// [`Classifier::prepare`](hark_classify::Classifier::prepare) hook on it, which must
     /// return at once (the local classifier starts its embedding work in the background).
     pub fn on_snapshot(&self, snapshot: impl Into<Arc<A11ySnapshot>>) {
         let screen = Arc::new(Screen::new(snapshot));
         // Remembered before it is published, so every ref a question can read from the
-        // latest snapshot is known to have been shown (case U4 vs U1).
+        // latest snapshot is known to have been shown (unknown vs stale).
         self.seen_refs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -405,7 +405,7 @@ impl UiWorker {
     ///
     /// Any name is allowed. When the payload is an object with a `ref` that is not `null`, the
     /// ref must be a non-empty string of the latest snapshot, else the command is refused
-    /// (beyond pipecat, case U1). Errors: [`CommandError`].
+    /// (beyond pipecat). Errors: [`CommandError`].
     pub fn send_command(&self, name: &str, payload: Value) -> Result<(), CommandError> {
         let payload = if payload.is_null() {
             Value::Object(Map::new())
@@ -424,7 +424,7 @@ impl UiWorker {
         self.dispatch(UiCommand::new(name, payload))
     }
 
-    /// `scroll_to` (§5.1): bring `ref_` into view; payload `{"ref","target_id":null,"behavior":null}`.
+    /// `scroll_to`: bring `ref_` into view; payload `{"ref","target_id":null,"behavior":null}`.
     pub fn scroll_to(&self, ref_: &str) -> Result<(), CommandError> {
         self.checked(
             ref_,
@@ -435,7 +435,7 @@ impl UiWorker {
         )
     }
 
-    /// `highlight` (§5.1): flash `ref_`; payload `{"ref","target_id":null,"duration_ms":null}`.
+    /// `highlight`: flash `ref_`; payload `{"ref","target_id":null,"duration_ms":null}`.
     pub fn highlight(&self, ref_: &str) -> Result<(), CommandError> {
         self.checked(
             ref_,
@@ -446,7 +446,7 @@ impl UiWorker {
         )
     }
 
-    /// `focus` (§5.1): focus `ref_`; payload `{"ref","target_id":null}`.
+    /// `focus`: focus `ref_`; payload `{"ref","target_id":null}`.
     pub fn focus(&self, ref_: &str) -> Result<(), CommandError> {
         self.checked(
             ref_,
@@ -457,7 +457,7 @@ impl UiWorker {
         )
     }
 
-    /// `click` (§5.1): click `ref_` (the client no-ops on disabled targets); payload
+    /// `click`: click `ref_` (the client no-ops on disabled targets); payload
     /// `{"ref","target_id":null}`.
     pub fn click(&self, ref_: &str) -> Result<(), CommandError> {
         self.checked(
@@ -469,7 +469,7 @@ impl UiWorker {
         )
     }
 
-    /// `set_input_value` (§5.1): write `value` into `ref_`, replacing (`replace = true`, pipecat's
+    /// `set_input_value`: write `value` into `ref_`, replacing (`replace = true`, pipecat's
     /// default) or appending; payload `{"value","ref","target_id":null,"replace"}`.
     pub fn set_input_value(
         &self,
@@ -486,7 +486,7 @@ impl UiWorker {
         self.checked(ref_, &payload)
     }
 
-    /// `select_text` (§5.1): select `ref_`'s whole text, or the character range
+    /// `select_text`: select `ref_`'s whole text, or the character range
     /// `start_offset..end_offset` (end exclusive) when both are given; payload
     /// `{"ref","target_id":null,"start_offset","end_offset"}`.
     ///
@@ -514,13 +514,13 @@ impl UiWorker {
         self.checked(ref_, &payload)
     }
 
-    /// `toast` (§5.1): a notification; no ref involved. Payload: every [`Toast`] field, nulls
+    /// `toast`: a notification; no ref involved. Payload: every [`Toast`] field, nulls
     /// kept.
     pub fn toast(&self, toast: &Toast) -> Result<(), CommandError> {
         self.dispatch(UiCommand::from_payload(toast))
     }
 
-    /// `navigate` (§5.1): switch the app to `view` with optional `params`; payload
+    /// `navigate`: switch the app to `view` with optional `params`; payload
     /// `{"view","params"}`.
     pub fn navigate(
         &self,

@@ -1,4 +1,4 @@
-//! The local classifier's sentence-embedding model (issue 7 item 3) and the worker's default
+//! The local classifier's sentence-embedding model and the worker's default
 //! classifier: loading (present, absent, broken files), the text cache, semantic matches the
 //! lexical features miss, and `UiWorker::new` answering with the local classifier, an LLM
 //! classifier behind it as the fallback.
@@ -207,7 +207,7 @@ async fn the_worker_asks_the_local_classifier_by_default() {
         panic!("a click command")
     };
     assert_eq!(cmd.payload["ref"], "e3");
-    // Nothing fits: "none", no command (U2).
+    // Nothing fits: "none", no command.
     let r = worker
         .screen(&json!({"action": "click", "target": "the settings gear"}))
         .await;
@@ -282,7 +282,7 @@ fn worker_with(classifier: Arc<LocalClassifier>, snapshot: A11ySnapshot) -> UiWo
 /// A guard against a hung background job, never a pace.
 const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Issue 7 follow-up: `prepare` embeds a new screen's names in the background, so the first
+/// `prepare` embeds a new screen's names in the background, so the first
 /// question embeds only its description (counted, not timed).
 #[tokio::test]
 async fn after_prepare_the_first_question_embeds_only_its_description() {

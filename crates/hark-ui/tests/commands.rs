@@ -1,4 +1,4 @@
-//! UI commands (ui-worker.md "UI commands", rtvi-ui.md §5.1) and the stale-ref guard (case U1).
+//! UI commands and the stale-ref guard (a ref of an earlier snapshot is refused, not sent).
 
 use std::sync::{Arc, Mutex};
 
@@ -107,9 +107,9 @@ fn send_command_takes_any_name_and_null_payload_is_empty_object() {
     );
 }
 
-/// U4: a ref no snapshot of the session had (made up, or not a ref at all) is refused with
+/// A ref no snapshot of the session had (made up, or not a ref at all) is refused with
 /// its own text, which sends the model to the latest `<ui_state>`, not to re-read the page;
-/// a ref of an earlier snapshot keeps the stale text (U1).
+/// a ref of an earlier snapshot keeps the stale text.
 #[test]
 fn u4_a_ref_never_shown_is_unknown_not_stale() {
     let (w, rec) = worker();
@@ -201,7 +201,7 @@ fn the_memory_of_refs_shown_is_bounded_and_keeps_the_latest() {
     assert!(never < 200, "{never} of 2000 never-shown refs read as seen");
 }
 
-/// U1: snapshot A has Save as e7; the page re-renders and snapshot B has it as e19 and no e7.
+/// Snapshot A has Save as e7; the page re-renders and snapshot B has it as e19 and no e7.
 #[test]
 fn u1_stale_ref_is_refused_not_sent() {
     let (w, rec) = worker();
@@ -340,8 +340,8 @@ fn snapshot_selection_and_render_follow_the_latest_snapshot() {
     assert!(w.selection().is_none());
 }
 
-/// U7: a snapshot sent right after bot-ready with no later DOM change is the worker's.
-/// U8: after a set_input_value, the next snapshot's value is what the worker renders.
+/// A snapshot sent right after bot-ready with no later DOM change is the worker's; after a
+/// set_input_value, the next snapshot's value is what the worker renders.
 #[test]
 fn u7_u8_the_first_snapshot_counts_and_the_next_one_replaces_it() {
     let (w, _) = worker();

@@ -1,4 +1,4 @@
-//! UI event handlers (issue 6 item 9; ui-worker.md "Handling UI events", rtvi-ui.md §2, §5.2).
+//! UI event handlers (guide: `docs/guide/ui-worker.md`, "UI events").
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! Issue 23, item 11: a `ui-event` payload reaches the model with its numbers as written. An
+//! A `ui-event` payload reaches the model with its numbers as written. An
 //! integer beyond 64 bits (`12345678901234567890123`) used to reach it as a float
 //! (`1.2345678901234568e+22`); pipecat-ai 1.14.0 keeps Python's exact integer. The expected text
 //! below is pipecat's own `UIWorker.render_ui_event` of the same payload (`json.loads` then

@@ -1,4 +1,5 @@
-//! The local classifier (issue 7): cases U2, U3, U5, U6 through `UiWorker`, each phrase family
+//! The local classifier: icon-only controls, a control that appears after typing, two items
+//! with the same name and a custom dropdown through `UiWorker`, each phrase family
 //! of the choice, the yes/no kinds, `should_respond`, the error texts, and the calibration
 //! fitted on the train splits of the grounding benchmark (`bench/grounding/rows.jsonl`) and of
 //! the hand-written rows in `crates/hark-classify/src/local/data/labelled.jsonl`.
@@ -38,7 +39,7 @@ fn clicked(rx: &mut UnboundedReceiver<ServerMessage>) -> Option<String> {
     }
 }
 
-/// A team table whose rows end in an unnamed icon button, and a link with no name (U2).
+/// A team table whose rows end in an unnamed icon button, and a link with no name.
 fn team_table() -> A11ySnapshot {
     let row = |r: u32, name: &str, role: &str| {
         json!({"ref": format!("e{r}"), "role": "row", "children": [
@@ -1206,7 +1207,7 @@ async fn superlatives_compare_prices_and_durations() {
     .await;
 }
 
-/// Issue 7 follow-up, the owner feature: a description naming a product and a verb of taking
+/// The owner feature: a description naming a product and a verb of taking
 /// it means that product's own "Add to cart" (the button inside the product's item), not the
 /// product link; without a verb it names the product (or the cart) itself.
 #[tokio::test]
@@ -1237,7 +1238,7 @@ const TODOS: &str = "<ui_state>
       - generic \"learn piano\" [ref=e9]
 </ui_state>";
 
-/// Issue 7 follow-up: a verb that names a kind of control ("tick" → a checkbox) picks the
+/// A verb that names a kind of control ("tick" → a checkbox) picks the
 /// control beside the text the description names.
 #[tokio::test]
 async fn a_verb_picks_the_control_beside_the_named_text() {
@@ -1265,7 +1266,7 @@ async fn a_position_past_the_end_is_none() {
     .await;
 }
 
-// ---- Issue 9: the screen cache by skeleton gives the answers of a fresh parse.
+// ---- The screen cache by skeleton gives the answers of a fresh parse.
 
 /// Every ref of `snapshot` with `prefix` in front (a session's next snapshot of the page).
 fn renumbered(snapshot: &A11ySnapshot, prefix: &str) -> A11ySnapshot {
@@ -1281,7 +1282,7 @@ fn renumbered(snapshot: &A11ySnapshot, prefix: &str) -> A11ySnapshot {
 }
 
 /// What the local classifier answers about `text` from a tree parsed afresh (no cache): the
-/// answers before issue 9's screen cache.
+/// answers before the screen cache.
 fn fresh_answer(
     c: &LocalClassifier,
     description: &str,
@@ -1358,7 +1359,7 @@ async fn cached_screens_answer_as_a_fresh_parse() {
     assert!(hits > 1000, "{hits} renumbered screens asked");
 }
 
-/// The worker's way in (issue 17): the snapshot's tree, nothing rendered or parsed, with the
+/// The worker's way in: the snapshot's tree, nothing rendered or parsed, with the
 /// flattened tree cached by a hash of the tree without its refs. On every grounding-benchmark
 /// page (1,168 rows, all splits), each three times with its refs renumbered in between, it
 /// answers exactly what the rendered `<ui_state>` text answers: choice, every probability and

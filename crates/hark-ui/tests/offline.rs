@@ -1,4 +1,4 @@
-//! The offline screen mode (issue 8 point 4): whole turns — text → `screen` jobs → UI commands
+//! The offline screen mode: whole turns — text → `screen` jobs → UI commands
 //! → one sentence — over real snapshots of the demo shop, with the local classifier.
 //!
 //! The snapshots are the demo page's own, taken by client-js's snapshot walker in Chromium
@@ -496,7 +496,7 @@ async fn measure_offline_turns() {
     }
 }
 
-/// Issue 7 follow-up: a failed job's kind is read from its answer's `kind`, never from its
+/// A failed job's kind is read from its answer's `kind`, never from its
 /// text, when the answer has one; the text is only the fallback for workers that send none.
 #[test]
 fn failure_kinds_come_from_the_answer_kind_first() {

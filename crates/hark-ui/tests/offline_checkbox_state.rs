@@ -1,5 +1,5 @@
-//! The offline screen mode puts a checkbox in the state a request asks for (issue 23
-//! follow-up F2): "tick", "turn on", "I want" … tick it, "untick", "turn off", "no",
+//! The offline screen mode puts a checkbox in the state a request asks for:
+//! "tick", "turn on", "I want" … tick it, "untick", "turn off", "no",
 //! "without" … untick it, and a box already in that state is not clicked ("Gift wrap is
 //! already ticked."). A request with no wanted state ("toggle …", "click …") toggles it. Every
 //! answer about a box says "ticked" or "unticked", never "clicked".

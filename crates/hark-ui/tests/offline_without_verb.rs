@@ -1,9 +1,8 @@
-//! The offline screen mode reads requests phrased as a person says them, with no command verb
-//! (issue 23 item 3): "log me out", "take me to the basket", "I want the blue one". The
-//! classifier finds the element; the element gets its own action — a button or link is
-//! clicked, a checkbox toggled, a text field focused and asked about — and the answer says
-//! what was done. What names nothing gets the help text, whose examples come from the page in
-//! hand (the demo shop's items only on the demo shop).
+//! The offline screen mode reads requests phrased as a person says them, with no command verb:
+//! "log me out", "take me to the basket", "I want the blue one". The classifier finds the element;
+//! the element gets its own action — a button or link is clicked, a checkbox toggled, a text field
+//! focused and asked about — and the answer says what was done. What names nothing gets the help
+//! text, whose examples come from the page in hand (the demo shop's items only on the demo shop).
 //!
 //! Real parts: the local classifier, and snapshots as client-js's walker takes them: the demo
 //! shop's home page (`bench/grounding/rows.jsonl`, `demo/home`, with the Blue mug row the

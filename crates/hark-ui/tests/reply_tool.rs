@@ -1,4 +1,4 @@
-//! The reply tool (issue 6 item 11; reply-tool.md, rtvi-ui.md §6, cases U4 and U9).
+//! The reply tool: invented refs and malformed entries are skipped, the job still answered.
 
 use std::sync::Arc;
 
@@ -152,7 +152,7 @@ async fn actions_run_in_the_fixed_order_then_the_answer_is_spoken() {
     );
 }
 
-/// U4: an invented ref and malformed entries are skipped, the known ref acts, and the
+/// An invented ref and malformed entries are skipped, the known ref acts, and the
 /// single-flight `respond` job is still answered.
 #[tokio::test]
 async fn u4_invented_and_malformed_refs_are_skipped_and_the_job_answered() {
@@ -175,7 +175,7 @@ async fn u4_invented_and_malformed_refs_are_skipped_and_the_job_answered() {
     );
 }
 
-/// U4, what the model reads: the invented ref is named as never shown (not as stale, which
+/// What the model reads: the invented ref is named as never shown (not as stale, which
 /// would send the model to re-read the page), the malformed entries as skipped.
 #[test]
 fn u4_the_model_reads_that_an_invented_ref_was_never_shown() {
@@ -229,7 +229,7 @@ fn a_fill_without_a_value_is_skipped_and_an_empty_one_clears() {
     );
 }
 
-/// U9: only e4 (value "5") is filled and e9 clicked, in order, and the turn ends with the answer.
+/// Only e4 (value "5") is filled and e9 clicked, in order, and the turn ends with the answer.
 #[tokio::test]
 async fn u9_malformed_lists_are_skipped() {
     let (answer, commands, _) = respond_with_reply(json!({
@@ -292,7 +292,7 @@ fn the_guards_record_what_they_skip() {
 }
 
 /// A ref refused by the worker is skipped, never an abort; the rest still acts. A ref of an
-/// earlier snapshot reads as stale (U1), one no snapshot had as unknown (U4).
+/// earlier snapshot reads as stale, one no snapshot had as unknown.
 #[test]
 fn a_ref_the_worker_refuses_is_skipped() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

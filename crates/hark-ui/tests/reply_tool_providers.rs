@@ -1,7 +1,7 @@
-//! The UI worker's requests reach every provider in its dialect and its round limit limits
-//! (issue 23, items 1 and 9): a `respond` job (what `ask_screen` sends) with the `reply` tool
-//! passes Gemini's, Anthropic's and OpenAI's schema rules (the scripted server answers a
-//! break with the API's 400), and after the last round the request offers no tool call.
+//! The UI worker's requests reach every provider in its dialect and its round limit limits:
+//! a `respond` job (what `ask_screen` sends) with the `reply` tool passes Gemini's, Anthropic's and
+//! OpenAI's schema rules (the scripted server answers a break with the API's 400), and after the
+//! last round the request offers no tool call.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! The `respond` job (issue 6 item 5; ui-worker.md "respond", rtvi-ui.md §5.2, case U4).
+//! The `respond` job.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -383,7 +383,7 @@ async fn an_llm_error_answers_with_an_error_and_releases_the_job() {
     assert_eq!(ok, JobResponse::completed(json!({"answer": "Fine now."})));
 }
 
-/// U4 / pipecat-subagents 8208302: a job cancelled mid-turn releases the single-flight lock.
+/// As pipecat-subagents 8208302: a job cancelled mid-turn releases the single-flight lock.
 #[tokio::test]
 async fn a_cancelled_job_releases_the_lock() {
     let server = ScriptedServer::start(vec![

@@ -1,4 +1,4 @@
-//! `respond` jobs run one at a time in the order they were asked (issue 23 item 8): single
+//! `respond` jobs run one at a time in the order they were asked: single
 //! flight is a queue, first asked first run, also when a queued job is cancelled. A job is
 //! asked when the worker is handed it ([`JobHandler::handle`], what the bus calls), whatever
 //! order the runtime then polls the waiting futures in.

@@ -1,5 +1,5 @@
-//! The `screen` job and the worker's screen questions (ui-worker.md "Screen questions" and the
-//! `screen` table; rtvi-ui.md §5.3–5.4), with a scripted classifier. Cases U2, U5, U6.
+//! The `screen` job and the worker's screen questions, with a scripted classifier: icon-only
+//! controls, two items with the same name, a custom dropdown.
 
 use std::sync::{Arc, Mutex};
 
@@ -683,7 +683,7 @@ fn question_texts_are_pipecats_words() {
     );
 }
 
-/// U2: icon-only controls. Unnamed buttons are never options, so never chosen; a link named
+/// Icon-only controls. Unnamed buttons are never options, so never chosen; a link named
 /// only by its title resolves.
 #[tokio::test]
 async fn u2_icon_only_controls_are_never_chosen() {
@@ -765,7 +765,7 @@ fn unchecked_todos(screen: &str) -> Vec<String> {
         .collect()
 }
 
-/// U5: "is anything on the list still unchecked?" is a `check`; "the unchecked one" is a
+/// "Is anything on the list still unchecked?" is a `check`; "the unchecked one" is a
 /// `find` that tells the two same-named items apart by ref, and the click goes to it.
 #[tokio::test]
 async fn u5_same_named_items_check_and_find() {
@@ -831,7 +831,7 @@ async fn u5_same_named_items_check_and_find() {
     assert_no_refs(&answer, &page);
 }
 
-/// U6: a custom dropdown. "Medium" is not an option until the listbox is open; after the
+/// A custom dropdown. "Medium" is not an option until the listbox is open; after the
 /// click on the button and the next snapshot, the click goes to the option, and nothing is
 /// ever written into the button.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Issue 7 follow-up: every failed `screen` job answers `{"error": text, "kind": name}`, and the
+//! Every failed `screen` job answers `{"error": text, "kind": name}`, and the
 //! offline screen mode words each failure by that kind, never by its text.
 //!
 //! Each failure the worker can produce is made for real (a worker, its classifier, its sink);

@@ -1,5 +1,5 @@
-//! `screen_tools`: the `screen` tool for a voice LLM (ui-worker.md `screen_tools`; rtvi-ui.md
-//! §5.3): schema, description, interruption rule, payload, answers, failures and timeout.
+//! `screen_tools`: the `screen` tool for a voice LLM: schema, description, interruption rule,
+//! payload, answers, failures and timeout.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Issue 9, point 1: a newer snapshot reaching the worker between choosing the element and
+//! A newer snapshot reaching the worker between choosing the element and
 //! sending the command must not drop the user's click. The worker finds the element again on
 //! the latest snapshot and acts there (at most `STALE_RETRIES` more times); when the screen
 //! keeps changing, the `screen` job answers a text the voice model can act on (no refs).

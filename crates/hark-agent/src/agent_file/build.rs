@@ -676,7 +676,7 @@ fn llm_choice(file: &AgentFile, host: &Host, found: &mut Found<'_>) -> Option<Ll
         Some(RolesKind::Openai) => Roles::OpenAi,
     };
     // A voice call cannot wait 30 s on a silent provider: the voice deadlines (first byte 10 s)
-    // let the turn loop say its hold line and retry sooner (issue 9, provider faults).
+    // let the turn loop say its hold line and retry sooner.
     let http = HttpOptions::for_voice();
     let client: Arc<dyn Provider> = match provider {
         ProviderKind::OpenaiCompatible => Arc::new(

@@ -2,9 +2,9 @@
 //! LLM, tools and UI worker — and `hark serve --agent FILE` runs it; `hark check FILE` runs every
 //! build-time check and prints each problem with its fix.
 //!
-//! Spec: issue 8, point 3; `tools-reference.md` for what each tool key does ("Webhooks",
-//! "Locked arguments", "Announce lines with values", "Save a result and speak it", "Built-in
-//! tools", "Private addresses").
+//! What each tool key does: `docs/guide/agent-file-reference.md`, `docs/guide/webhooks.md`,
+//! `docs/guide/locked-values-and-transcript.md`, `docs/guide/announce-lines.md`,
+//! `docs/guide/replies-and-assign.md`, `docs/guide/built-in-tools.md`.
 //!
 //! - [`AgentFile::load`] / [`AgentFile::from_str`](std::str::FromStr::from_str) parse the file.
 //!   Every table denies unknown keys, so a typo is an error naming the key and its line.
@@ -129,16 +129,16 @@
 //!
 //! # Flows
 //!
-//! `[flow]` runs the conversation as a flow of steps in place of the plain agent (issue 10,
-//! item 7): its keys are the flow's own [`FlowSpec`](crate::flow::FlowSpec) — `first`, and per
-//! `[[flow.steps]]` its `name`, `instructions`, `tools`, `closing` (the closing tool with its
-//! `finish` rule and `confirm` lines, by language in `confirm_in`), `saves`, `replies`,
-//! `assign` and `next` (a step, or routes chosen from the closing tool's result). The model
-//! reads `system_prompt` in every step, then the step's instructions. The flow is built and
-//! checked with the file ([`crate::flow::Flow::build`]): unknown steps, tools and State values,
-//! a step no path reaches, a closing tool missing from its step, a precheck outcome its finish
-//! rule would take — each problem on its line, with its fix. [`AgentSetup::flow`] holds the
-//! built flow; [`AgentSetup::conductor`] gives each call its own run of it.
+//! `[flow]` runs the conversation as a flow of steps in place of the plain agent: its keys are the
+//! flow's own [`FlowSpec`](crate::flow::FlowSpec) — `first`, and per `[[flow.steps]]` its `name`,
+//! `instructions`, `tools`, `closing` (the closing tool with its `finish` rule and `confirm` lines,
+//! by language in `confirm_in`), `saves`, `replies`, `assign` and `next` (a step, or routes chosen
+//! from the closing tool's result). The model reads `system_prompt` in every step, then the step's
+//! instructions. The flow is built and checked with the file ([`crate::flow::Flow::build`]):
+//! unknown steps, tools and State values, a step no path reaches, a closing tool missing from its
+//! step, a precheck outcome its finish rule would take — each problem on its line, with its fix.
+//! [`AgentSetup::flow`] holds the built flow; [`AgentSetup::conductor`] gives each call its own run
+//! of it.
 //!
 //! ```
 //! use hark_agent::agent_file::{AgentFile, Host};
@@ -365,7 +365,7 @@ pub struct AgentSetup {
     pub llm: Option<LlmChoice>,
     /// The UI worker's settings.
     pub ui: UiSettings,
-    /// The flow of steps `[flow]` describes, built and checked (issue 10, item 7); `None`: the
+    /// The flow of steps `[flow]` describes, built and checked; `None`: the
     /// plain agent. With a flow, [`AgentSetup::registry`] is the flow's registry (every tool,
     /// with refusal hints that name the steps that confirm or save a value), and each call
     /// runs the flow with its own [`AgentSetup::conductor`].

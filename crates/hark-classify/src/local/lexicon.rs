@@ -502,7 +502,7 @@ pub const MEASURE_NOUNS: &[&str] = &[
     "journey",
 ];
 
-/// Verbs of taking a product (issue 7 follow-up, the "owner" feature): a description with one
+/// Verbs of taking a product (the "owner" feature): a description with one
 /// ("I'll take the French press", "put the kettle in my basket", "buy the mug") that names an
 /// item means the item's own add-to-cart control. Words as written (before synonyms).
 pub const PURCHASE_VERBS: &[&str] = &[

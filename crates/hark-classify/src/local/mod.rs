@@ -1,9 +1,9 @@
 //! The local classifier: answers the UI worker's screen questions in-process, in microseconds,
-//! with no network (issue 7; question and result shapes as pipecat 1.14's classifiers).
+//! with no network (question and result shapes as pipecat 1.14's classifiers).
 //!
 //! [`LocalClassifier`] implements [`Classifier`]. Features: normalised words, a synonym and
 //! paraphrase table ([`lexicon`]), role, state, ordinal, position and container words, the
-//! element's place in the tree, and (issue 7 item 3) the cosine between the description's
+//! element's place in the tree, and the cosine between the description's
 //! content words and each element name under a sentence-embedding model run in-process
 //! ([`embed`]: paraphrase-MiniLM-L3-v2 under tract, with the crate's `embeddings` feature).
 //! Without the model files (`scripts/fetch-model.sh`, `$HARK_MODEL_DIR`) it logs one warning
@@ -29,8 +29,8 @@
 //!
 //! A new screen's names are embedded ahead of the first question: the worker calls
 //! [`Classifier::prepare`] when it accepts a snapshot, and the local classifier embeds the
-//! names its cache lacks on tokio's blocking pool (issue 7 follow-up; a question that needs
-//! names still being embedded waits for them, at most [`PREPARE_WAIT`]).
+//! names its cache lacks on tokio's blocking pool (a question that needs names still being
+//! embedded waits for them, at most [`PREPARE_WAIT`]).
 //!
 //! The UI worker hands the screen as the snapshot's tree ([`crate::ScreenState::tree`]): the
 //! classifier flattens it ([`ScreenTree::from_snapshot`]), nothing rendered or parsed. A live
@@ -43,8 +43,8 @@
 //! A caller that only has `<ui_state>` text (pipecat's `UIWorker` hands its classifier the
 //! rendered text; [`crate::ClassifyState::from_ui_state_text`]) is read the same way: the
 //! text's [`tree::skeleton`] (the text without its ref values) and its refs in one pass, the
-//! tree of that skeleton from a cache, parsed by [`tree::ScreenTree::parse`] only when new
-//! (issue 9). The answers are those of a fresh parse, bit for bit
+//! tree of that skeleton from a cache, parsed by [`tree::ScreenTree::parse`] only when new.
+//! The answers are those of a fresh parse, bit for bit
 //! (`cached_screens_answer_as_a_fresh_parse` in hark-ui's tests).
 //! [`LocalClassifier::choose`] takes a typed [`ScreenTree`] directly, for callers (the
 //! grounding benchmark) that hold one.
@@ -99,14 +99,14 @@ pub use embed::Embedder;
 pub use tree::ScreenTree;
 
 /// How many parsed screens the classifier keeps (most recent first), each under its
-/// [`tree::skeleton`]: one classifier serves every session of a server (issue 9), and a
+/// [`tree::skeleton`]: one classifier serves every session of a server, and a
 /// session's next snapshot of the same page, refs renumbered, finds its page here.
 pub const CACHE_SCREENS: usize = 16;
 
 /// How many `(role, name)` lists of snapshots whose names were all cached
 /// [`Classifier::prepare`] remembers (by a 64-bit hash), so a snapshot of a page it has seen
-/// lately costs a walk of the tree and no allocation (issue 9: one classifier, many sessions
-/// on different pages).
+/// lately costs a walk of the tree and no allocation (one classifier, many sessions on
+/// different pages).
 pub const PREPARED_PAGES: usize = 64;
 
 /// Score points per unit of cosine between a description and an element name (chosen on the
@@ -521,7 +521,7 @@ impl LocalClassifier {
         let best = scored.best;
         // A state asked of several elements that meet it alike ("the unchecked one" with two
         // unchecked todos): the state does not single one out, so they share the
-        // probability and none is a confident pick (case U5).
+        // probability and none is a confident pick.
         let tied: Vec<usize> = if query.states.is_empty() {
             vec![best]
         } else {
@@ -826,11 +826,11 @@ impl Classifier for LocalClassifier {
 
     /// Starts embedding, in the background, the names of `snapshot`'s named elements (the
     /// options `UiWorker::find_element` will offer) that the model's cache does not hold, so
-    /// the first question on a new screen finds them cached (issue 7 follow-up). Called by
+    /// the first question on a new screen finds them cached. Called by
     /// `UiWorker::on_snapshot` on the session task for every snapshot, so only the cheap part
     /// runs here: a 64-bit hash of the `(role, name)` list of the named elements (those of
     /// [`named_elements`], at most [`MAX_ELEMENT_OPTIONS`]), taken by walking the tree
-    /// without allocating (issue 9). When it is the list last handed to the background job, or
+    /// without allocating. When it is the list last handed to the background job, or
     /// one of the last [`PREPARED_PAGES`] lists whose names were all cached (the classifier
     /// serves every session, on different pages), there is nothing to do and nothing is
     /// allocated. Otherwise the list is built and its names looked up in the model's cache.

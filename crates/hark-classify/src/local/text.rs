@@ -185,8 +185,8 @@ pub fn tokenize(text: &str) -> Tokens {
 /// one is a prefix of the other and both have at least 4 letters, else 0.
 pub fn similarity(q: &str, e: &str) -> f64 {
     // Words with different first bytes are neither equal nor prefixes of one another: most
-    // pairs end here, without comparing the rest (issue 9: a question over 255 options
-    // compares thousands of pairs).
+    // pairs end here, without comparing the rest (a question over 255 options compares
+    // thousands of pairs).
     if let (Some(a), Some(b)) = (q.as_bytes().first(), e.as_bytes().first())
         && a != b
     {

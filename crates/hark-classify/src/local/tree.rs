@@ -333,7 +333,7 @@ const EMPTY_REF_HOLE: &str = "\n\u{2}";
 /// Writes to `out` the skeleton of a `<ui_state>` text: every line [`ScreenTree::parse`]
 /// reads, with the values of the node lines' `[ref=…]` tags left out, and pushes to `refs`
 /// each node's ref (one per node line, in order, `""` when it has none), borrowed from
-/// `text`. Issue 9: a live session's snapshots keep their page and renumber every ref, so
+/// `text`. A live session's snapshots keep their page and renumber every ref, so
 /// its questions' texts differ only there.
 ///
 /// Two texts with the same skeleton parse to the same tree except for the nodes' refs

@@ -1,9 +1,9 @@
 //! The demo shop behind `hark serve --demo`: the agent file `examples/shop.toml`, its local
 //! tools (search products, add to cart, cart total, place an order with a confirmation) and the
-//! small order service its `order_status` webhook calls on loopback (issue 8, point 5). Beside
+//! small order service its `order_status` webhook calls on loopback. Beside
 //! it, a restaurant's table booking by voice with a read-back: the flow of
-//! `examples/booking.toml` ([`booking_file`]) and its local tool `book_table` ([`tables`],
-//! issue 10, item 7); `hark serve --agent examples/booking.toml` runs it.
+//! `examples/booking.toml` ([`booking_file`]) and its local tool `book_table` ([`tables`]);
+//! `hark serve --agent examples/booking.toml` runs it.
 //!
 //! [`start`] starts the order service and returns a [`DemoShop`]: the [`Host`] to build the
 //! agent file with (the local tools, `${HARK_DEMO_ORDERS_URL}` set to the service's URL, and

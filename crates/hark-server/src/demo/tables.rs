@@ -1,5 +1,5 @@
 //! The demo restaurant's table bookings: the local tool `book_table` that
-//! `examples/booking.toml`'s flow closes its booking step with (issue 10, item 7).
+//! `examples/booking.toml`'s flow closes its booking step with.
 //!
 //! `book_table` takes how many people come (`party`, 1–12), the day (`day`, a date) and where
 //! they sit (`seating`, `inside` or `outside`). Its precheck refuses a day before today in the

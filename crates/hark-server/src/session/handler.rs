@@ -59,7 +59,7 @@ pub enum SessionInput {
     Disconnect,
 }
 
-/// The per-session logic plugged into the connection loop (issue 2, point 6): an agent, a UI
+/// The per-session logic plugged into the connection loop: an agent, a UI
 /// worker, or the built-in [`NoAgentHandler`].
 ///
 /// The session awaits each `handle` before taking the next input, so a slow handler slows the

@@ -72,7 +72,7 @@ impl SessionLimits {
 impl SessionLimits {
     /// How long one write to the client may move not a single byte before the session ends
     /// with 1011 ([`CloseCause::PongTimeout`](crate::CloseCause::PongTimeout) with this as `after`): the client stopped
-    /// reading (issue 9, point 4). `ping_interval + pong_timeout`, the time the keep-alive
+    /// reading. `ping_interval + pong_timeout`, the time the keep-alive
     /// gives a peer; with pings off (a zero `ping_interval`), [`DEFAULT_PING_INTERVAL`] (30 s)
     /// stands in for the interval, so turning pings off keeps a client that never reads
     /// bounded without shortening the window below the default's. `None` when `pong_timeout`

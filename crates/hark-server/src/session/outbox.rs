@@ -13,7 +13,7 @@ use crate::sessions::id::SessionId;
 
 /// A server message with the `id` it answers (`None` for unsolicited messages).
 ///
-/// The message is boxed (issue 9, per-session memory): a tokio mpsc allocates its first block
+/// The message is boxed (per-session memory): a tokio mpsc allocates its first block
 /// of 32 slots when the channel is made, so each session's outbound queue holds 32 ×
 /// `size_of::<Outgoing>()` bytes from the start: 32 B a slot boxed, against 288 B with the
 /// message inline (≈ 9 KiB less per session, for one allocation per message sent).
@@ -46,7 +46,7 @@ pub struct Outbox {
     pub(super) policy: HandlerLimits,
 }
 
-/// The per-session limits a [`SessionHandler`](crate::SessionHandler) applies itself (issue 9, point 4), read with
+/// The per-session limits a [`SessionHandler`](crate::SessionHandler) applies itself, read with
 /// [`Outbox::handler_limits`]; from [`ServerConfig::max_pending_jobs`](crate::ServerConfig::max_pending_jobs) and
 /// [`ServerConfig::max_ui_events_in_flight`](crate::ServerConfig::max_ui_events_in_flight).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,7 +26,7 @@ use super::wait::{tick, until};
 
 /// What the reader hands the session: a decoded message, or a refusal to send back.
 ///
-/// Both boxed (issue 9, per-session memory): the inbound queue's first 32-slot block is
+/// Both boxed (per-session memory): the inbound queue's first 32-slot block is
 /// allocated when the session starts, 16 B a slot boxed against 128 B for an inline
 /// [`Inbound`].
 #[derive(Debug)]
@@ -62,7 +62,7 @@ pub(super) enum Verdict {
     Flood,
 }
 
-/// Issue 9, point 4: a token bucket of client data messages (`per_sec` sustained, `burst` at
+/// A token bucket of client data messages (`per_sec` sustained, `burst` at
 /// once) and flood detection in whole-second windows.
 #[derive(Debug)]
 pub(super) struct RateLimiter {
@@ -208,7 +208,7 @@ where
     };
     let start = Instant::now();
     let mut rate = RateLimiter::new(&limits, start);
-    // F5: a client that never sends client-ready, or stops answering pings (gone, or stuck
+    // A client that never sends client-ready, or stops answering pings (gone, or stuck
     // in the middle of a frame), is closed instead of held open forever.
     let mut ready_deadline = Some(start + limits.client_ready_timeout);
     let mut pong_deadline: Option<Instant> = None;
@@ -276,7 +276,7 @@ where
             return CloseCause::ClientGone;
         };
         counters.frames_received.fetch_add(1, Ordering::Relaxed);
-        // Issue 9, point 4: the message rate is checked before anything is decoded.
+        // The message rate is checked before anything is decoded.
         let mut over_rate = None;
         if matches!(next, Ok(WsMessage::Binary(_) | WsMessage::Text(_)))
             && let Some(limiter) = &mut rate

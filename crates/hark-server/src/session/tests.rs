@@ -49,7 +49,7 @@ fn setup(
     (id, setup)
 }
 
-/// Case P3 flood, driven with channels: while the socket does not accept writes, the loop
+/// A flood of garbage, driven with channels: while the socket does not accept writes, the loop
 /// pulls at most what its bounded queues hold (plus one item in each stage's hands), then
 /// stops reading; once the socket drains, every answer goes out, in order.
 #[tokio::test]
@@ -111,7 +111,7 @@ async fn a_stalled_socket_stops_the_reader_at_the_queue_bounds() {
     assert!(sessions.stats(id).is_none(), "unregistered at the end");
 }
 
-/// Issue 9, point 4: the token bucket admits the burst, then the rate; the first drop of an
+/// The token bucket admits the burst, then the rate; the first drop of an
 /// episode is told (once), later ones are not; a new episode after a quiet second is told
 /// again only after the repeat window.
 #[test]
@@ -207,7 +207,7 @@ async fn shutdown_sends_close_1001() {
     assert_eq!(conn.await.unwrap(), CloseCause::Shutdown);
 }
 
-/// Issue 9 follow-up: the stalled-write window is `ping_interval + pong_timeout`; with
+/// The stalled-write window is `ping_interval + pong_timeout`; with
 /// pings off the default interval (30 s) stands in, so turning pings off neither removes
 /// the bound on a client that never reads nor makes it shorter than the default's; a zero
 /// pong timeout turns it off; huge values saturate.
@@ -275,7 +275,7 @@ fn the_stall_watch_closes_one_window_after_the_last_byte() {
     );
 }
 
-/// Issue 9, point 4: a write that waits while bytes still go out (a client that reads
+/// A write that waits while bytes still go out (a client that reads
 /// slowly) is waited for, however long; once not a byte goes out for `ping_interval +
 /// pong_timeout`, the writer gives up (`stalled`) and closes with 1011.
 #[tokio::test]
@@ -405,7 +405,7 @@ async fn no_agent_handler_answers_ping_and_refuses_the_rest() {
     );
 }
 
-/// F2: one session gets an identical error text at most once per window; the first always
+/// One session gets an identical error text at most once per window; the first always
 /// goes out, other texts and other messages are not held back, and the text goes out again
 /// once the window has passed. Zero disables damping.
 #[test]

@@ -47,7 +47,7 @@ pub(super) struct WriterLinks {
 /// Most distinct error texts remembered per session by [`ErrorDamper`].
 pub(super) const DAMPER_TEXTS: usize = 64;
 
-/// F2: sends an `error` / `error-response` text to one session at most once per window (the
+/// Sends an `error` / `error-response` text to one session at most once per window (the
 /// first always goes out), so a client that answers each error with new input that is refused
 /// again cannot make a loop of refusals. Counts and logs what it holds back.
 #[derive(Debug)]
@@ -143,7 +143,7 @@ pub(super) async fn write_loop<W>(
     } = links;
     // A client that does not read: one write during which not a single byte went out for as
     // long as the keep-alive gives a peer (a ping interval, then the pong timeout; with pings
-    // off, the default interval stands in) ends the session (issue 9, point 4). A client that
+    // off, the default interval stands in) ends the session. A client that
     // reads slowly moves bytes and is waited for.
     let write_timeout = limits.stalled_write_window();
     let written = || progress.as_ref().map(RawConn::bytes_written);

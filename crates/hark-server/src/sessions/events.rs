@@ -24,7 +24,7 @@ pub struct SessionEvent {
 pub enum SessionEventKind {
     /// The WebSocket was accepted.
     Opened,
-    /// The client sent `client-ready` and the server answered `bot-ready` (rtvi-ui.md §1.3).
+    /// The client sent `client-ready` and the server answered `bot-ready`.
     Ready {
         /// The client's `data.version` as sent (`None` when absent).
         client_version: Option<String>,
@@ -89,8 +89,7 @@ pub enum CloseCause {
     },
     /// The client sent over 10 × the message rate every second for `after`
     /// ([`ServerConfig::flood_close_after`](crate::ServerConfig::flood_close_after));
-    /// closed with 1008 and [`messages::message_flood`](crate::messages::message_flood)
-    /// (issue 9, point 4).
+    /// closed with 1008 and [`messages::message_flood`](crate::messages::message_flood).
     MessageFlood {
         /// The configured message rate, in messages a second
         /// ([`ServerConfig::max_messages_per_sec`](crate::ServerConfig::max_messages_per_sec)).
@@ -125,7 +124,7 @@ pub struct SessionStats {
     /// Client messages dropped so far, before decoding, for going over
     /// [`ServerConfig::max_messages_per_sec`](crate::ServerConfig::max_messages_per_sec) /
     /// [`ServerConfig::message_burst`](crate::ServerConfig::message_burst) (each one counted,
-    /// including the one that triggers a flood close; issue 9, point 4).
+    /// including the one that triggers a flood close).
     pub messages_rate_limited: u64,
 }
 

@@ -93,7 +93,7 @@ impl UiSessionConfig {
         }
     }
 
-    /// At most `max` job groups of a session run at once (0 reads as 1; issue 9, point 4);
+    /// At most `max` job groups of a session run at once (0 reads as 1);
     /// one more is refused with [`hark_ui::messages::too_many_job_groups`] before anything is
     /// sent (see [`hark_ui::job_group::JobGroups::max_open`]). Without it, each session takes
     /// the server's limit, [`crate::config::DEFAULT_MAX_JOB_GROUPS`] (64).
@@ -111,7 +111,7 @@ impl UiSessionConfig {
         self
     }
 
-    /// What `hark serve --demo` runs with no LLM configured (issue 8 point 4): the local
+    /// What `hark serve --demo` runs with no LLM configured: the local
     /// classifier for screen questions and the offline screen mode ([`Self::offline_screen`]).
     pub fn offline_demo() -> Self {
         Self::new()

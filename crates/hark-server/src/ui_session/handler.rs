@@ -182,7 +182,7 @@ impl SessionHandler for UiSessionHandler {
 
 impl Drop for UiSessionHandler {
     fn drop(&mut self) {
-        // Issue 9, point 2: a job group started by a tool or app task ends with the session.
+        // A job group started by a tool or app task ends with the session.
         self.session.groups.close();
         self.sink.close();
         if let Some(sessions) = self.sessions.upgrade() {

@@ -11,7 +11,7 @@ use tracing::info;
 use crate::messages;
 use crate::session::HandlerLimits;
 
-/// Issue 9, point 4: at most `limit` jobs named `job` waiting or running at once in one
+/// At most `limit` jobs named `job` waiting or running at once in one
 /// session; one more is answered at once with status `error` and [`messages::too_many_jobs`].
 #[derive(Debug)]
 pub(super) struct JobLimit {

@@ -44,13 +44,13 @@
 //! Once the session ends, sending fails with [`hark_ui::SinkClosed`] (a command then reads
 //! [`hark_ui::CommandError::Closed`]).
 //!
-//! Issue 9, point 4: the worker's `screen` and `respond` jobs are capped per session at
+//! The worker's `screen` and `respond` jobs are capped per session at
 //! [`HandlerLimits::max_pending_jobs`] each (waiting or running, from
 //! [`crate::ServerConfig::max_pending_jobs`] through [`Outbox::handler_limits`](crate::Outbox::handler_limits)); a job over it
 //! is answered at once with status `error` and [`messages::too_many_jobs`](crate::messages::too_many_jobs), which the model
 //! reads as the tool's error.
 //!
-//! Issue 9, point 4, job groups: at most [`UiSessionConfig::max_job_groups`] of a session's
+//! Job groups: at most [`UiSessionConfig::max_job_groups`] of a session's
 //! [`JobGroups`] run at once (default [`crate::config::DEFAULT_MAX_JOB_GROUPS`], 64, far above
 //! what an app runs); one more is refused before anything is sent, with a
 //! [`hark_ui::job_group::JobGroupError`] of [`hark_ui::messages::too_many_job_groups`] for the

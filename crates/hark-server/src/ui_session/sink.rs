@@ -17,7 +17,7 @@ use crate::session::Outbox;
 /// yet) messages wait in the backlog. Closed when the handler is dropped, or when the session
 /// closed under a send: every later send is refused with [`SinkClosed`].
 ///
-/// Issue 9, per-session memory: no channel or task per session while the outbox has room (a
+/// No channel or task per session while the outbox has room (a
 /// tokio mpsc allocates its first 32-slot block when made: 8.3 KiB for inline
 /// [`ServerMessage`]s); the backlog allocates only when used.
 #[derive(Debug, Default)]

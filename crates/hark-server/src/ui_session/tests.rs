@@ -342,7 +342,7 @@ async fn offline_mode_announces_itself_and_answers_text_with_screen_jobs() {
     assert!(rx.try_recv().is_err(), "nothing more");
 }
 
-/// Issue 9, point 4: at most `limit` jobs of a name wait or run at once; one more is
+/// At most `limit` jobs of a name wait or run at once; one more is
 /// answered at once with the refusal the model reads; a finished (or dropped) job frees its
 /// place.
 #[tokio::test]
@@ -371,7 +371,7 @@ async fn jobs_over_the_pending_limit_are_refused_at_once() {
     assert_eq!(limited.pending.load(Ordering::Relaxed), 0);
 }
 
-/// Issue 9, point 4: a `ui-event` while the session's limit of handlers still run is
+/// A `ui-event` while the session's limit of handlers still run is
 /// refused with an `error` and not recorded; once one finishes, events are taken again.
 #[tokio::test]
 async fn ui_events_over_the_in_flight_limit_are_refused() {

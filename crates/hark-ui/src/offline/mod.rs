@@ -1,8 +1,7 @@
 //! The offline screen mode: with no LLM, each user text becomes `screen` jobs and the bot
-//! answers in one short sentence made from the jobs' answers (issue 8 point 4).
+//! answers in one short sentence made from the jobs' answers.
 //!
-//! Spec: `ui-worker.md` (the `screen` job and its actions, "Screen questions"); rtvi-ui.md
-//! §5.3 (the job's answers). One turn ([`OfflineScreen::turn`]):
+//! Guide: `docs/guide/ui-worker.md`, "The offline screen mode". One turn ([`OfflineScreen::turn`]):
 //!
 //! 1. [`parse()`] reads the text: the verb picks the action, the rest is the target
 //!    description (and, for fill, the value, kept as written);
@@ -112,7 +111,7 @@ pub fn mode_message() -> Value {
 
 /// The key of a failed job's answer that names its kind of failure: `{"error": text, "kind":
 /// name}`, the name a [`ScreenErrorKind::as_str`] (a classifier failure's is its
-/// [`ErrorKind::as_str`]; issue 7 follow-up).
+/// [`ErrorKind::as_str`]).
 pub const KIND_KEY: &str = "kind";
 
 /// The `kind` of a failed job whose command found no snapshot of the screen yet
@@ -287,7 +286,7 @@ impl OfflineScreen {
     /// docs). Never fails: every failure is a sentence ([`messages::offline_failed`]) and
     /// never carries the developer's error text.
     pub async fn turn(&self, text: &str) -> OfflineTurn {
-        // A text no rule reads names an element (issue 23 item 3): "log me out".
+        // A text no rule reads names an element: "log me out".
         let intent = parse(text).or_else(|| parse::named(text));
         let mut calls = Vec::new();
         let sentence = match &intent {
@@ -457,7 +456,7 @@ impl OfflineScreen {
     }
 
     /// A `click` request: a read-only `list` first, so a checkbox's click is said "ticked" or
-    /// "unticked" by its state before the click (never "clicked": issue 23 follow-up F2).
+    /// "unticked" by its state before the click (never "clicked").
     async fn click(&self, target: &str, calls: &mut Vec<ScreenCall>) -> String {
         let listed = self
             .job(json!({"action": "list", "target": ""}), calls)

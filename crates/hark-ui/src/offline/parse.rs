@@ -1,6 +1,6 @@
 //! The verb parser of the offline screen mode: one English user text → one [`Intent`].
 //!
-//! Spec: issue 8 point 4 — the verb picks the action: click; show / where is → highlight and
+//! The verb picks the action: click; show / where is → highlight and
 //! scroll_to; type / enter / fill X into Y → fill; is / are …? → check; list / what … → list.
 //! The element itself is left to the classifier: the parser only cuts the text into the
 //! target description (and, for fill, the value) and keeps both as the user wrote them.
@@ -49,7 +49,7 @@ pub enum Intent {
     /// Put a checkbox (switch, radio) in a state: `tick`/`check`/`turn on`/`enable`/`yes to`
     /// (`on: Some(true)`), `untick`/`uncheck`/`turn off`/`disable`/`no`/`without`
     /// (`Some(false)`), `toggle` (`None`). The box is clicked only when it is not in the
-    /// wanted state already (`find`, `list`, then `click`; issue 23 follow-up F2).
+    /// wanted state already (`find`, `list`, then `click`).
     Turn {
         /// The description, e.g. `gift wrap`.
         target: String,
@@ -90,7 +90,7 @@ pub enum Intent {
     /// No command verb ("log me out", "take me to the basket", "I want the blue one"): the
     /// element the text names, acted on with its own action — a button or link is clicked, a
     /// checkbox toggled, a text field focused and asked about, anything else shown (`find`,
-    /// then the action; issue 23 item 3).
+    /// then the action).
     Act {
         /// The description: the user's text without fillers.
         target: String,
@@ -1187,7 +1187,7 @@ mod tests {
         }
     }
 
-    /// What no rule reads names an element (issue 23 item 3), unless it names nothing.
+    /// What no rule reads names an element, unless it names nothing.
     #[test]
     fn a_text_without_a_verb_is_named() {
         assert_eq!(parse("log me out"), None);

@@ -1,6 +1,6 @@
 //! Sentence embeddings in-process: paraphrase-MiniLM-L3-v2 (384 dimensions, mean pooling,
 //! unit length) run by tract (pure Rust, no native runtime), for the local classifier's
-//! semantic feature (issue 7 item 3).
+//! semantic feature.
 //!
 //! The model is behind the crate's cargo feature `embeddings` (off by default). Without it
 //! this module keeps its API, but no [`Embedder`] can exist: [`Embedder::shared`] is `None`,
@@ -346,7 +346,7 @@ impl Embedder {
 
     /// Texts run through the model since it was loaded (the load's probe not counted): cache
     /// misses of [`Embedder::embed_all`] and every [`Embedder::embed_uncached`]. Tests count
-    /// with it (issue 7 follow-up: a question after `Classifier::prepare` embeds only its
+    /// with it (a question after `Classifier::prepare` embeds only its
     /// description).
     pub fn computed(&self) -> u64 {
         self.computed.load(Ordering::Relaxed)
