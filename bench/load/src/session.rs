@@ -4,7 +4,7 @@
 //! (±50 %), measuring each turn.
 //!
 //! Turns alternate between two kinds (the first kind is chosen per session):
-//! - **click**: a fresh snapshot (generation `g`), then at once `send-text` "click <name>" for a
+//! - **click**: a fresh snapshot (generation `g`), then at once `send-text` "click `<name>`" for a
 //!   random "Add … to cart" button of it. Measured: snapshot → command, from the snapshot's send
 //!   until the `ui-command` whose `payload.ref` is that button's ref in generation `g` arrives.
 //!   A ref from a later generation counts as right but late, from an earlier one as stale, of

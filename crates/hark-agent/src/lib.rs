@@ -17,7 +17,7 @@
 //!   [`OutputSpeech`] is the call's [`hark_tools::Speech`] over it.
 //! - [`ui`]: the `ask_screen` tool (a `respond` job to the UI worker); the `screen` tool is
 //!   hark-ui's.
-//! - [`mod@file`]: agent files (TOML).
+//! - [`mod@agent_file`]: agent files (TOML).
 //!
 //! # Example
 //!

@@ -1,4 +1,4 @@
-//! Job groups: one job fanned out to several peer workers on the [`Bus`], reported to the
+//! Job groups: one job fanned out to several peer workers on the [`Bus`](crate::Bus), reported to the
 //! client as it runs.
 //!
 //! As pipecat's job groups (every worker gets exactly one `job_completed`, since pipecat PR

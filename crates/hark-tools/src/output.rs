@@ -107,7 +107,7 @@ impl Output {
         )
     }
 
-    /// The output's name as the model reads it in "does not fit <Output>".
+    /// The output's name as the model reads it in "does not fit `<Output>`".
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -201,7 +201,7 @@ fn only_null_within(schema: &Value, root: &Value, depth: usize) -> bool {
 /// Why a result did not fit its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputMismatch {
-    /// What the model reads after "does not fit <Output>: " (`status: "shiped" is not one of …`).
+    /// What the model reads after "does not fit `<Output>`: " (`status: "shiped" is not one of …`).
     pub model_detail: String,
     /// What the log and sinks get: the field and the keyword, never a value (`status (enum)`).
     pub log_detail: String,

@@ -133,7 +133,7 @@ impl RegistryBuilder {
     }
 
     /// The State of the call as a [`StateModel`] built at run time (an agent file's State
-    /// fields, see [`StateModel::from_fields`]); otherwise like [`state`](Self::state).
+    /// fields, see [`StateModel::from_schema`]); otherwise like [`state`](Self::state).
     pub fn state_model(mut self, model: StateModel) -> Self {
         self.rows.state = Some(model);
         self

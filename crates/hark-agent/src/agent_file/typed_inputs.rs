@@ -7,7 +7,7 @@
 //! webhook's executor is wrapped: [`FormatChecked::validate`] refuses a value that is not of its
 //! type before the tool runs (and before a flow's step asks the caller to confirm it), the way a
 //! Rust-typed tool's decode does: one `<path>: <reason>` line per value, which the registry turns
-//! into "… Fix these arguments, asking the caller if needed, then call <tool> again." (the guide
+//! into "… Fix these arguments, asking the caller if needed, then call `<tool>` again." (the guide
 //! shows it in `docs/guide/first-tool.md`, "What the model reads").
 //!
 //! The accepted shapes are the ones the speaker says (`hark_speak::SayAs`): a date

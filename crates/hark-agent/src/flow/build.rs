@@ -114,7 +114,7 @@ impl Flow {
     ///
     /// The flow's registry ([`Flow::registry`]) is `registry` with the flow's hints: a tool
     /// refused for a value a step must still confirm reads "Run first: it confirms with the
-    /// caller (<step>)", and one a step saves "Run first: it saves <value> (<step>)".
+    /// caller (`<step>`)", and one a step saves "Run first: it saves `<value>` (`<step>`)".
     ///
     /// Each step's registry is built here from `registry` and keeps the sinks it has now: add
     /// sinks ([`ToolRegistry::listen`]) before building the flow.

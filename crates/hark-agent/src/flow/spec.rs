@@ -51,7 +51,7 @@ pub struct FlowSpec {
 #[serde(deny_unknown_fields)]
 pub struct StepSpec {
     /// The step's name: unique in the flow, named by hints ("Run first: it confirms with the
-    /// caller (<step>)") and by `next`.
+    /// caller (`<step>`)") and by `next`.
     pub name: String,
     /// What the model is told in this step, after the flow's instructions.
     #[serde(default)]

@@ -9,7 +9,7 @@ use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
 
 use super::id::SessionId;
 
-/// Something that happened in a session, as seen by [`Sessions::subscribe`].
+/// Something that happened in a session, as seen by [`Sessions::subscribe`](super::Sessions::subscribe).
 #[derive(Debug, Clone)]
 pub struct SessionEvent {
     /// The session it happened in.
@@ -33,7 +33,7 @@ pub enum SessionEventKind {
     },
     /// A `send-text` reached the session as a user turn.
     UserText(String),
-    /// A `ui-snapshot` was received; it is now [`Sessions::latest_snapshot`].
+    /// A `ui-snapshot` was received; it is now [`Sessions::latest_snapshot`](super::Sessions::latest_snapshot).
     Snapshot(Arc<A11ySnapshot>),
     /// A `ui-event` was received.
     UiEvent(UiEvent),
@@ -99,7 +99,7 @@ pub enum CloseCause {
     },
 }
 
-/// Queue depths and counters of one session, read with [`Sessions::stats`].
+/// Queue depths and counters of one session, read with [`Sessions::stats`](super::Sessions::stats).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionStats {
     /// WebSocket messages read from the client so far.

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Identifies one WebSocket session: 64 random bits per session ([`Sessions`] draws them), so an
+/// Identifies one WebSocket session: 64 random bits per session ([`Sessions`](super::Sessions) draws them), so an
 /// id does not come back after a restart or on another machine (a webhook keyed on
 /// `call.session_id` sees each call once). Written `s` + the number in lowercase Crockford
 /// base32: at most 14 characters (`s3k9x0w2m4q7za`); `SessionId(7)` is `s7`.
