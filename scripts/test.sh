@@ -6,7 +6,9 @@
 # 1. system packages the tests need (Debian: chromium, chromium-driver), installed when missing;
 # 2. services the tests need, started here and stopped on exit;
 # 3. the demo page: npm ci, build, its own tests (node --test, in headless Chromium);
-# 4. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc).
+# 4. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc);
+# 5. the Python package: a venv with the test requirements (the real pipecat-ai 1.14.0 from
+#    PyPI), the package built into it (scripts/python-env.sh), then pytest python/tests.
 # Works from any directory and can be run again; stops at the first failing step.
 set -euo pipefail
 
@@ -19,6 +21,7 @@ need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not found: $2"; }
 need cargo "install the Rust toolchain (rustup, Rust 1.95 or newer)"
 need node "install Node.js 20 or newer"
 need npm "install npm (it comes with Node.js)"
+need python3 "install CPython 3.11 or newer (pipecat-ai 1.14 needs 3.11)"
 
 # A clean build of the workspace and its tests writes about 9 GB under target/.
 avail_kb=$(df -Pk "$root" 2>/dev/null | awk 'NR==2 {print $4}')
@@ -82,3 +85,9 @@ step "cargo test --workspace --all-targets"
 cargo test --workspace --all-targets
 step "cargo test --workspace --doc"
 cargo test --workspace --doc
+
+# ---- 5. the Python package ------------------------------------------------------------------
+step "python: test venv and the hark package (scripts/python-env.sh)"
+venv="$("$root/scripts/python-env.sh" | tail -n 1)" || fail "setting up the Python venv failed (see above)"
+step "python: pytest python/tests"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
