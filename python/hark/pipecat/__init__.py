@@ -1,26 +1,7 @@
 """Hark inside a plain Pipecat pipeline (pipecat-ai 1.14).
 
-Names are imported on first use, so ``import hark`` does not import Pipecat.
+Not built yet: ``tools_schema``, ``attach_call``, ``end_call_tool``, ``reply_text``,
+``user_mute_strategies`` and ``LocalClassifier`` come with issue 18. Today the package holds its
+build (the ``hark._core`` extension), and ``python/tests`` the scripted OpenAI-compatible server
+and the real Pipecat pipeline harness their tests will run on.
 """
-
-from importlib import import_module
-from typing import Any
-
-# name -> the submodule that defines it
-_EXPORTS = {
-    "LocalClassifier": "hark.pipecat.classifier",
-    "tools_schema": "hark.pipecat.tools",
-    "attach_call": "hark.pipecat.tools",
-    "end_call_tool": "hark.pipecat.tools",
-    "reply_text": "hark.pipecat.tools",
-    "user_mute_strategies": "hark.pipecat.mute",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hark.pipecat' has no attribute {name!r}")
-    return getattr(import_module(module), name)
