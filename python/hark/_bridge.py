@@ -69,6 +69,11 @@ async def guarded(awaitable: Any, handle: Handle) -> Any:
     return awaitable
 
 
+async def awaited(future: Any) -> Any:
+    """The core's future as a coroutine (``live.run`` and ``live.close`` return one)."""
+    return await future
+
+
 def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:
     """(kind, text the model reads, event text, missing names or argument lines)."""
     if isinstance(error, InvalidArguments):

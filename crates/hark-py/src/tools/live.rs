@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::Value;
 
-use super::json::{to_py, to_value};
+use super::json::{bridge, to_py, to_value};
 use super::state::PyCallState;
 
 /// How long `close` lets background work (webhooks that do not wait) finish.
@@ -32,6 +32,12 @@ impl PyLiveCall {
             live: Arc::new(live),
         }
     }
+}
+
+/// `future` as a coroutine (`hark._bridge.awaited`), so that `asyncio.create_task` takes it like
+/// any `async def`; cancelling the task cancels the future, which drops the Rust future.
+fn coroutine<'py>(py: Python<'py>, future: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    bridge(py)?.getattr("awaited")?.call1((future,))
 }
 
 /// One model reply and its tool calls.
@@ -239,7 +245,7 @@ impl PyLiveCall {
         let generation = generation.get().inner.clone();
         let registry = self.registry.clone();
         let live = self.live.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
             let raw = match &given {
                 Given::None => RawArguments::None,
                 Given::Text(text) => RawArguments::Text(text),
@@ -249,16 +255,18 @@ impl PyLiveCall {
                 Ok(result) => Ok(Some(PyCallResult::new(result, &live))),
                 Err(_discarded) => Ok(None),
             }
-        })
+        })?;
+        coroutine(py, future)
     }
 
     /// The end of the call: background work (webhooks that do not wait) finishes, for at most
     /// ten seconds. Returns how many background tasks were still running then.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let live = self.live.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
             Ok(live.hooks.drain(DRAIN_LIMIT).await.unfinished)
-        })
+        })?;
+        coroutine(py, future)
     }
 
     /// The call's state (shared: a tool's saves show here).
