@@ -24,8 +24,13 @@ from hark.tools import (
     ToolReply,
     ToolSpec,
     Transcript,
+    WebhookAuth,
+    WebhookOptions,
+    current_datetime_tool,
     local_tool,
     replies_to,
+    user_phone_number_tool,
+    webhook_tool,
 )
 
 # At interpreter exit a tokio worker thread of the core can still be handing back the GIL
@@ -49,7 +54,12 @@ __all__ = [
     "ToolReply",
     "ToolSpec",
     "Transcript",
+    "WebhookAuth",
+    "WebhookOptions",
     "__version__",
+    "current_datetime_tool",
     "local_tool",
     "replies_to",
+    "user_phone_number_tool",
+    "webhook_tool",
 ]

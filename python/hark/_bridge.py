@@ -178,3 +178,14 @@ def state_model_of(state: Any) -> tuple[str, dict[str, Any]]:
     if not (isinstance(state, type) and issubclass(state, pydantic.BaseModel)):
         raise TypeError(f"state= takes a pydantic model class, not {state!r}")
     return (state.__name__, json_schema(state, mode="validation"))
+
+
+def input_schema_of(source: Any) -> dict[str, Any]:
+    """The parameters schema of a webhook's input: a pydantic model class, or a schema dict."""
+    from hark.schema import json_schema
+
+    if isinstance(source, dict):
+        return source
+    if isinstance(source, type) and issubclass(source, pydantic.BaseModel):
+        return json_schema(source)
+    raise TypeError(f"input= takes a pydantic model class or a JSON Schema dict, not {source!r}")

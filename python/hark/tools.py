@@ -18,9 +18,18 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hark import _core
-from hark._core import CallResult, Generation, LiveCall, ToolRegistry, ToolSpec
+from hark._core import (
+    CallResult,
+    Generation,
+    LiveCall,
+    ToolRegistry,
+    ToolSpec,
+    current_datetime_tool,
+    user_phone_number_tool,
+)
 from hark.errors import ArgumentsMissing, InvalidArguments, ToolError, ToolRefused
 from hark.schema import json_schema
+from hark.webhooks import WebhookAuth, WebhookOptions, webhook_tool
 
 __all__ = [
     "Accepted",
@@ -36,8 +45,13 @@ __all__ = [
     "ToolReply",
     "ToolSpec",
     "Transcript",
+    "WebhookAuth",
+    "WebhookOptions",
+    "current_datetime_tool",
     "local_tool",
     "replies_to",
+    "user_phone_number_tool",
+    "webhook_tool",
 ]
 
 

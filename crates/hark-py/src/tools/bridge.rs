@@ -4,12 +4,32 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
+use pyo3_async_runtimes::TaskLocals;
 
 use super::json::bridge;
 
 type PyFuture = Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>;
+
+/// The event loop of the last call run from Python: work the core runs outside the asyncio
+/// task that awaits a call (a webhook sent in the background, a token it fetches) runs its
+/// Python there.
+static LAST_LOOP: Mutex<Option<TaskLocals>> = Mutex::new(None);
+
+fn last_loop() -> Option<TaskLocals> {
+    LAST_LOOP.lock().ok().and_then(|l| l.clone())
+}
+
+/// Remembers the running event loop (call it on the loop's thread, from a call's entry point).
+pub fn remember_loop(py: Python<'_>) {
+    if let Ok(locals) = TaskLocals::with_running_loop(py).and_then(|l| l.copy_context(py))
+        && let Ok(mut last) = LAST_LOOP.lock()
+    {
+        *last = Some(locals);
+    }
+}
 
 /// A Python awaitable scheduled on the call's event loop, awaited from Rust.
 pub struct Awaiting {
@@ -44,7 +64,10 @@ pub fn awaiting(py: Python<'_>, awaitable: &Bound<'_, PyAny>) -> PyResult<Awaiti
     let module = bridge(py)?;
     let handle = module.getattr("Handle")?.call0()?;
     let guarded = module.getattr("guarded")?.call1((awaitable, &handle))?;
-    let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
+    let locals = match pyo3_async_runtimes::tokio::get_current_locals(py) {
+        Ok(locals) => locals,
+        Err(error) => last_loop().ok_or(error)?,
+    };
     let future = pyo3_async_runtimes::into_future_with_locals(&locals, guarded)?;
     Ok(Awaiting {
         future: Box::pin(future),

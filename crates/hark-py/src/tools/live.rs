@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::Value;
 
-use super::json::{bridge, to_py, to_value};
+use super::bridge;
+use super::json::{bridge as helpers, to_py, to_value};
 use super::state::PyCallState;
 
 /// How long `close` lets background work (webhooks that do not wait) finish.
@@ -37,7 +38,7 @@ impl PyLiveCall {
 /// `future` as a coroutine (`hark._bridge.awaited`), so that `asyncio.create_task` takes it like
 /// any `async def`; cancelling the task cancels the future, which drops the Rust future.
 fn coroutine<'py>(py: Python<'py>, future: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    bridge(py)?.getattr("awaited")?.call1((future,))
+    helpers(py)?.getattr("awaited")?.call1((future,))
 }
 
 /// One model reply and its tool calls.
@@ -242,6 +243,7 @@ impl PyLiveCall {
                 ));
             }
         };
+        bridge::remember_loop(py);
         let generation = generation.get().inner.clone();
         let registry = self.registry.clone();
         let live = self.live.clone();

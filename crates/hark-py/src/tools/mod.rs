@@ -3,6 +3,7 @@
 use pyo3::prelude::*;
 
 mod bridge;
+mod builtin;
 mod errors;
 mod executor;
 mod json;
@@ -13,6 +14,7 @@ mod spec;
 mod speech;
 mod state;
 mod texts;
+mod webhook;
 
 /// Adds the tool layer's classes and functions to `hark._core`.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -23,5 +25,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<live::PyCallResult>()?;
     module.add_class::<state::PyCallState>()?;
     texts::register(module)?;
+    builtin::register(module)?;
+    webhook::register(module)?;
     Ok(())
 }
