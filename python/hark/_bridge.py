@@ -113,6 +113,12 @@ def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
     )
 
 
+def is_async_function(function: Any) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)
+    )
+
+
 def speech_flags(speech: Any) -> bool:
     """True for a realtime model that speaks itself; TypeError when a method is missing."""
     missing = [m for m in ("say", "wait_playout", "reply_spoke") if not callable(getattr(speech, m, None))]

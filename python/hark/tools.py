@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hark import _core
 from hark._core import (
+    CallHooks,
     CallResult,
     Generation,
     LiveCall,
@@ -35,6 +36,7 @@ __all__ = [
     "Accepted",
     "ArgumentsMissing",
     "Assign",
+    "CallHooks",
     "CallResult",
     "Done",
     "Generation",

@@ -6,6 +6,7 @@ mod bridge;
 mod builtin;
 mod errors;
 mod executor;
+mod hooks;
 mod json;
 mod live;
 mod options;
@@ -24,6 +25,9 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<live::PyGeneration>()?;
     module.add_class::<live::PyCallResult>()?;
     module.add_class::<state::PyCallState>()?;
+    module.add_class::<hooks::PyCallHooks>()?;
+    module.add_class::<hooks::PyToolOutcome>()?;
+    module.add_class::<hooks::PyNext>()?;
     texts::register(module)?;
     builtin::register(module)?;
     webhook::register(module)?;

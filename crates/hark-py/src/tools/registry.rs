@@ -12,6 +12,7 @@ use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
 
 use super::errors::build_error;
+use super::hooks::PyCallHooks;
 use super::json::{bridge, to_py, to_value};
 use super::live::PyLiveCall;
 use super::options::reply_rows;
@@ -155,7 +156,7 @@ impl PyToolRegistry {
     /// Starts a call that speaks through `speech` (the adapter's object: `say`, `wait_playout`,
     /// `reply_spoke`). `state` is a `CallState` (shared as it is), a State model instance or a
     /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA.
-    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None))]
+    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None, hooks=None))]
     fn start_call(
         &self,
         speech: &Bound<'_, PyAny>,
@@ -163,8 +164,16 @@ impl PyToolRegistry {
         call: Option<&Bound<'_, PyAny>>,
         language: &str,
         timezone: Option<&str>,
+        hooks: Option<&Bound<'_, PyCallHooks>>,
     ) -> PyResult<PyLiveCall> {
         let speech = PySpeech::new(speech)?;
+        // `call=` may be the call's CallHooks, as the reference passes them.
+        let (call, hooks) = match call {
+            Some(given) if given.is_instance_of::<PyCallHooks>() => {
+                (None, Some(given.cast::<PyCallHooks>()?.get().hooks()))
+            }
+            other => (other, hooks.map(|h| h.get().hooks())),
+        };
         let state = match state {
             Some(given) if given.is_instance_of::<PyCallState>() => {
                 let shared = given.cast::<PyCallState>()?.get().inner.clone();
@@ -181,8 +190,11 @@ impl PyToolRegistry {
                 state
             }
         };
-        let live = LiveCall::new(state, Arc::new(speech))
+        let mut live = LiveCall::new(state, Arc::new(speech))
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if let Some(hooks) = hooks {
+            live = live.with_hooks(hooks);
+        }
         Ok(PyLiveCall::new(self.inner.clone(), live))
     }
 
