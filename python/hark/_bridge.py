@@ -10,7 +10,7 @@ import enum
 import inspect
 import json
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 import pydantic_core
@@ -195,3 +195,19 @@ def input_schema_of(source: Any) -> dict[str, Any]:
     if isinstance(source, type) and issubclass(source, pydantic.BaseModel):
         return json_schema(source)
     raise TypeError(f"input= takes a pydantic model class or a JSON Schema dict, not {source!r}")
+
+
+class _Words(pydantic.BaseModel):
+    """The options of a tool that take one of a few words."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+    interruption: Literal["provider_default", "continue", "cancel"] | None = None
+    effect: Literal["ends_conversation"] | None = None
+    announce_wait: bool | None = None
+    show_result: bool | None = None
+
+
+def check_options(options: dict[str, Any]) -> None:
+    """A word a tool option does not take raises pydantic's ValidationError, naming the option
+    and the words it takes."""
+    _Words.model_validate(options)

@@ -8,7 +8,7 @@ import asyncio
 from datetime import date
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from hark import CallState, Done, ToolRegistry, local_tool
 from recording_speech import RecordingSpeech, run_once
@@ -195,8 +195,10 @@ def test_keeps_running_and_in():
     assert registry.keeps_running("pay") is True
     assert registry.keeps_running("lookup") is False
     assert registry.keeps_running("unknown") is False
-    with pytest.raises(ValueError, match='interruption is "provider_default", "continue" or "cancel"'):
+    with pytest.raises(ValidationError, match=r"interruption\n  Input should be 'provider_default', 'continue' or 'cancel'"):
         local_tool(lookup, interruption="sometimes")
+    with pytest.raises(ValidationError, match="effect"):
+        local_tool(lookup, effect="hang_up")
 
 
 async def test_ends_conversation_fires_only_on_success():

@@ -179,3 +179,27 @@ async def test_built_in_tools():
         registry, "user_phone_number", None, call={"remote_number": "+14155550123", "call_type": "inbound"}
     )
     assert has.model_result == {"available": True, "phone_number": "+14155550123", "call_type": "inbound"}
+
+
+async def test_a_cancelled_call_ends_with_tool_failed_and_the_error_cancelled():
+    import asyncio
+
+    started = asyncio.Event()
+
+    async def slow() -> Done:
+        started.set()
+        await asyncio.sleep(30)
+
+    events: list[tuple[str, dict]] = []
+    registry = ToolRegistry([local_tool(slow)])
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    from recording_speech import RecordingSpeech
+
+    live = registry.start_call(RecordingSpeech())
+    generation = live.generation()
+    generation.mark_spoken()
+    running = asyncio.ensure_future(live.run("slow", None, generation))
+    await asyncio.wait_for(started.wait(), 5)
+    generation.interrupt()
+    await asyncio.wait_for(running, 5)
+    assert events[-1][0] == "tool.failed" and events[-1][1]["error"] == "cancelled"

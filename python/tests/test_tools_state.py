@@ -212,3 +212,31 @@ def test_a_locked_path_is_checked_against_the_state_and_old_spellings_fail():
         ToolRegistry([local_tool(open_ticket, locked={"customer_id": "{{costumer.id}}"})], state=CrmState)
     with pytest.raises(ValueError, match="call.carrier_call_id"):
         local_tool(open_ticket, locked={"customer_id": "{{@call_id}}"})
+
+
+class Tier(BaseModel):
+    tier: Literal["gold", "silver"] | None = None
+
+
+async def test_a_save_the_state_refuses_is_told_to_the_sinks_and_the_model_still_reads_the_result():
+    class Account(BaseModel):
+        tier: str
+
+    def find_account(account_id: str) -> Account:
+        return Account(tier="platinum")
+
+    events: list[tuple[str, dict]] = []
+    registry = ToolRegistry(
+        [local_tool(find_account)],
+        state=Tier,
+        assign={"find_account": [Assign(variable="tier", path=("tier",))]},
+    )
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    state = CallState()
+    live = registry.start_call(RecordingSpeech(), state=state)
+    result = await live.run("find_account", {"account_id": "A"}, live.generation())
+    assert result.succeeded and result.model_result == {"tier": "platinum"}
+    assert result.saved == [] and state.get("tier") is None
+    refused = [data for stage, data in events if stage == "tool.save_refused"]
+    assert refused and refused[0]["error"] == "the State refused tier"
+    assert "platinum" not in repr(events)

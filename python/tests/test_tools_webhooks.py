@@ -183,3 +183,13 @@ async def test_auth_from_an_environment_variable_and_from_a_token_function(hooks
     assert result.model_result == {
         "error": "notify could not authenticate: the environment variable CRM_KEY is not set. Do not claim success."
     }
+
+
+async def test_an_answer_over_64_kib_fails_the_call(hooks):
+    hooks.routes["/big"] = (200, '{"order_id": "' + "x" * 70_000 + '", "status": "ok"}', 0)
+    tool = webhook_tool("lookup_order", "Look up.", hooks.url("/big"), input=OrderQuery, output=Order,
+                        allow_private_network=True)
+    result, _ = await call(tool, {"order_id": "A"})
+    assert result.model_result == {
+        "error": "lookup_order failed: the webhook's answer is larger than the 64 KiB it may be. Do not claim success."
+    }

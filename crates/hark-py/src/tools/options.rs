@@ -51,6 +51,9 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
             )));
         }
     }
+    bridge(options.py())?
+        .getattr("check_options")?
+        .call1((options,))?;
     let get = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
         Ok(options.get_item(name)?.filter(|v| !v.is_none()))
     };
