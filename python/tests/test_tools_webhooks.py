@@ -193,3 +193,18 @@ async def test_an_answer_over_64_kib_fails_the_call(hooks):
     assert result.model_result == {
         "error": "lookup_order failed: the webhook's answer is larger than the 64 KiB it may be. Do not claim success."
     }
+
+
+async def test_the_calls_hooks_own_background_webhooks_until_the_call_ends(hooks):
+    from hark import CallHooks
+
+    hooks.routes["/crm"] = (200, "{}", 0.5)
+    tool = webhook_tool("notify_crm", "Tell the CRM.", hooks.url("/crm"), input=BookingNote, output=Accepted,
+                        allow_private_network=True, wait_for_response=False)
+    call_hooks = CallHooks()
+    live = ToolRegistry([tool]).start_call(RecordingSpeech(), hooks=call_hooks)
+    result = await live.run("notify_crm", {"note": "x"}, live.generation())
+    assert result.model_result == {"ok": True, "accepted": True}
+    assert call_hooks.background == 1
+    assert await live.close() == 0
+    assert call_hooks.background == 0 and len(hooks.requests) == 1
