@@ -151,12 +151,15 @@ class CallRegistry(Protocol):
         call: object | None = None,
         language: str = "en",
         timezone: str | None = None,
+        hooks: object | None = None,
     ) -> LiveCall:
         """Start a call that speaks through ``speech``.
 
         ``state`` is the call state (a ``CallState``, a State model instance or a dict),
-        ``call`` what the call carries (``{"session_id": ..., "remote_number": ...}``),
-        ``language`` a BCP 47 tag and ``timezone`` an IANA zone name (``ValueError`` otherwise).
+        ``call`` what the call carries (``{"session_id": ..., "remote_number": ...}``; a
+        ``CallHooks`` given here is taken as ``hooks``), ``language`` a BCP 47 tag and
+        ``timezone`` an IANA zone name (``ValueError`` otherwise). ``hooks`` are the call's
+        ``CallHooks`` (tool hooks, background work that ``close`` lets finish).
         """
         ...
 

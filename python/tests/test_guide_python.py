@@ -21,3 +21,15 @@ def test_every_python_block_of_the_guide_page_runs():
             exec(code, module.__dict__)  # noqa: S102 - the guide's own examples
     finally:
         del sys.modules[module.__name__]
+
+
+def test_the_readmes_python_block_runs():
+    readme = PAGE.parents[2] / "README.md"
+    (block,) = re.findall(r"```python\n(.*?)```", readme.read_text(), flags=re.S)
+    module = types.ModuleType("readme_python")
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(block, "README.md", "exec"), module.__dict__)  # noqa: S102
+        assert "book_table" in module.registry
+    finally:
+        del sys.modules[module.__name__]
