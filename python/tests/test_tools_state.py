@@ -240,3 +240,37 @@ async def test_a_save_the_state_refuses_is_told_to_the_sinks_and_the_model_still
     refused = [data for stage, data in events if stage == "tool.save_refused"]
     assert refused and refused[0]["error"] == "the State refused tier"
     assert "platinum" not in repr(events)
+
+
+class Ledger:
+    """Tools are often methods of an object the call owns."""
+
+    def __init__(self) -> None:
+        self.promises: list[tuple[date, int]] = []
+
+    def record_promise(self, day: date, amount: int) -> Recorded:
+        """Record a promise to pay."""
+        self.promises.append((day, amount))
+        return Recorded()
+
+
+async def test_a_bound_method_is_a_tool_and_its_precheck_runs_first():
+    ledger = Ledger()
+
+    def outside_window(day: date) -> Recorded | None:
+        if day < date(2026, 10, 15):
+            return Recorded(status="past_day")
+        return None
+
+    tool = local_tool(
+        ledger.record_promise,
+        precheck=outside_window,
+        replies=[ToolReply(when={"status": ["past_day"]}, say=["That day has already gone. Which other day would suit you?"])],
+    )
+    assert tool.name == "record_promise" and tool.description == "Record a promise to pay."
+    assert list(tool.parameters["properties"]) == ["day", "amount"]
+    live = ToolRegistry([tool]).start_call(RecordingSpeech())
+    gone = await live.run("record_promise", {"day": "2026-10-01", "amount": 5}, live.generation())
+    assert gone.said == ["That day has already gone. Which other day would suit you?"]
+    ok = await live.run("record_promise", {"day": "2026-10-20", "amount": 5}, live.generation())
+    assert ok.succeeded and ledger.promises == [(date(2026, 10, 20), 5)]

@@ -208,3 +208,31 @@ async def test_the_calls_hooks_own_background_webhooks_until_the_call_ends(hooks
     assert call_hooks.background == 1
     assert await live.close() == 0
     assert call_hooks.background == 0 and len(hooks.requests) == 1
+
+
+async def test_a_webhook_sends_locked_values_and_the_transcript(hooks):
+    from hark import CallState, Transcript
+
+    class CrmState(BaseModel):
+        customer: dict | None = None
+
+    hooks.routes["/end"] = (200, "{}", 0)
+    tool = webhook_tool(
+        "call_ended", "Tell the CRM the call ended.", hooks.url("/end"), input=BookingNote, output=Accepted,
+        allow_private_network=True,
+        locked={"customer_id": "{{customer.id}}", "transcript": Transcript(max_messages=50),
+                "reason": "{{call.end_reason}}"},
+    )
+    assert list(tool.parameters["properties"]) == ["note"]
+    state = CallState({"customer": {"id": "C-1"}}, call={"session_id": "s-1", "end_reason": "hangup"})
+    state.push_message("user", "Book me a table.")
+    state.push_message("assistant", "Done.")
+    live = ToolRegistry([tool]).start_call(RecordingSpeech(), state=state)
+    result = await live.run("call_ended", {"note": "bye"}, live.generation())
+    assert result.succeeded, result.model_text
+    assert json.loads(hooks.requests[-1]["body"]) == {
+        "note": "bye",
+        "customer_id": "C-1",
+        "transcript": [{"role": "user", "text": "Book me a table."}, {"role": "assistant", "text": "Done."}],
+        "reason": "hangup",
+    }
