@@ -70,8 +70,14 @@ async def guarded(awaitable: Any, handle: Handle) -> Any:
 
 
 async def awaited(future: Any) -> Any:
-    """The core's future as a coroutine (``live.run`` and ``live.close`` return one)."""
+    """The core's future as a coroutine."""
     return await future
+
+
+async def deferred(start: Any, arguments: tuple[Any, ...]) -> Any:
+    """Starts the core's work once the coroutine runs (``live.run`` and ``live.close`` return
+    one), so it may be made before the event loop runs."""
+    return await start(*arguments)
 
 
 def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:

@@ -271,3 +271,13 @@ async def test_a_shared_call_state_and_bad_call_options():
         registry.start_call(object())
     with pytest.raises(TypeError, match="is not an option of a tool"):
         local_tool(lookup, anounce="typo")
+
+
+def test_live_run_is_a_coroutine_made_before_the_loop_runs():
+    def lookup() -> Done:
+        return None
+
+    live = ToolRegistry([local_tool(lookup)]).start_call(RecordingSpeech())
+    result = asyncio.run(live.run("lookup", None, live.generation()))
+    assert result.model_result == {"ok": True}
+    assert asyncio.run(live.close()) == 0
