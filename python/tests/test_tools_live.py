@@ -281,3 +281,24 @@ def test_live_run_is_a_coroutine_made_before_the_loop_runs():
     result = asyncio.run(live.run("lookup", None, live.generation()))
     assert result.model_result == {"ok": True}
     assert asyncio.run(live.close()) == 0
+
+
+async def test_the_late_result_of_a_continue_tool_comes_once():
+    release = asyncio.Event()
+    started = asyncio.Event()
+
+    async def book(day: str) -> Done:
+        started.set()
+        await release.wait()
+
+    live = ToolRegistry([local_tool(book, interruption="continue")]).start_call(RecordingSpeech())
+    generation = live.generation()
+    generation.mark_spoken()
+    running = asyncio.ensure_future(live.run("book", {"day": "friday"}, generation))
+    await asyncio.wait_for(started.wait(), 5)
+    generation.interrupt()
+    assert (await running).status == "still_running"
+    release.set()
+    (late,) = await asyncio.wait_for(live.late_results(), 5)
+    assert late.tool == "book" and late.succeeded and late.model_result == {"ok": True}
+    assert await live.late_results() == []

@@ -281,6 +281,31 @@ impl PyLiveCall {
         Ok(future)
     }
 
+    /// The results of `continue` tools whose reply was cut off, each exactly once (a coroutine):
+    /// waits for those still running, checks, saves and says each like any result. The adapter
+    /// adds them to the next request.
+    fn late_results<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        deferred(
+            slf.getattr("_start_late_results")?,
+            PyTuple::empty(slf.py()),
+        )
+    }
+
+    /// The start of [`late_results`](Self::late_results), on the event loop's thread.
+    #[pyo3(name = "_start_late_results")]
+    fn start_late_results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        bridge::remember_loop(py);
+        let registry = self.registry.clone();
+        let live = self.live.clone();
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let results = registry.late_results(&live).await;
+            Ok(results
+                .into_iter()
+                .map(|result| PyCallResult::new(result, &live))
+                .collect::<Vec<_>>())
+        })
+    }
+
     /// The end of the call: background work (webhooks that do not wait) finishes, for at most
     /// ten seconds. Returns how many background tasks were still running then.
     fn close<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
