@@ -134,6 +134,11 @@ class LiveCall(Protocol):
         """
         ...
 
+    async def late_results(self) -> list[CallResult]:
+        """The results of ``continue`` tools whose reply was cut off, each exactly once; the
+        adapter adds them to the next request."""
+        ...
+
     async def close(self) -> None:
         """The end of the call: background work (webhooks that do not wait) finishes."""
         ...

@@ -26,3 +26,20 @@ def test_the_names_the_reference_imports():
 
     for name in hark.__all__:
         assert getattr(hark, name) is not None, name
+
+
+def test_the_extensions_type_stub_names_every_public_name():
+    import ast
+    from pathlib import Path
+
+    from hark import _core
+
+    stub = ast.parse((Path(_core.__file__).parent / "_core.pyi").read_text())
+    declared = {node.name for node in stub.body if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    public = {name for name in dir(_core) if not name.startswith("_")}
+    assert public - declared == set()
+    for node in stub.body:
+        if isinstance(node, ast.ClassDef):
+            methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            real = {name for name in dir(getattr(_core, node.name)) if not name.startswith("_")}
+            assert real - methods == set(), node.name
