@@ -1,8 +1,15 @@
 //! `hark._core`: the Rust side of the `hark-voice` Python package (python/).
 //!
-//! Today it carries the package's version only: the tool layer (over `hark-tools`) and the
-//! local classifier for Pipecat's `UIWorker` (over `hark-classify`) come as their own modules
-//! with issue 18.
+//! - [`classify`]: `LocalClassifier`, Hark's local classifier for Pipecat's `UIWorker`
+//!   (`hark.pipecat.LocalClassifier` wraps it), with the JSON shapes of [`classify_shapes`].
+//! - [`blocking`]: blocking Rust work as asyncio awaitables, and the exit gate that keeps Rust
+//!   threads away from a finalizing interpreter.
+//!
+//! The tool layer (over `hark-tools`) comes as its own module.
+
+mod blocking;
+mod classify;
+mod classify_shapes;
 
 use pyo3::prelude::*;
 
@@ -11,5 +18,7 @@ use pyo3::prelude::*;
 #[pyo3(name = "_core")]
 fn core_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    blocking::register(module)?;
+    classify::register(module)?;
     Ok(())
 }
