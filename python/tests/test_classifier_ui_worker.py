@@ -198,3 +198,71 @@ async def test_the_classifier_answers_off_the_event_loop(screen: Screen):
     assert await task == "e32"
     refs = await asyncio.gather(*(screen.ui.which_element("the email field") for _ in range(20)))
     assert refs == ["e32"] * 20
+
+
+# --- More options than Hark takes -------------------------------------------------------------
+
+TOO_MANY = (
+    'the choice question "element" has 300 options; the local classifier takes at most 255: '
+    "narrow the options first, or give it a fallback classifier for such questions "
+    "(hark.pipecat.LocalClassifier(fallback=LLMClassifier(llm=llm)))."
+)
+
+
+def long_page(count: int = 300) -> dict[str, Any]:
+    """A page of ``count`` named buttons ("Song 0" …), more than the 255 options Hark takes."""
+    buttons = [{"ref": f"e{i + 2}", "role": "button", "name": f"Song {i}"} for i in range(count)]
+    return {"root": {"ref": "e1", "role": "list", "children": buttons}, "captured_at": 1}
+
+
+async def test_a_page_of_300_elements_is_a_clear_error_naming_the_count_and_the_limit(screen: Screen):
+    await screen.show(long_page())
+    with pytest.raises(JobError):
+        await screen.job("find", "song 17")
+    await screen.bot.until(lambda: screen.recorder.responses(), what="the job's response")
+    assert screen.recorder.responses()[-1].response == {"error": TOO_MANY}
+    with pytest.raises(LocalClassifierError) as raised:
+        await screen.ui.which_element("song 17")
+    assert (raised.value.kind, str(raised.value)) == ("too_many_options", TOO_MANY)
+    # Per-element questions have no such limit: select answers all 300 locally.
+    songs = await screen.job("select", "song 17")
+    assert [m["label"] for m in songs["matches"]][:1] == ["Song 17"]
+
+
+async def test_a_fallback_answers_what_hark_cannot(openai_server: ScriptedOpenAI):  # noqa: F811
+    from instant_openai import InstantOpenAI, answer
+    from pipecat.classifiers.llm.classifier import LLMClassifier
+
+    # One reply for every request: Pipecat's LLMClassifier reads the answers it asked for.
+    replies = {
+        "element": {"choice": "e19", "probabilities": {"e19": 0.9}},
+        "check": {"probability": 0.8},
+    }
+    llm_server = InstantOpenAI(answer(replies))
+    await llm_server.start()
+    fallback_llm = OpenAILLMService(
+        api_key="sk-scripted",
+        base_url=llm_server.base_url,
+        settings=OpenAILLMService.Settings(model="gpt-4.1-mini"),
+    )
+    bot = Bot(openai_server)
+    ui = ui_worker(openai_server, LocalClassifier(fallback=LLMClassifier(llm=fallback_llm)))
+    await bot.runner.add_workers(ui)
+    try:
+        async with bot:
+            s = Screen(bot, ui, BusRecorder())
+            await s.show(long_page())
+            found = await s.job("find", "song 17")
+            assert found == {"label": "Song 17", "confidence": 0.9}
+            assert len(llm_server.requests) == 1
+            checked = await s.job("check", "would the user like this page?")
+            assert checked == {"yes": True, "probability": 0.8}
+            assert len(llm_server.requests) == 2
+            # What Hark reads stays local.
+            await s.show(demo_snapshot())
+            assert (await s.job("find", "the email field"))["label"] == "Email"
+            assert len(llm_server.requests) == 2
+            await bot.runner.end()
+            await asyncio.wait_for(bot.finished.wait(), 5)
+    finally:
+        await llm_server.close()
