@@ -65,6 +65,28 @@ async def measure(ui: UIWorker, rounds: int, check: bool) -> tuple[list[float], 
     return sorted(times), right if check else -1
 
 
+async def measure_core(ui: UIWorker, local: LocalClassifier, rounds: int) -> list[float]:
+    """Times the Rust core's ``ask`` alone: the state and question JSON made once up front
+    (what ``which_element`` adds on top is Pipecat rendering ``<ui_state>``, listing the named
+    elements, and the JSON in and out)."""
+    options = [[e.ref, f'{e.role} "{e.name}"'] for e in ui._named_elements()]
+    screen = ui.render_ui_state()
+    question = {"kind": "choice", "instructions": "the element on screen the user is referring to"}
+    calls = [
+        (json.dumps({"utterance": words, "screen": screen}), json.dumps({"element": {**question, "options": options}}))
+        for words, _ in DESCRIPTIONS
+    ]
+    core = local._core
+    for i in range(20):
+        await core.ask(*calls[i % len(calls)])
+    times = []
+    for i in range(rounds):
+        start = time.perf_counter()
+        await core.ask(*calls[i % len(calls)])
+        times.append((time.perf_counter() - start) * 1e6)
+    return sorted(times)
+
+
 def llm(base_url: str) -> OpenAILLMService:
     return OpenAILLMService(
         api_key="sk-bench",
@@ -89,6 +111,10 @@ async def main() -> None:
             UIWorker("ui", llm=llm(server.base_url), classifier=local),
             True,
         ),
+        "hark LocalClassifier(embeddings=False)": (
+            UIWorker("ui", llm=llm(server.base_url), classifier=LocalClassifier(embeddings=False)),
+            True,
+        ),
         "pipecat LLMClassifier, instant server": (
             UIWorker("ui", llm=llm(server.base_url), classifier=LLMClassifier(llm=llm(server.base_url))),
             False,
@@ -105,6 +131,25 @@ async def main() -> None:
             f"{label:48} {percentile(times, 50):9.0f} {percentile(times, 99):9.0f} "
             f"{statistics.fmean(times):9.0f}  {shown}"
         )
+    ui = next(iter(workers.values()))[0]
+    times = await measure_core(ui, local, args.rounds)
+    label = "hark._core ask alone (JSON prepared)"
+    print(
+        f"{label:48} {percentile(times, 50):9.0f} {percentile(times, 99):9.0f} "
+        f"{statistics.fmean(times):9.0f}"
+    )
+    times = []
+    for _ in range(args.rounds):
+        start = time.perf_counter()
+        ui.render_ui_state()
+        ui._named_elements()
+        times.append((time.perf_counter() - start) * 1e6)
+    times.sort()
+    label = "pipecat's own part: <ui_state> + named elements"
+    print(
+        f"{label:48} {percentile(times, 50):9.0f} {percentile(times, 99):9.0f} "
+        f"{statistics.fmean(times):9.0f}"
+    )
     print(f"LLM requests served: {len(server.requests)}")
     await server.close()
 
