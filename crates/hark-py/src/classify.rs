@@ -27,7 +27,7 @@ use pyo3::prelude::*;
 use crate::{blocking, classify_shapes};
 
 create_exception!(
-    _core,
+    hark._core,
     ClassifyError,
     PyException,
     "Hark's local classifier could not answer; `kind` says why (`unreadable_question`, \
