@@ -197,6 +197,5 @@ fn answer(classifier: &LocalClassifier, state: &str, questions: &str) -> Result<
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyLocalClassifier>()?;
     module.add("ClassifyError", module.py().get_type::<ClassifyError>())?;
-    module.add("FETCH_COMMAND", FETCH_COMMAND)?;
     Ok(())
 }
