@@ -708,6 +708,18 @@ impl ToolSpec {
         Ok(self)
     }
 
+    /// A precheck over the checked arguments as JSON (locked values filled), for a binding whose
+    /// precheck is not a Rust type (the Python package): `function` returns the outcome as JSON,
+    /// or `None` to go ahead. The binding checks which parameters its function reads; the outcome
+    /// goes through the output check like any result, and the tool's replies say it.
+    pub fn precheck_json<F>(mut self, function: F) -> Self
+    where
+        F: Fn(&Arguments) -> Result<Option<Value>, ToolError> + Send + Sync + 'static,
+    {
+        self.precheck = Some(Precheck(Arc::new(function)));
+        self
+    }
+
     /// True when the tool has a precheck ("Check a rule before the tool runs"): a flow's finish
     /// rule on it must leave a precheck outcome out (point 5).
     pub fn has_precheck(&self) -> bool {

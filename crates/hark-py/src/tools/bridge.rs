@@ -1,0 +1,90 @@
+//! Awaiting a Python coroutine from Rust (pyo3-async-runtimes' `into_future`) so that dropping the
+//! Rust future cancels the Python task: the coroutine runs inside `hark._bridge.guarded`, whose
+//! handle the drop guard cancels.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3_async_runtimes::TaskLocals;
+
+use super::json::bridge;
+
+type PyFuture = Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>;
+
+/// The event loop of the last call run from Python: work the core runs outside the asyncio
+/// task that awaits a call (a webhook sent in the background, a token it fetches) runs its
+/// Python there.
+static LAST_LOOP: Mutex<Option<TaskLocals>> = Mutex::new(None);
+
+fn last_loop() -> Option<TaskLocals> {
+    LAST_LOOP.lock().ok().and_then(|l| l.clone())
+}
+
+/// Remembers the running event loop (call it on the loop's thread, from a call's entry point).
+pub fn remember_loop(py: Python<'_>) {
+    if let Ok(locals) = TaskLocals::with_running_loop(py).and_then(|l| l.copy_context(py))
+        && let Ok(mut last) = LAST_LOOP.lock()
+    {
+        *last = Some(locals);
+    }
+}
+
+/// A Python awaitable scheduled on the call's event loop, awaited from Rust.
+pub struct Awaiting {
+    future: PyFuture,
+    guard: CancelOnDrop,
+}
+
+/// Cancels the Python task when dropped before the task finished.
+struct CancelOnDrop {
+    handle: Option<Py<PyAny>>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            // At interpreter exit there is nothing left to cancel: `try_attach` gives up then.
+            let _ = Python::try_attach(|py| {
+                if let Err(error) = handle.call_method0(py, "cancel") {
+                    error.print(py);
+                }
+            });
+        }
+    }
+}
+
+/// Schedules `awaitable` (a coroutine, or any value: a plain value is returned as it is) on the
+/// event loop of the asyncio task that awaits the call, and returns its Rust side.
+///
+/// Call it inside a future made by `future_into_py` (the loop is found there), before its first
+/// await point.
+pub fn awaiting(py: Python<'_>, awaitable: &Bound<'_, PyAny>) -> PyResult<Awaiting> {
+    let module = bridge(py)?;
+    let handle = module.getattr("Handle")?.call0()?;
+    let guarded = module.getattr("guarded")?.call1((awaitable, &handle))?;
+    let locals = match pyo3_async_runtimes::tokio::get_current_locals(py) {
+        Ok(locals) => locals,
+        Err(error) => last_loop().ok_or(error)?,
+    };
+    let future = pyo3_async_runtimes::into_future_with_locals(&locals, guarded)?;
+    Ok(Awaiting {
+        future: Box::pin(future),
+        guard: CancelOnDrop {
+            handle: Some(handle.unbind()),
+        },
+    })
+}
+
+impl Awaiting {
+    /// Waits for the Python task's result (its exception as `Err`).
+    pub async fn result(mut self) -> PyResult<Py<PyAny>> {
+        let result = (&mut self.future).await;
+        // Finished: nothing to cancel (the handle is dropped with the GIL held below).
+        if let Some(handle) = self.guard.handle.take() {
+            Python::attach(|_| drop(handle));
+        }
+        result
+    }
+}

@@ -1,0 +1,104 @@
+//! `PyExecutor`: a tool executor that is a Python object with an async `run(arguments, state, *,
+//! context=None)`, an optional `validate(arguments) -> dict` and `checks_extra_arguments`.
+
+use futures::future::BoxFuture;
+use hark_tools::{Arguments, ToolContext, ToolError, ToolExecutor};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::Value;
+
+use super::bridge;
+use super::errors::tool_error;
+use super::json::{bridge as helpers, to_py, to_value};
+use super::state::PyCallState;
+
+/// A Python executor, as `hark-tools` runs it. What it may do was read once, when it was built.
+pub struct PyExecutor {
+    object: Py<PyAny>,
+    label: String,
+    takes_context: bool,
+    validates: bool,
+    checks_extra: bool,
+}
+
+impl std::fmt::Debug for PyExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PyExecutor({})", self.label)
+    }
+}
+
+impl PyExecutor {
+    /// Reads what `object` offers (`hark._bridge.executor_flags`): fails with `TypeError` when it
+    /// has no async `run`.
+    pub fn new(tool: &str, object: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (label, takes_context, validates, checks_extra): (String, bool, bool, bool) =
+            helpers(object.py())?
+                .getattr("executor_flags")?
+                .call1((tool, object))?
+                .extract()?;
+        Ok(Self {
+            object: object.clone().unbind(),
+            label,
+            takes_context,
+            validates,
+            checks_extra,
+        })
+    }
+}
+
+impl ToolExecutor for PyExecutor {
+    fn run<'a>(
+        &'a self,
+        arguments: Arguments,
+        context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        Box::pin(async move {
+            // Every Python call happens on the first poll, inside the asyncio task's scope.
+            let awaiting = Python::attach(|py| -> PyResult<bridge::Awaiting> {
+                let arguments = to_py(py, &Value::Object(arguments))?;
+                let state = Py::new(py, PyCallState::snapshot(context))?;
+                let kwargs = PyDict::new(py);
+                if self.takes_context {
+                    let event = match &context.event {
+                        Some(event) => to_py(py, &Value::Object(event.clone()))?,
+                        None => py.None().into_bound(py),
+                    };
+                    kwargs.set_item("context", event)?;
+                }
+                let coroutine =
+                    self.object
+                        .bind(py)
+                        .call_method("run", (arguments, state), Some(&kwargs))?;
+                bridge::awaiting(py, &coroutine)
+            })
+            .map_err(tool_error)?;
+            let result = awaiting.result().await.map_err(tool_error)?;
+            Python::attach(|py| to_value(result.bind(py)))
+                .map_err(|_| ToolError::internal("the tool returned a value that is not JSON"))
+        })
+    }
+
+    fn validate(&self, arguments: Arguments) -> Result<Arguments, ToolError> {
+        if !self.validates {
+            return Ok(arguments);
+        }
+        Python::attach(|py| -> PyResult<Result<Arguments, ToolError>> {
+            let given = to_py(py, &Value::Object(arguments))?;
+            let checked = match self.object.bind(py).call_method1("validate", (given,)) {
+                Ok(checked) => checked,
+                Err(error) => return Ok(Err(tool_error(error))),
+            };
+            match to_value(&checked)? {
+                Value::Object(map) => Ok(Ok(map)),
+                _ => Ok(Err(ToolError::internal(
+                    "validate returned something other than a dict",
+                ))),
+            }
+        })
+        .unwrap_or_else(|error| Err(tool_error(error)))
+    }
+
+    fn checks_extra_arguments(&self) -> bool {
+        self.checks_extra
+    }
+}

@@ -1,0 +1,281 @@
+//! A call in progress: `LiveCall` (runs tool calls), `Generation` (one model reply) and
+//! `CallResult` (what one tool call did), as the adapter contract (`hark/call.py`) names them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_tools::{CallResult, CallStatus, Generation, LiveCall, RawArguments, ToolRegistry};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use serde_json::Value;
+
+use super::bridge;
+use super::json::{bridge as helpers, to_py, to_value};
+use super::state::PyCallState;
+
+/// How long `close` lets background work (webhooks that do not wait) finish.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
+
+/// One call in progress (`registry.start_call(...)`).
+#[pyclass(name = "LiveCall", module = "hark._core", frozen)]
+#[derive(Debug)]
+pub struct PyLiveCall {
+    registry: Arc<ToolRegistry>,
+    live: Arc<LiveCall>,
+}
+
+impl PyLiveCall {
+    /// A live call of `registry`'s tools.
+    pub fn new(registry: Arc<ToolRegistry>, live: LiveCall) -> Self {
+        Self {
+            registry,
+            live: Arc::new(live),
+        }
+    }
+}
+
+/// `future` as a coroutine (`hark._bridge.awaited`), so that `asyncio.create_task` takes it like
+/// any `async def`; cancelling the task cancels the future, which drops the Rust future.
+fn coroutine<'py>(py: Python<'py>, future: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    helpers(py)?.getattr("awaited")?.call1((future,))
+}
+
+/// One model reply and its tool calls.
+#[pyclass(name = "Generation", module = "hark._core", frozen)]
+#[derive(Debug)]
+pub struct PyGeneration {
+    inner: Generation,
+}
+
+#[pymethods]
+impl PyGeneration {
+    /// The caller talked over the bot: running calls that do not `continue` are cancelled; a
+    /// generation interrupted before any of it was spoken is discarded (its calls never run).
+    fn interrupt(&self) {
+        self.inner.interrupt();
+    }
+
+    /// Some of this reply has been spoken to the caller.
+    fn mark_spoken(&self) {
+        self.inner.mark_spoken();
+    }
+
+    /// True once the generation was interrupted.
+    #[getter]
+    fn interrupted(&self) -> bool {
+        self.inner.is_interrupted()
+    }
+
+    /// True when it was interrupted before any of it was spoken.
+    #[getter]
+    fn discarded(&self) -> bool {
+        self.inner.is_discarded()
+    }
+}
+
+/// The arguments as the caller gave them, owned so the future can hold them.
+enum Given {
+    None,
+    Text(String),
+    Json(Value),
+}
+
+/// What one tool call did (read-only).
+#[pyclass(name = "CallResult", module = "hark._core", frozen)]
+#[derive(Debug)]
+pub struct PyCallResult {
+    tool: String,
+    status: CallStatus,
+    result: Value,
+    model_result: Value,
+    model_text: String,
+    announced: Vec<String>,
+    said: Vec<String>,
+    saved: Vec<String>,
+    ask_model_reply: bool,
+    ends_conversation: bool,
+    prechecked: bool,
+    state: Value,
+}
+
+impl PyCallResult {
+    fn new(result: CallResult, live: &LiveCall) -> Self {
+        Self {
+            model_text: result.outcome.model_text(),
+            tool: result.outcome.tool,
+            status: result.outcome.status,
+            result: result.outcome.result,
+            model_result: result.outcome.model_result,
+            announced: result.announced.into_iter().collect(),
+            said: result.said,
+            saved: result.saved,
+            ask_model_reply: result.ask_model_reply,
+            ends_conversation: result.ends_conversation,
+            prechecked: result.prechecked,
+            state: live.state.values(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyCallResult {
+    /// The tool's name as the model called it.
+    #[getter]
+    fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// `"succeeded"`, `"failed"`, `"refused"` or `"still_running"`.
+    #[getter]
+    fn status(&self) -> &'static str {
+        match self.status {
+            CallStatus::Succeeded => "succeeded",
+            CallStatus::Failed => "failed",
+            CallStatus::Refused => "refused",
+            CallStatus::StillRunning => "still_running",
+        }
+    }
+
+    /// What the model reads, as a JSON value.
+    #[getter]
+    fn model_result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.model_result)
+    }
+
+    /// The exact text of the tool message.
+    #[getter]
+    fn model_text(&self) -> &str {
+        &self.model_text
+    }
+
+    /// The full checked result (task code reads it), or the error's JSON.
+    #[getter]
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.result)
+    }
+
+    /// The lines spoken before the tool ran.
+    #[getter]
+    fn announced(&self) -> Vec<String> {
+        self.announced.clone()
+    }
+
+    /// The reply rows spoken after it.
+    #[getter]
+    fn said(&self) -> Vec<String> {
+        self.said.clone()
+    }
+
+    /// The State values the result saved.
+    #[getter]
+    fn saved(&self) -> Vec<String> {
+        self.saved.clone()
+    }
+
+    /// False when no model reply should follow.
+    #[getter]
+    fn ask_model_reply(&self) -> bool {
+        self.ask_model_reply
+    }
+
+    /// True when the adapter ends the call after the last line played.
+    #[getter]
+    fn ends_conversation(&self) -> bool {
+        self.ends_conversation
+    }
+
+    /// True when the tool ran and its result fits its output.
+    #[getter]
+    fn succeeded(&self) -> bool {
+        self.status == CallStatus::Succeeded
+    }
+
+    /// True when the result came from the tool's precheck.
+    #[getter]
+    fn prechecked(&self) -> bool {
+        self.prechecked
+    }
+
+    /// The call state's values after the call.
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.state)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "CallResult(tool={:?}, status={:?}, model_text={:?})",
+            self.tool,
+            self.status(),
+            self.model_text
+        )
+    }
+}
+
+#[pymethods]
+impl PyLiveCall {
+    /// A new generation: one per model reply.
+    fn generation(&self) -> PyGeneration {
+        PyGeneration {
+            inner: self.live.generation(),
+        }
+    }
+
+    /// Runs one tool call of `generation`; `None` when the generation was discarded.
+    /// `arguments` is the model's JSON text, a dict or `None`.
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        generation: &Bound<'py, PyGeneration>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let given = match arguments.filter(|a| !a.is_none()) {
+            None => Given::None,
+            Some(text) if text.is_instance_of::<PyString>() => Given::Text(text.extract()?),
+            Some(value) if value.is_instance_of::<pyo3::types::PyDict>() => {
+                Given::Json(to_value(value)?)
+            }
+            Some(_) => {
+                return Err(PyTypeError::new_err(
+                    "arguments are the model's JSON text, a dict or None",
+                ));
+            }
+        };
+        bridge::remember_loop(py);
+        let generation = generation.get().inner.clone();
+        let registry = self.registry.clone();
+        let live = self.live.clone();
+        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let raw = match &given {
+                Given::None => RawArguments::None,
+                Given::Text(text) => RawArguments::Text(text),
+                Given::Json(value) => RawArguments::Json(value),
+            };
+            match registry.call_live(&name, raw, &live, &generation).await {
+                Ok(result) => Ok(Some(PyCallResult::new(result, &live))),
+                Err(_discarded) => Ok(None),
+            }
+        })?;
+        coroutine(py, future)
+    }
+
+    /// The end of the call: background work (webhooks that do not wait) finishes, for at most
+    /// ten seconds. Returns how many background tasks were still running then.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let live = self.live.clone();
+        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            Ok(live.hooks.drain(DRAIN_LIMIT).await.unfinished)
+        })?;
+        coroutine(py, future)
+    }
+
+    /// The call's state (shared: a tool's saves show here).
+    #[getter]
+    fn state(&self) -> PyCallState {
+        PyCallState {
+            inner: self.live.state.clone(),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The tool layer as Python classes: each module holds one of them (or the glue they share).
+
+use pyo3::prelude::*;
+
+mod bridge;
+mod builtin;
+mod errors;
+mod executor;
+mod json;
+mod live;
+mod options;
+mod registry;
+mod spec;
+mod speech;
+mod state;
+mod texts;
+mod webhook;
+
+/// Adds the tool layer's classes and functions to `hark._core`.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<spec::PyToolSpec>()?;
+    module.add_class::<registry::PyToolRegistry>()?;
+    module.add_class::<live::PyLiveCall>()?;
+    module.add_class::<live::PyGeneration>()?;
+    module.add_class::<live::PyCallResult>()?;
+    module.add_class::<state::PyCallState>()?;
+    texts::register(module)?;
+    builtin::register(module)?;
+    webhook::register(module)?;
+    Ok(())
+}

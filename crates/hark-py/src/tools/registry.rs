@@ -1,0 +1,310 @@
+//! `ToolRegistry`: the tools of a call with their State, assign and reply rows, checked when it
+//! is built; definitions in a provider's dialect; starting a call.
+
+use std::sync::{Arc, Mutex};
+
+use hark_tools::{
+    Assign, CallState, Dialect, LiveCall, SinkError, StateModel, ToolEvent, ToolRegistry, ToolSpec,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{Value, json};
+
+use super::errors::build_error;
+use super::json::{bridge, to_py, to_value};
+use super::live::PyLiveCall;
+use super::options::reply_rows;
+use super::spec::PyToolSpec;
+use super::speech::PySpeech;
+use super::state::{PyCallState, call_info, values_of};
+
+/// The tools of one agent or call (`hark.ToolRegistry`).
+#[pyclass(name = "ToolRegistry", module = "hark._core", frozen)]
+pub struct PyToolRegistry {
+    /// The Rust registry, shared with every call started from it.
+    pub inner: Arc<ToolRegistry>,
+    /// The Python sinks it holds (a Python function is one sink, however often it listens).
+    sinks: Mutex<Vec<HeldSink>>,
+}
+
+type HeldSink = (Py<PyAny>, Arc<dyn hark_tools::ToolSink>);
+
+impl std::fmt::Debug for PyToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.inner)
+    }
+}
+
+impl PyToolRegistry {
+    fn wrap(inner: ToolRegistry, sinks: Vec<HeldSink>) -> Self {
+        Self {
+            inner: Arc::new(inner),
+            sinks: Mutex::new(sinks),
+        }
+    }
+
+    fn held(&self, py: Python<'_>) -> Vec<HeldSink> {
+        let held = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        held.iter()
+            .map(|(object, sink)| (object.clone_ref(py), sink.clone()))
+            .collect()
+    }
+}
+
+fn specs(tools: &Bound<'_, PyAny>) -> PyResult<Vec<ToolSpec>> {
+    let mut specs = Vec::new();
+    for tool in tools.try_iter()? {
+        let tool = tool?;
+        let spec = tool.cast::<PyToolSpec>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "a registry holds tools (from local_tool, webhook_tool, ToolSpec…), not {}",
+                tool.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?;
+        specs.push(spec.get().inner.clone());
+    }
+    Ok(specs)
+}
+
+fn dialect(name: &str) -> PyResult<Dialect> {
+    Ok(match name {
+        "openai" => Dialect::OpenAi,
+        "openai_strict" => Dialect::OpenAiStrict,
+        "anthropic" => Dialect::Anthropic,
+        "anthropic_strict" => Dialect::AnthropicStrict,
+        "gemini" => Dialect::GeminiParameters,
+        "gemini_json_schema" => Dialect::GeminiJsonSchema,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "dialect is one of openai, openai_strict, anthropic, anthropic_strict, gemini, gemini_json_schema, not {other:?}"
+            )));
+        }
+    })
+}
+
+/// A Python sink: called with `(stage, data)`; what it raises is logged, never the call's end.
+struct PySink(Py<PyAny>);
+
+impl hark_tools::ToolSink for PySink {
+    fn on_event(&self, event: &ToolEvent) -> Result<(), SinkError> {
+        Python::attach(|py| {
+            let data = json!({
+                "tool": event.tool,
+                "source": event.source,
+                "ms": event.ms,
+                "error": event.error,
+            });
+            let data = to_py(py, &data)?;
+            self.0
+                .bind(py)
+                .call1((event.stage.as_str(), data))
+                .map(drop)
+        })
+        .map_err(|e| Box::new(e) as SinkError)
+    }
+}
+
+#[pymethods]
+impl PyToolRegistry {
+    /// `ToolRegistry(tools, state=State, assign={tool: [Assign(...)]}, replies=[ToolReply(...)])`.
+    /// Every row and locked path is checked here; a problem raises `ValueError` naming the fix.
+    #[new]
+    #[pyo3(signature = (tools, *, state=None, assign=None, replies=None))]
+    fn new(
+        tools: &Bound<'_, PyAny>,
+        state: Option<&Bound<'_, PyAny>>,
+        assign: Option<&Bound<'_, PyDict>>,
+        replies: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let mut builder = ToolRegistry::builder(specs(tools)?);
+        if let Some(state) = state.filter(|s| !s.is_none()) {
+            let (name, schema): (String, Bound<'_, PyAny>) = bridge(state.py())?
+                .getattr("state_model_of")?
+                .call1((state,))?
+                .extract()?;
+            let model =
+                StateModel::from_schema(name, to_value(&schema)?).map_err(PyValueError::new_err)?;
+            builder = builder.state_model(model);
+        }
+        if let Some(assign) = assign {
+            for (tool, rows) in assign.iter() {
+                let tool: String = tool.extract()?;
+                let mut assigns = Vec::new();
+                for row in rows.try_iter()? {
+                    let row = row?;
+                    let variable: String = row.getattr("variable")?.extract()?;
+                    let path: Vec<String> = row.getattr("path")?.extract()?;
+                    assigns.push(Assign::new(variable, path));
+                }
+                builder = builder.assign(tool, assigns);
+            }
+        }
+        if let Some(replies) = replies.filter(|r| !r.is_none()) {
+            builder = builder.replies(reply_rows(replies)?);
+        }
+        Ok(Self::wrap(
+            builder.build().map_err(build_error)?,
+            Vec::new(),
+        ))
+    }
+
+    /// Starts a call that speaks through `speech` (the adapter's object: `say`, `wait_playout`,
+    /// `reply_spoke`). `state` is a `CallState` (shared as it is), a State model instance or a
+    /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA.
+    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None))]
+    fn start_call(
+        &self,
+        speech: &Bound<'_, PyAny>,
+        state: Option<&Bound<'_, PyAny>>,
+        call: Option<&Bound<'_, PyAny>>,
+        language: &str,
+        timezone: Option<&str>,
+    ) -> PyResult<PyLiveCall> {
+        let speech = PySpeech::new(speech)?;
+        let state = match state {
+            Some(given) if given.is_instance_of::<PyCallState>() => {
+                let shared = given.cast::<PyCallState>()?.get().inner.clone();
+                if let Some(call) = call.filter(|c| !c.is_none()) {
+                    shared.set_call(call_info(Some(call))?);
+                }
+                shared
+            }
+            other => {
+                let state = CallState::new(call_info(call)?, language, timezone);
+                for (name, value) in values_of(other)? {
+                    state.set(name, value);
+                }
+                state
+            }
+        };
+        let live = LiveCall::new(state, Arc::new(speech))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyLiveCall::new(self.inner.clone(), live))
+    }
+
+    /// Every tool's definition in a provider dialect (`openai`, `openai_strict`, `anthropic`,
+    /// `anthropic_strict`, `gemini`, `gemini_json_schema`), in the provider's request shape.
+    #[pyo3(signature = (dialect="openai"))]
+    fn definitions<'py>(&self, py: Python<'py>, dialect: &str) -> PyResult<Bound<'py, PyList>> {
+        let chosen = self::dialect(dialect)?;
+        let tools = self.inner.definitions(chosen);
+        let list = PyList::empty(py);
+        for tool in tools.tools {
+            let strict = tool.strict;
+            let value = match chosen {
+                Dialect::OpenAi | Dialect::OpenAiStrict => {
+                    let mut function = json!({
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    });
+                    if strict {
+                        function["strict"] = json!(true);
+                    }
+                    json!({"type": "function", "function": function})
+                }
+                Dialect::Anthropic | Dialect::AnthropicStrict => {
+                    let mut value = json!({
+                        "name": tool.name,
+                        "description": tool.description,
+                        "input_schema": tool.parameters,
+                    });
+                    if strict {
+                        value["strict"] = json!(true);
+                    }
+                    value
+                }
+                Dialect::GeminiParameters => {
+                    let mut value = json!({"name": tool.name, "description": tool.description});
+                    if !hark_schema::takes_no_arguments(&tool.parameters) {
+                        value["parameters"] = tool.parameters;
+                    }
+                    value
+                }
+                Dialect::GeminiJsonSchema => json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parametersJsonSchema": tool.parameters,
+                }),
+            };
+            list.append(to_py(py, &value)?)?;
+        }
+        if !tools.refused.is_empty() {
+            bridge(py)?
+                .getattr("warn")?
+                .call1((tools.refused.join("\n"),))?;
+        }
+        Ok(list)
+    }
+
+    /// True when the caller's speech must leave a running call of the tool alone.
+    fn keeps_running(&self, name: &str) -> bool {
+        self.inner.keeps_running(name)
+    }
+
+    /// What the model reads for `result` of the tool `name`, as the tool message's text.
+    fn for_model(&self, name: &str, result: &Bound<'_, PyAny>) -> PyResult<String> {
+        let value: Value = to_value(result)?;
+        Ok(serde_json::to_string(&self.inner.for_model(name, &value)).unwrap_or_default())
+    }
+
+    /// The tools' names, in order.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.inner.names()
+    }
+
+    /// The tool of this name, or `None`.
+    fn get(&self, name: &str) -> Option<PyToolSpec> {
+        self.inner.get(name).map(|spec| PyToolSpec {
+            inner: spec.clone(),
+        })
+    }
+
+    /// A registry of only the named tools (keeping the sinks).
+    #[pyo3(signature = (*names))]
+    fn only(&self, py: Python<'_>, names: Vec<String>) -> Self {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        Self::wrap(self.inner.only(&names), self.held(py))
+    }
+
+    /// A registry with these tools added (keeping the sinks). A name already taken fails.
+    #[pyo3(signature = (*tools))]
+    fn with_tools(&self, tools: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let added = self.inner.with_tools(specs(tools)?).map_err(build_error)?;
+        Ok(Self::wrap(added, self.held(tools.py())))
+    }
+
+    /// Adds a sink `sink(stage, data)`; a sink the registry already holds is not added again.
+    /// Returns whether it was added.
+    fn listen(&self, sink: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if !sink.is_callable() {
+            return Err(PyTypeError::new_err(
+                "listen takes a function sink(stage: str, data: dict)",
+            ));
+        }
+        let mut held = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        if held.iter().any(|(object, _)| object.is(sink)) {
+            return Ok(false);
+        }
+        let rust: Arc<dyn hark_tools::ToolSink> = Arc::new(PySink(sink.clone().unbind()));
+        held.push((sink.clone().unbind(), rust.clone()));
+        Ok(self.inner.listen(rust))
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.inner.contains(name)
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.tools().len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ToolRegistry({:?})", self.inner.names())
+    }
+}

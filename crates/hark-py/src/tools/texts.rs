@@ -1,0 +1,48 @@
+//! The Rust API's own texts and checks the Python layer needs: a value refused by its format,
+//! a phone number in E.164.
+
+use hark_tools::{Phone, messages};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// What the model reads for a value its type refused when its schema gives `format`
+/// (`is not a date: give it as year-month-day, like 2026-10-16`), or `None`.
+#[pyfunction]
+fn format_refused(format: &str) -> Option<String> {
+    messages::format_refused(format)
+}
+
+/// A phone number in international format as E.164 (`+14155550123`); `ValueError` with the
+/// Rust API's words otherwise.
+#[pyfunction]
+fn parse_phone(text: &str) -> PyResult<String> {
+    Phone::parse(text)
+        .map(|p| p.as_str().to_string())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The description of a phone number in the schema the model reads.
+#[pyfunction]
+fn phone_description() -> &'static str {
+    messages::PHONE_DESCRIPTION
+}
+
+/// `registry.replies_to` as a function: False when the result is a missing-argument refusal
+/// and the reply that made the call already spoke.
+#[pyfunction]
+#[pyo3(signature = (result, *, spoke))]
+fn replies_to(result: &Bound<'_, PyAny>, spoke: bool) -> PyResult<bool> {
+    Ok(hark_tools::replies_to(
+        &super::json::to_value(result)?,
+        spoke,
+    ))
+}
+
+/// Adds the functions to the module.
+pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(format_refused, module)?)?;
+    module.add_function(wrap_pyfunction!(parse_phone, module)?)?;
+    module.add_function(wrap_pyfunction!(phone_description, module)?)?;
+    module.add_function(wrap_pyfunction!(replies_to, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,191 @@
+"""What the Rust core (``hark._core``) calls back into: JSON in and out, awaiting a coroutine so
+that dropping the Rust future cancels the Python task, reading a tool's exception, and reading the
+objects an author hands over (executors, outputs, replies, State models). Not a public API."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import inspect
+import json
+import logging
+from typing import Any
+
+import pydantic
+import pydantic_core
+
+from hark.errors import ArgumentsMissing, InvalidArguments, ToolError, ToolRefused
+
+log = logging.getLogger("hark")
+
+loads = json.loads
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, enum.Enum):
+        return value.value
+    return pydantic_core.to_jsonable_python(value)
+
+
+def dumps(value: Any) -> str:
+    """A Python value as JSON text (pydantic models, dates, enums and dataclasses as JSON)."""
+    return json.dumps(value, default=_default, ensure_ascii=False, allow_nan=False)
+
+
+class Handle:
+    """The task a Rust future awaits, so that the Rust side can cancel it from any thread."""
+
+    __slots__ = ("task", "loop", "cancelled")
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[Any] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """Called by Rust when its future is dropped before the task finished."""
+        self.cancelled = True
+        task, loop = self.task, self.loop
+        if task is not None and loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+
+async def guarded(awaitable: Any, handle: Handle) -> Any:
+    """Runs ``awaitable`` (or returns a plain value) as the task ``handle`` can cancel."""
+    handle.task = asyncio.current_task()
+    handle.loop = asyncio.get_running_loop()
+    if handle.cancelled:
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()
+        raise asyncio.CancelledError
+    if inspect.isawaitable(awaitable):
+        return await awaitable
+    return awaitable
+
+
+async def awaited(future: Any) -> Any:
+    """The core's future as a coroutine (``live.run`` and ``live.close`` return one)."""
+    return await future
+
+
+def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:
+    """(kind, text the model reads, event text, missing names or argument lines)."""
+    if isinstance(error, InvalidArguments):
+        return ("invalid", str(error), error.event_text, list(error.lines))
+    if isinstance(error, ArgumentsMissing):
+        return ("missing", error.message, error.event_text, list(error.missing))
+    if isinstance(error, ToolRefused):
+        return ("refused", error.message, error.event_text, [])
+    if isinstance(error, ToolError):
+        return ("failed", error.message, error.event_text, [])
+    if isinstance(error, asyncio.CancelledError):
+        return ("cancelled", "cancelled", None, [])
+    # The details go to the log only: the model reads "failed before completing".
+    log.error("a tool raised %s", type(error).__name__, exc_info=error)
+    return ("internal", f"the tool raised {type(error).__name__}", None, [])
+
+
+def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
+    """(label, run takes context=, has validate, checks_extra_arguments); TypeError without an
+    async run."""
+    run = getattr(executor, "run", None)
+    if run is None or not inspect.iscoroutinefunction(run):
+        raise TypeError(
+            f"{tool}: the executor {type(executor).__name__} has no async run method. "
+            "Give it `async def run(self, arguments, state, *, context=None)`."
+        )
+    parameters = inspect.signature(run).parameters
+    takes_context = "context" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+    validate = getattr(executor, "validate", None)
+    return (
+        type(executor).__name__,
+        takes_context,
+        callable(validate),
+        bool(getattr(executor, "checks_extra_arguments", False)),
+    )
+
+
+def speech_flags(speech: Any) -> bool:
+    """True for a realtime model that speaks itself; TypeError when a method is missing."""
+    missing = [m for m in ("say", "wait_playout", "reply_spoke") if not callable(getattr(speech, m, None))]
+    if missing:
+        raise TypeError(
+            f"speech needs async say(line), async wait_playout() and reply_spoke(); "
+            f"{type(speech).__name__} has no {', '.join(missing)}"
+        )
+    return bool(getattr(speech, "speaks_itself", False))
+
+
+def speech_failed(method: str, error: BaseException) -> None:
+    log.warning("speech.%s raised %s; the call goes on", method, type(error).__name__, exc_info=error)
+
+
+def warn(text: str) -> None:
+    log.warning("%s", text)
+
+
+def output_of(output: Any) -> tuple[str, dict[str, Any] | None]:
+    """(name, JSON Schema) of an output: a pydantic model class, `Done`, `Accepted`, or a type
+    pydantic can describe."""
+    from hark.tools import Accepted, Done
+    from hark.schema import json_schema
+
+    if output is Done or output is None or output is type(None):
+        return ("Done", None)
+    if output is Accepted:
+        return ("Accepted", None)
+    if isinstance(output, tuple) and len(output) == 2 and isinstance(output[0], str):
+        return output  # (name, schema) as given
+    if isinstance(output, type) and issubclass(output, pydantic.BaseModel):
+        return (output.__name__, json_schema(output, mode="serialization"))
+    adapter = pydantic.TypeAdapter(output)
+    name = getattr(output, "__name__", None) or str(output)
+    return (name, json_schema(adapter, mode="serialization"))
+
+
+def reply_dict(reply: Any) -> dict[str, Any]:
+    """A ToolReply (or a dict of its fields) as a dict."""
+    if isinstance(reply, dict):
+        row = dict(reply)
+    elif dataclasses.is_dataclass(reply):
+        row = {f.name: getattr(reply, f.name) for f in dataclasses.fields(reply)}
+    else:
+        raise TypeError(f"replies take ToolReply(...) rows, not {type(reply).__name__}")
+    for key in row:
+        if key not in ("tool", "when", "state", "say", "say_in"):
+            raise TypeError(f"{key} is not a field of ToolReply: use tool, when, state, say, say_in")
+    return {
+        "tool": row.get("tool"),
+        "when": row.get("when") or {},
+        "state": row.get("state") or {},
+        "say": row.get("say") or [],
+        "say_in": row.get("say_in") or {},
+    }
+
+
+def state_model_of(state: Any) -> tuple[str, dict[str, Any]]:
+    """(name, JSON Schema) of a State model class, each value accepting null (unset)."""
+    from hark.schema import json_schema
+
+    if not (isinstance(state, type) and issubclass(state, pydantic.BaseModel)):
+        raise TypeError(f"state= takes a pydantic model class, not {state!r}")
+    return (state.__name__, json_schema(state, mode="validation"))
+
+
+def input_schema_of(source: Any) -> dict[str, Any]:
+    """The parameters schema of a webhook's input: a pydantic model class, or a schema dict."""
+    from hark.schema import json_schema
+
+    if isinstance(source, dict):
+        return source
+    if isinstance(source, type) and issubclass(source, pydantic.BaseModel):
+        return json_schema(source)
+    raise TypeError(f"input= takes a pydantic model class or a JSON Schema dict, not {source!r}")

@@ -1,0 +1,37 @@
+"""The errors a tool raises for the model to read."""
+
+from __future__ import annotations
+
+__all__ = ["ToolError", "ToolRefused", "ArgumentsMissing", "InvalidArguments"]
+
+
+class ToolError(Exception):
+    """A failure the model reads as written: ``raise ToolError("No table is free that day.
+    Offer another day.")``. ``event_text`` is what logs and sinks get instead (a webhook sets it
+    to the status only); by default the same text."""
+
+    def __init__(self, message: str, *, event_text: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.event_text = event_text
+
+
+class ToolRefused(ToolError):
+    """The tool did not run: the model reads ``{"refused": message}`` and acts on its hint."""
+
+
+class ArgumentsMissing(ToolRefused):
+    """Required arguments were absent or blank: ``{"refused": message, "missing": [...]}``."""
+
+    def __init__(self, message: str, missing: list[str], *, event_text: str | None = None) -> None:
+        super().__init__(message, event_text=event_text)
+        self.missing = list(missing)
+
+
+class InvalidArguments(ToolRefused):
+    """Arguments the schema let through but their type refused (a day that does not exist):
+    one line per problem, ``path: reason``. Hark adds the closing hint."""
+
+    def __init__(self, lines: list[str], *, event_text: str) -> None:
+        super().__init__("\n".join(lines), event_text=event_text)
+        self.lines = list(lines)

@@ -1,0 +1,408 @@
+"""The tool layer: ``local_tool`` (a tool from a typed Python function), ``ToolSpec`` (a tool from
+a JSON Schema and your own executor), ``ToolRegistry``, and the rows and outputs they take.
+
+Arguments are checked, refused, templated and spoken in Hark's Rust core, with the same texts as
+the Rust API; a Python function gets real Python values, validated by pydantic from the checked
+JSON (a ``date``, an ``int``, a clean ``Phone``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hark import _core
+from hark._core import (
+    CallResult,
+    Generation,
+    LiveCall,
+    ToolRegistry,
+    ToolSpec,
+    current_datetime_tool,
+    user_phone_number_tool,
+)
+from hark.errors import ArgumentsMissing, InvalidArguments, ToolError, ToolRefused
+from hark.schema import json_schema
+from hark.webhooks import WebhookAuth, WebhookOptions, webhook_tool
+
+__all__ = [
+    "Accepted",
+    "ArgumentsMissing",
+    "Assign",
+    "CallResult",
+    "Done",
+    "Generation",
+    "LiveCall",
+    "ToolError",
+    "ToolRefused",
+    "ToolRegistry",
+    "ToolReply",
+    "ToolSpec",
+    "Transcript",
+    "WebhookAuth",
+    "WebhookOptions",
+    "current_datetime_tool",
+    "local_tool",
+    "replies_to",
+    "user_phone_number_tool",
+    "webhook_tool",
+]
+
+
+class Done(BaseModel):
+    """The output of a tool that only runs: ``{"ok": true}``."""
+
+    ok: Literal[True] = True
+
+
+class Accepted(BaseModel):
+    """The output of a webhook that does not wait for its answer: ``{"ok": true, "accepted":
+    true}``."""
+
+    ok: Literal[True] = True
+    accepted: Literal[True] = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Assign:
+    """Save the result value at ``path`` (field names; ``()`` is the whole result) into the State
+    value ``variable``."""
+
+    variable: str
+    path: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolReply:
+    """A line code says for a result instead of asking the model for a reply.
+
+    ``when`` maps a result field to the values that call for the line, ``state`` a State value to
+    its values; ``say`` holds alternatives said in turn; ``say_in`` lines by language. On a
+    registry a reply names its ``tool``; on the tool itself it leaves it out."""
+
+    tool: str | None = None
+    when: Mapping[str, Sequence[Any]] | None = None
+    state: Mapping[str, Sequence[Any]] | None = None
+    say: Sequence[str] = ()
+    say_in: Mapping[str, Sequence[str]] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Transcript:
+    """A locked value: the call's last ``max_messages`` transcript messages."""
+
+    max_messages: int = 50
+
+
+def replies_to(result: Any, *, spoke: bool) -> bool:
+    """Whether the model replies to ``result``: False for an ``ArgumentsMissing`` refusal after a
+    reply that already spoke (that reply asked the caller, so the caller answers next)."""
+    return _core.replies_to(result, spoke=spoke)
+
+
+# ------------------------------------------------------------------------------ local_tool
+
+_ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
+_SECTION = re.compile(r"^\s*[A-Z][A-Za-z ]*:\s*$")
+
+
+def _docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """(the description: the docstring up to its Args: section; each argument's description)."""
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    description: list[str] = []
+    arguments: dict[str, str] = {}
+    i = 0
+    while i < len(lines) and not _ARGS_HEADER.match(lines[i]):
+        description.append(lines[i])
+        i += 1
+    current: str | None = None
+    indent: int | None = None
+    for line in lines[i + 1 :]:
+        if not line.strip():
+            current = None
+            continue
+        if _SECTION.match(line) and (indent is None or len(line) - len(line.lstrip()) < indent):
+            break
+        match = _ARG_LINE.match(line)
+        this_indent = len(line) - len(line.lstrip())
+        if match and (indent is None or this_indent <= indent):
+            indent = this_indent
+            current = match.group(1).lstrip("*")
+            arguments[current] = match.group(3).strip()
+        elif current is not None:
+            arguments[current] = (arguments[current] + " " + line.strip()).strip()
+    return "\n".join(description).strip(), arguments
+
+
+def _has_description(annotation: Any) -> bool:
+    if typing.get_origin(annotation) is typing.Annotated:
+        for extra in typing.get_args(annotation)[1:]:
+            if isinstance(extra, pydantic.fields.FieldInfo) and extra.description:
+                return True
+    return False
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _output_of(tool: str, function: Callable[..., Any], hints: dict[str, Any], output: Any) -> Any:
+    if output is not None:
+        return output
+    if "return" not in hints:
+        raise TypeError(
+            f"{tool} has no return type, so name its output: annotate the return type "
+            "(-> YourModel) or pass output=YourModel."
+        )
+    returned = hints["return"]
+    if returned is None or returned is type(None):
+        return Done
+    bare = typing.get_origin(returned) or returned
+    if bare in (dict, Mapping, typing.Any, object) or returned is typing.Any:
+        raise TypeError(
+            f"{tool} returns a dict, so name its output: pass output=YourModel "
+            "(a pydantic model the result is checked against)."
+        )
+    return returned
+
+
+def _format_at(schema: dict[str, Any], path: Sequence[Any]) -> str | None:
+    """The `format` of the value at `path` in `schema` (following `$ref`s and `anyOf`)."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        seen = 0
+        while isinstance(node, dict) and "$ref" in node and seen < 32:
+            node = defs.get(node["$ref"].rsplit("/", 1)[-1], {})
+            seen += 1
+        return node
+
+    def find(node: Any, rest: Sequence[Any]) -> str | None:
+        node = resolve(node)
+        if not isinstance(node, dict):
+            return None
+        for branch in node.get("anyOf", []) + node.get("oneOf", []):
+            found = find(branch, rest)
+            if found:
+                return found
+        if not rest:
+            return node.get("format")
+        head, tail = rest[0], rest[1:]
+        if isinstance(head, int):
+            return find(node.get("items", {}), tail)
+        properties = node.get("properties", {})
+        if head in properties:
+            return find(properties[head], tail)
+        return None
+
+    return find(schema, list(path))
+
+
+def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> InvalidArguments:
+    """A pydantic refusal of checked arguments in the core's words: a value of a format Hark
+    knows reads that format's words (`day: is not a date: give it as year-month-day, like
+    2026-10-16`), any other the reason pydantic gives. The event text names fields only."""
+    lines: list[str] = []
+    fields: list[str] = []
+    for item in error.errors(include_input=False, include_url=False):
+        location = [part for part in item["loc"] if not (isinstance(part, str) and "[" in part)]
+        path = ".".join(str(part) for part in location)
+        form = _format_at(schema, location)
+        reason = _core.format_refused(form) if form else None
+        if reason is None:
+            reason = item["msg"]
+            fields.append(f"{path or '(arguments)'} (type)")
+        else:
+            fields.append(f"{path or '(arguments)'} (format)")
+        line = f"{path}: {reason}" if path else reason
+        if line not in lines:
+            lines.append(line)
+    return InvalidArguments(lines, event_text="invalid arguments: " + ", ".join(fields))
+
+
+class FunctionExecutor:
+    """Runs a Python function with checked arguments decoded by pydantic, and dumps its result
+    to JSON for the core's output check."""
+
+    checks_extra_arguments = False
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        model: type[BaseModel],
+        names: list[str] | None,
+        output: Any,
+        schema: dict[str, Any],
+    ) -> None:
+        self.function = function
+        self.model = model
+        self.names = names  # None: the function takes the whole input model
+        self.schema = schema
+        self.output = output
+        self._dump_adapter: pydantic.TypeAdapter[Any] | None = None
+        if not _is_model(output) and output not in (Done, None):
+            try:
+                self._dump_adapter = pydantic.TypeAdapter(output)
+            except Exception:  # noqa: BLE001 - a type pydantic cannot dump is sent as it is
+                self._dump_adapter = None
+
+    def decode(self, arguments: dict[str, Any]) -> BaseModel:
+        try:
+            return self.model.model_validate(arguments)
+        except ValidationError as error:
+            raise invalid_arguments(error, self.schema) from None
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.decode(arguments)
+        return arguments
+
+    def call_with(self, function: Callable[..., Any], values: BaseModel, names: list[str] | None) -> Any:
+        if names is None:
+            return function(values)
+        return function(**{name: getattr(values, name) for name in names})
+
+    def dump(self, result: Any) -> Any:
+        if isinstance(result, BaseModel):
+            return result.model_dump(mode="json")
+        if result is None or isinstance(result, (dict, list, str, int, float, bool)):
+            return result
+        if self._dump_adapter is not None:
+            return self._dump_adapter.dump_python(result, mode="json")
+        return pydantic.TypeAdapter(type(result)).dump_python(result, mode="json")
+
+    async def run(self, arguments: dict[str, Any], state: Any) -> Any:
+        values = self.decode(arguments)
+        result = self.call_with(self.function, values, self.names)
+        if inspect.isawaitable(result):
+            result = await result
+        return self.dump(result)
+
+
+def _parameters(tool: str, function: Callable[..., Any]) -> tuple[list[inspect.Parameter], dict[str, Any]]:
+    signature = inspect.signature(function)
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except NameError as error:
+        raise TypeError(f"{tool}: a type hint could not be read: {error}") from None
+    parameters = []
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            raise TypeError(
+                f"{tool}: *{parameter.name} is not allowed. Give each argument its own typed parameter."
+            )
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            raise TypeError(
+                f"{tool}: **{parameter.name} is not allowed. Give each argument its own typed parameter."
+            )
+        if parameter.name not in hints:
+            raise TypeError(
+                f"{tool}: the parameter {parameter.name} has no type. Give every parameter a type, "
+                f"like {parameter.name}: str."
+            )
+        parameters.append(parameter)
+    return parameters, hints
+
+
+def _precheck(
+    tool: str,
+    precheck: Callable[..., Any],
+    executor: FunctionExecutor,
+    tool_hints: dict[str, Any],
+) -> Callable[[dict[str, Any]], Any]:
+    """The precheck as the core calls it: checked arguments in, the outcome as JSON (or None)."""
+    if inspect.iscoroutinefunction(precheck):
+        raise TypeError(f"{tool}: the precheck must be a plain function, not async.")
+    parameters, hints = _parameters(tool, precheck)
+    names: list[str] | None = [p.name for p in parameters]
+    if executor.names is None:
+        if len(parameters) == 1 and hints[parameters[0].name] is executor.model:
+            names = None
+        else:
+            raise TypeError(
+                f"{tool}: the precheck takes the tool's input model {executor.model.__name__} as its one parameter."
+            )
+    else:
+        for parameter in parameters:
+            if parameter.name not in executor.names or hints[parameter.name] != tool_hints[parameter.name]:
+                raise TypeError(
+                    f"{tool}: the precheck's parameter {parameter.name} is not a parameter of the tool "
+                    "with the same type. Take the tool's parameters by name, with their types."
+                )
+    output = executor.output
+
+    def run(arguments: dict[str, Any]) -> Any:
+        values = executor.decode(arguments)
+        outcome = executor.call_with(precheck, values, names)
+        if outcome is None:
+            return None
+        if _is_model(output) and not isinstance(outcome, output):
+            raise ToolError(
+                f"{tool}'s precheck returned a {type(outcome).__name__}, not its output "
+                f"{output.__name__}. Do not claim success."
+            )
+        return executor.dump(outcome)
+
+    return run
+
+
+def local_tool(
+    function: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    output: Any = None,
+    precheck: Callable[..., Any] | None = None,
+    **options: Any,
+) -> ToolSpec:
+    """A tool from a typed Python function (sync or async).
+
+    The type hints become a pydantic model whose JSON Schema the model reads; the tool's name is
+    the function's name and its description the docstring up to its ``Args:`` section, whose
+    lines describe the parameters. A function taking one pydantic model takes it whole. The output
+    is the return annotation, or ``output=``. Options: ``announce``, ``announce_wait``,
+    ``interruption``, ``show_result``, ``result_instructions``, ``hidden``, ``effect``,
+    ``locked``, ``replies``, ``precheck``, ``announce_in``."""
+    tool = name or getattr(function, "__name__", None) or type(function).__name__
+    parameters, hints = _parameters(tool, function)
+    doc_description, argument_docs = _docstring(inspect.getdoc(function))
+    chosen_output = _output_of(tool, function, hints, output)
+
+    locked = set((options.get("locked") or {}).keys())
+    if len(parameters) == 1 and _is_model(hints[parameters[0].name]):
+        model: type[BaseModel] = hints[parameters[0].name]
+        names: list[str] | None = None
+    else:
+        fields: dict[str, Any] = {}
+        for parameter in parameters:
+            annotation = hints[parameter.name]
+            text = argument_docs.get(parameter.name)
+            if text and not _has_description(annotation):
+                annotation = typing.Annotated[annotation, Field(description=text)]
+            default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+            fields[parameter.name] = (annotation, default)
+        model = pydantic.create_model(  # type: ignore[call-overload]
+            f"{tool}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        names = [p.name for p in parameters]
+    del locked
+    schema = json_schema(model)
+    executor = FunctionExecutor(function, model, names, chosen_output, schema)
+    if precheck is not None:
+        options["precheck"] = _precheck(tool, precheck, executor, hints)
+    return ToolSpec(
+        tool,
+        description if description is not None else doc_description,
+        schema,
+        chosen_output,
+        executor,
+        **options,
+    )

@@ -1,0 +1,181 @@
+"""The registry beyond one call: "Watch tool calls" (listen), only, with_tools, "Your own kind of
+tool" (ToolSpec with a custom executor), "Built-in tools" and "Arguments the schema does not
+name" (checks_extra_arguments)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from hark import (
+    CallState,
+    Done,
+    ToolError,
+    ToolRegistry,
+    ToolSpec,
+    current_datetime_tool,
+    local_tool,
+    user_phone_number_tool,
+)
+from recording_speech import run_once
+
+
+def lookup(order_id: str) -> Done:
+    return None
+
+
+def pay(amount: int) -> Done:
+    return None
+
+
+async def test_a_sink_gets_names_and_timing_never_values():
+    events: list[tuple[str, dict]] = []
+
+    def show(stage: str, data: dict) -> None:
+        events.append((stage, data))
+
+    registry = ToolRegistry([local_tool(lookup)])
+    assert registry.listen(show) is True
+    assert registry.listen(show) is False
+    await run_once(registry, "lookup", {"order_id": "SECRET-1"})
+    await run_once(registry, "lookup", {"bogus": 1})
+    stages = [stage for stage, _ in events]
+    assert stages == ["tool.started", "tool.succeeded", "tool.refused"]
+    assert events[1][1]["tool"] == "lookup" and events[1][1]["source"] == "model"
+    assert isinstance(events[1][1]["ms"], int)
+    assert "SECRET" not in repr(events)
+
+
+async def test_a_sink_that_raises_never_breaks_the_call():
+    def broken(stage: str, data: dict) -> None:
+        raise RuntimeError("sink down")
+
+    registry = ToolRegistry([local_tool(lookup)])
+    registry.listen(broken)
+    result, _ = await run_once(registry, "lookup", {"order_id": "A"})
+    assert result.succeeded
+
+
+async def test_only_and_with_tools_keep_the_sinks():
+    events: list[str] = []
+    registry = ToolRegistry([local_tool(lookup), local_tool(pay)])
+    registry.listen(lambda stage, data: events.append(f"{data['tool']}:{stage}"))
+    small = registry.only("pay")
+    assert small.names == ["pay"] and "lookup" not in small
+    await run_once(small, "pay", {"amount": 3})
+    assert events == ["pay:tool.started", "pay:tool.succeeded"]
+
+    def refund(amount: int) -> Done:
+        return None
+
+    bigger = small.with_tools(local_tool(refund))
+    assert bigger.names == ["pay", "refund"]
+    await run_once(bigger, "refund", {"amount": 1})
+    assert events[-1] == "refund:tool.succeeded"
+    with pytest.raises(ValueError, match="Two tools are named pay"):
+        small.with_tools(local_tool(pay))
+
+
+class Booking(BaseModel):
+    reference: str
+
+
+PARAMETERS = {
+    "type": "object",
+    "properties": {"day": {"type": "string", "description": "The day."}},
+    "required": ["day"],
+}
+
+
+class ServiceTool:
+    """Runs a tool through a (fake) tool service."""
+
+    def __init__(self, tool_id: str) -> None:
+        self.tool_id = tool_id
+        self.calls: list[tuple[dict, Any, Any]] = []
+
+    async def run(self, arguments: dict[str, Any], state: CallState | None, *, context: dict | None = None) -> object:
+        self.calls.append((arguments, state, context))
+        if arguments["day"] == "closed":
+            raise ToolError("The restaurant is closed that day. Offer another day.")
+        if arguments["day"] == "boom":
+            raise RuntimeError("details only the log reads")
+        return {"reference": f"{self.tool_id}-1"}
+
+
+async def test_your_own_kind_of_tool():
+    executor = ServiceTool("book")
+    spec = ToolSpec("book", "Book a table.", PARAMETERS, Booking, executor)
+    registry = ToolRegistry([spec])
+    ok, _ = await run_once(registry, "book", {"day": "friday"}, state={"brand": "Casa"})
+    assert ok.model_result == {"reference": "book-1"}
+    arguments, state, context = executor.calls[0]
+    assert arguments == {"day": "friday"}
+    assert state.get("brand") == "Casa"
+    assert context is None
+    closed, _ = await run_once(registry, "book", {"day": "closed"})
+    assert closed.model_result == {"error": "The restaurant is closed that day. Offer another day."}
+    boom, _ = await run_once(registry, "book", {"day": "boom"})
+    assert boom.model_result == {"error": "book failed before completing. Do not claim success."}
+    extra, _ = await run_once(registry, "book", {"day": "friday", "bogus": 1})
+    assert extra.model_result == {"refused": "bogus is not an argument of book. Call book again without it."}
+
+
+def test_a_tool_spec_refuses_an_executor_without_async_run():
+    class Sync:
+        def run(self, arguments, state):  # noqa: ANN001, ANN201
+            return {}
+
+    with pytest.raises(TypeError, match="has no async run method"):
+        ToolSpec("book", "Book.", PARAMETERS, Booking, Sync())
+
+
+async def test_validate_and_checks_extra_arguments():
+    class Strict:
+        checks_extra_arguments = True
+
+        def __init__(self) -> None:
+            self.seen: list[dict] = []
+
+        def validate(self, arguments: dict) -> dict:
+            extra = sorted(set(arguments) - {"day"})
+            if extra:
+                from hark import ToolRefused
+
+                raise ToolRefused(f"book takes only a day, not {', '.join(extra)}.")
+            return arguments
+
+        async def run(self, arguments: dict, state: Any) -> object:
+            self.seen.append(arguments)
+            return {"reference": "B"}
+
+    executor = Strict()
+    registry = ToolRegistry([ToolSpec("book", "Book.", PARAMETERS, Booking, executor)])
+    refused, _ = await run_once(registry, "book", {"day": "x", "colour": "red"})
+    assert refused.model_result == {"refused": "book takes only a day, not colour."}
+    assert executor.seen == []
+    ok, _ = await run_once(registry, "book", {"day": "x"})
+    assert ok.succeeded and executor.seen == [{"day": "x"}]
+
+
+async def test_built_in_tools():
+    with pytest.raises(ValueError):
+        current_datetime_tool("Madrid")
+    clock = current_datetime_tool("Europe/Madrid", name="now", description="The time now.")
+    assert (clock.name, clock.description) == ("now", "The time now.")
+    phone = user_phone_number_tool()
+    assert phone.name == "user_phone_number"
+    registry = ToolRegistry([current_datetime_tool("Europe/Madrid"), phone])
+    now, _ = await run_once(registry, "current_datetime", None)
+    assert set(now.model_result) == {"datetime", "date", "time", "weekday", "timezone"}
+    assert now.model_result["timezone"] == "Europe/Madrid"
+    none, _ = await run_once(registry, "user_phone_number", None)
+    assert none.model_result["available"] is False
+    assert none.model_result["phone_number"] is None and none.model_result["call_type"] is None
+    assert isinstance(none.model_result["reason"], str)
+    has, _ = await run_once(
+        registry, "user_phone_number", None, call={"remote_number": "+14155550123", "call_type": "inbound"}
+    )
+    assert has.model_result == {"available": True, "phone_number": "+14155550123", "call_type": "inbound"}
