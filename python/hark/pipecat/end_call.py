@@ -8,9 +8,8 @@ pipeline ends once the bot has stopped speaking.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hark.pipecat.speech import LlmVoice
+from hark.tools import Done, ToolSpec, local_tool
 
 __all__ = ["end_call_tool"]
 
@@ -26,14 +25,14 @@ def blank_goodbye(name: str) -> str:
     )
 
 
-def end_call_tool(description: str, goodbye: str, reply: LlmVoice, *, name: str = END_CALL) -> Any:
+def end_call_tool(
+    description: str, goodbye: str, reply: LlmVoice, *, name: str = END_CALL
+) -> ToolSpec:
     """A tool that ends the call: ``goodbye`` is said (unless the reply that called it already
     said something, as ``reply.text()`` tells), and the pipeline ends after it has played.
 
     ``reply`` is :func:`hark.pipecat.reply_text` of the pipeline's LLM service. Raises
     ``ValueError`` for an empty goodbye."""
-    from hark import Done, local_tool
-
     if not isinstance(goodbye, str) or not goodbye.strip():
         raise ValueError(blank_goodbye(name))
     if not isinstance(reply, LlmVoice):
