@@ -54,6 +54,7 @@ class PipecatCall:
         self.live = registry.start_call(
             self.speech, state=state, call=call, language=language, timezone=timezone
         )
+        self._bound: tuple[Any, Any] | None = None
 
     def bind(self, llm: Any, worker: Any = None) -> None:
         """Speaks through ``llm`` and follows the bot's speaking state in ``worker``; registers
@@ -62,6 +63,7 @@ class PipecatCall:
         self.speech.bind(llm, worker)
         if not llm.has_function(None):
             llm.register_function(None, self._handler(None))
+        self._bound = (llm, worker)
 
     def _handler(self, name: str | None) -> Any:
         async def run_hark_tool(params: FunctionCallParams) -> None:
@@ -79,7 +81,9 @@ class PipecatCall:
         row the model is not run again; a call that ends the conversation ends the pipeline
         once the bot has stopped speaking. When Pipecat cancels the call (an interruption), the
         running tool is cancelled and Pipecat tells the model."""
-        self.bind(params.llm, params.pipeline_worker)
+        bound = self._bound
+        if bound is None or bound[0] is not params.llm or bound[1] is not params.pipeline_worker:
+            self.bind(params.llm, params.pipeline_worker)
         arguments = params.arguments
         if not isinstance(arguments, dict):
             arguments = json.dumps(arguments)
