@@ -14,7 +14,8 @@ of tool, then the other, ROUNDS times in turn.
 
 Measured per call: the handler's time, from Pipecat calling it to its result_callback (the part
 where the two differ), and the turn, from one request reaching the scripted server to the next
-(the whole loop: the stream, the handler, the aggregator, the next request).
+(the whole loop: the stream, the handler, the aggregator, the next request). Then, outside the
+pipeline on an idle loop, pydantic alone and the core's LiveCall.run alone.
 
 Run (a release build of the extension):
     HARK_PY_RELEASE=1 HARK_PY_VENV=/tmp/hark-bench bash scripts/python-env.sh
@@ -24,6 +25,7 @@ Run (a release build of the extension):
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import statistics
 import sys
@@ -153,6 +155,40 @@ async def one_run(kind: str, count: int, handler_samples: list[float], turns: li
         await server.close()
 
 
+class SilentSpeech:
+    """A Speech with nothing to say, for the core alone."""
+
+    async def say(self, line: str) -> None:
+        pass
+
+    async def wait_playout(self) -> None:
+        pass
+
+    def reply_spoke(self) -> bool:
+        return False
+
+
+async def outside_the_pipeline(count: int) -> tuple[list[float], list[float]]:
+    """The two call paths without Pipecat, on an idle asyncio loop: pydantic alone (the plain
+    handler's work), and the core's ``LiveCall.run`` alone."""
+    arguments = json.loads(ARGUMENTS)
+    pydantic_times: list[float] = []
+    core_times: list[float] = []
+    live = ToolRegistry([local_tool(book_table)]).start_call(SilentSpeech())
+    for i in range(count + 50):
+        start = time.perf_counter()
+        args = BookTableArgs.model_validate(arguments)
+        booking = await book_table(args.day, args.name, args.party, args.seating)
+        Booking.model_validate(booking.model_dump()).model_dump(mode="json")
+        middle = time.perf_counter()
+        await live.run("book_table", arguments, live.generation())
+        end = time.perf_counter()
+        if i >= 50:
+            pydantic_times.append(middle - start)
+            core_times.append(end - middle)
+    return pydantic_times, core_times
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
@@ -179,6 +215,12 @@ async def main() -> None:
     added50 = (percentile(handler["hark"], 50) - percentile(handler["plain"], 50)) * 1e6
     added99 = (percentile(handler["hark"], 99) - percentile(handler["plain"], 99)) * 1e6
     print(f"added by hark.pipecat per call (handler): p50 {added50:+.1f} µs, p99 {added99:+.1f} µs")
+    alone_pydantic, alone_core = await outside_the_pipeline(count * rounds)
+    print(
+        f"outside the pipeline: pydantic alone p50 {percentile(alone_pydantic, 50) * 1e6:.1f} µs"
+        f" p99 {percentile(alone_pydantic, 99) * 1e6:.1f} µs; LiveCall.run alone p50"
+        f" {percentile(alone_core, 50) * 1e6:.1f} µs p99 {percentile(alone_core, 99) * 1e6:.1f} µs"
+    )
     print(f"mean handler: plain {statistics.mean(handler['plain']) * 1e6:.1f} µs, "
           f"hark {statistics.mean(handler['hark']) * 1e6:.1f} µs")
 
