@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from datetime import date
 from typing import Annotated, Any, Literal
 
@@ -21,7 +22,7 @@ from pydantic import BaseModel, Field
 from scripted_openai import ScriptedOpenAI, calls, openai_server, text  # noqa: F401 (fixture)
 from test_pipecat_harness import SYSTEM, Bot, tool_call_ids, tool_messages
 
-from hark import Phone, ToolRegistry, ToolReply, local_tool
+from hark import Done, Phone, ToolRegistry, ToolReply, local_tool
 from hark.pipecat import (
     attach_call,
     end_call_tool,
@@ -149,6 +150,53 @@ async def test_announce_wait_runs_the_tool_once_the_bot_stopped_speaking(
     said = bot_log.index("say:One moment.")
     ran = bot_log.index("ran:2026-10-16")
     assert said < bot_log.index("bot:stopped", said) < ran
+
+
+async def test_announce_wait_waits_no_longer_than_its_limit(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    bot_log: list[str] = []
+    tools = tools_schema(
+        ToolRegistry([booking_tool(bot_log, announce="One moment.", announce_wait=True)])
+    )
+    openai_server.add(calls(("book_table", '{"day": "2026-10-16"}')), text("Booked."))
+    # The bot speaks for 30 s; the limit (30 s in a call) is cut to 0.3 s here.
+    async with Bot(openai_server, tools=tools, speak_secs=30) as bot:
+        bot.recorder.log = bot_log
+        attach_call(tools, llm=bot.llm, worker=bot.worker)
+        reply_text(bot.llm).playout_wait_secs = 0.3
+        await bot.start_conversation()
+        await bot.until(lambda: "say:One moment." in bot_log, what="the announce line")
+        said = time.monotonic()
+        await bot.until(lambda: "ran:2026-10-16" in bot_log, what="the tool ran")
+        waited = time.monotonic() - said
+        await bot.worker.cancel()
+    assert 0.25 < waited < 2
+    assert "bot:stopped" not in bot_log
+
+
+async def test_a_tool_that_ends_the_conversation_says_its_line_then_ends_the_pipeline(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    bot_log: list[str] = []
+
+    def transfer() -> Done:
+        """Put the caller through to the front desk."""
+        bot_log.append("transferred")
+        return Done()
+
+    tool = local_tool(
+        transfer, announce="Putting you through now.", effect="ends_conversation"
+    )
+    tools = tools_schema(ToolRegistry([tool]))
+    openai_server.add(calls(("transfer", "{}")))
+    async with Bot(openai_server, tools=tools, speak_secs=0.2) as bot:
+        bot.recorder.log = bot_log
+        attach_call(tools, llm=bot.llm, worker=bot.worker)
+        await bot.start_conversation()
+        await asyncio.wait_for(bot.finished.wait(), 5)
+    assert bot_log == ["say:Putting you through now.", "bot:started", "bot:stopped", "transferred"]
+    assert len(openai_server.requests) == 1
 
 
 async def test_a_reply_row_is_spoken_and_the_model_is_not_asked_again(
