@@ -16,6 +16,7 @@ from hark.state import CallState, Phone
 from hark.tools import (
     Accepted,
     Assign,
+    CallHooks,
     CallResult,
     Done,
     Generation,
@@ -42,6 +43,7 @@ __all__ = [
     "Accepted",
     "ArgumentsMissing",
     "Assign",
+    "CallHooks",
     "CallResult",
     "CallState",
     "Done",

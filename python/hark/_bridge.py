@@ -10,7 +10,7 @@ import enum
 import inspect
 import json
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 import pydantic_core
@@ -70,8 +70,14 @@ async def guarded(awaitable: Any, handle: Handle) -> Any:
 
 
 async def awaited(future: Any) -> Any:
-    """The core's future as a coroutine (``live.run`` and ``live.close`` return one)."""
+    """The core's future as a coroutine."""
     return await future
+
+
+async def deferred(start: Any, arguments: tuple[Any, ...]) -> Any:
+    """Starts the core's work once the coroutine runs (``live.run`` and ``live.close`` return
+    one), so it may be made before the event loop runs."""
+    return await start(*arguments)
 
 
 def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:
@@ -110,6 +116,12 @@ def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
         takes_context,
         callable(validate),
         bool(getattr(executor, "checks_extra_arguments", False)),
+    )
+
+
+def is_async_function(function: Any) -> bool:
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)
     )
 
 
@@ -189,3 +201,19 @@ def input_schema_of(source: Any) -> dict[str, Any]:
     if isinstance(source, type) and issubclass(source, pydantic.BaseModel):
         return json_schema(source)
     raise TypeError(f"input= takes a pydantic model class or a JSON Schema dict, not {source!r}")
+
+
+class _Words(pydantic.BaseModel):
+    """The options of a tool that take one of a few words."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+    interruption: Literal["provider_default", "continue", "cancel"] | None = None
+    effect: Literal["ends_conversation"] | None = None
+    announce_wait: bool | None = None
+    show_result: bool | None = None
+
+
+def check_options(options: dict[str, Any]) -> None:
+    """A word a tool option does not take raises pydantic's ValidationError, naming the option
+    and the words it takes."""
+    _Words.model_validate(options)

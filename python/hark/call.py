@@ -134,6 +134,11 @@ class LiveCall(Protocol):
         """
         ...
 
+    async def late_results(self) -> list[CallResult]:
+        """The results of ``continue`` tools whose reply was cut off, each exactly once; the
+        adapter adds them to the next request."""
+        ...
+
     async def close(self) -> None:
         """The end of the call: background work (webhooks that do not wait) finishes."""
         ...
@@ -151,12 +156,17 @@ class CallRegistry(Protocol):
         call: object | None = None,
         language: str = "en",
         timezone: str | None = None,
+        hooks: object | None = None,
+        now: str | None = None,
     ) -> LiveCall:
         """Start a call that speaks through ``speech``.
 
         ``state`` is the call state (a ``CallState``, a State model instance or a dict),
-        ``call`` what the call carries (``{"session_id": ..., "remote_number": ...}``),
-        ``language`` a BCP 47 tag and ``timezone`` an IANA zone name (``ValueError`` otherwise).
+        ``call`` what the call carries (``{"session_id": ..., "remote_number": ...}``; a
+        ``CallHooks`` given here is taken as ``hooks``), ``language`` a BCP 47 tag and
+        ``timezone`` an IANA zone name (``ValueError`` otherwise). ``hooks`` are the call's
+        ``CallHooks`` (tool hooks, background work that ``close`` lets finish); ``now`` fixes
+        the instant "today" is read from (RFC 3339; tests and replays).
         """
         ...
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import sys
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hark import _core
 from hark._core import (
+    CallHooks,
     CallResult,
     Generation,
     LiveCall,
@@ -35,6 +37,7 @@ __all__ = [
     "Accepted",
     "ArgumentsMissing",
     "Assign",
+    "CallHooks",
     "CallResult",
     "Done",
     "Generation",
@@ -287,10 +290,14 @@ class FunctionExecutor:
         return self.dump(result)
 
 
-def _parameters(tool: str, function: Callable[..., Any]) -> tuple[list[inspect.Parameter], dict[str, Any]]:
+def _parameters(
+    tool: str, function: Callable[..., Any], local_names: dict[str, Any] | None = None
+) -> tuple[list[inspect.Parameter], dict[str, Any]]:
     signature = inspect.signature(function)
     try:
-        hints = typing.get_type_hints(function, include_extras=True)
+        # `local_names` are the caller's: a model defined in a function, under
+        # `from __future__ import annotations`, is found there.
+        hints = typing.get_type_hints(function, localns=local_names, include_extras=True)
     except NameError as error:
         raise TypeError(f"{tool}: a type hint could not be read: {error}") from None
     parameters = []
@@ -317,11 +324,12 @@ def _precheck(
     precheck: Callable[..., Any],
     executor: FunctionExecutor,
     tool_hints: dict[str, Any],
+    local_names: dict[str, Any] | None = None,
 ) -> Callable[[dict[str, Any]], Any]:
     """The precheck as the core calls it: checked arguments in, the outcome as JSON (or None)."""
     if inspect.iscoroutinefunction(precheck):
         raise TypeError(f"{tool}: the precheck must be a plain function, not async.")
-    parameters, hints = _parameters(tool, precheck)
+    parameters, hints = _parameters(tool, precheck, local_names)
     names: list[str] | None = [p.name for p in parameters]
     if executor.names is None:
         if len(parameters) == 1 and hints[parameters[0].name] is executor.model:
@@ -372,7 +380,10 @@ def local_tool(
     ``interruption``, ``show_result``, ``result_instructions``, ``hidden``, ``effect``,
     ``locked``, ``replies``, ``precheck``, ``announce_in``."""
     tool = name or getattr(function, "__name__", None) or type(function).__name__
-    parameters, hints = _parameters(tool, function)
+    caller = sys._getframe(1)
+    local_names = dict(caller.f_locals) if caller.f_locals is not caller.f_globals else None
+    del caller
+    parameters, hints = _parameters(tool, function, local_names)
     doc_description, argument_docs = _docstring(inspect.getdoc(function))
     chosen_output = _output_of(tool, function, hints, output)
 
@@ -397,7 +408,7 @@ def local_tool(
     schema = json_schema(model)
     executor = FunctionExecutor(function, model, names, chosen_output, schema)
     if precheck is not None:
-        options["precheck"] = _precheck(tool, precheck, executor, hints)
+        options["precheck"] = _precheck(tool, precheck, executor, hints, local_names)
     return ToolSpec(
         tool,
         description if description is not None else doc_description,

@@ -8,7 +8,7 @@ import asyncio
 from datetime import date
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from hark import CallState, Done, ToolRegistry, local_tool
 from recording_speech import RecordingSpeech, run_once
@@ -195,8 +195,10 @@ def test_keeps_running_and_in():
     assert registry.keeps_running("pay") is True
     assert registry.keeps_running("lookup") is False
     assert registry.keeps_running("unknown") is False
-    with pytest.raises(ValueError, match='interruption is "provider_default", "continue" or "cancel"'):
+    with pytest.raises(ValidationError, match=r"interruption\n  Input should be 'provider_default', 'continue' or 'cancel'"):
         local_tool(lookup, interruption="sometimes")
+    with pytest.raises(ValidationError, match="effect"):
+        local_tool(lookup, effect="hang_up")
 
 
 async def test_ends_conversation_fires_only_on_success():
@@ -269,3 +271,34 @@ async def test_a_shared_call_state_and_bad_call_options():
         registry.start_call(object())
     with pytest.raises(TypeError, match="is not an option of a tool"):
         local_tool(lookup, anounce="typo")
+
+
+def test_live_run_is_a_coroutine_made_before_the_loop_runs():
+    def lookup() -> Done:
+        return None
+
+    live = ToolRegistry([local_tool(lookup)]).start_call(RecordingSpeech())
+    result = asyncio.run(live.run("lookup", None, live.generation()))
+    assert result.model_result == {"ok": True}
+    assert asyncio.run(live.close()) == 0
+
+
+async def test_the_late_result_of_a_continue_tool_comes_once():
+    release = asyncio.Event()
+    started = asyncio.Event()
+
+    async def book(day: str) -> Done:
+        started.set()
+        await release.wait()
+
+    live = ToolRegistry([local_tool(book, interruption="continue")]).start_call(RecordingSpeech())
+    generation = live.generation()
+    generation.mark_spoken()
+    running = asyncio.ensure_future(live.run("book", {"day": "friday"}, generation))
+    await asyncio.wait_for(started.wait(), 5)
+    generation.interrupt()
+    assert (await running).status == "still_running"
+    release.set()
+    (late,) = await asyncio.wait_for(live.late_results(), 5)
+    assert late.tool == "book" and late.succeeded and late.model_result == {"ok": True}
+    assert await live.late_results() == []

@@ -179,3 +179,98 @@ async def test_built_in_tools():
         registry, "user_phone_number", None, call={"remote_number": "+14155550123", "call_type": "inbound"}
     )
     assert has.model_result == {"available": True, "phone_number": "+14155550123", "call_type": "inbound"}
+
+
+async def test_a_cancelled_call_ends_with_tool_failed_and_the_error_cancelled():
+    import asyncio
+
+    started = asyncio.Event()
+
+    async def slow() -> Done:
+        started.set()
+        await asyncio.sleep(30)
+
+    events: list[tuple[str, dict]] = []
+    registry = ToolRegistry([local_tool(slow)])
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    from recording_speech import RecordingSpeech
+
+    live = registry.start_call(RecordingSpeech())
+    generation = live.generation()
+    generation.mark_spoken()
+    running = asyncio.ensure_future(live.run("slow", None, generation))
+    await asyncio.wait_for(started.wait(), 5)
+    generation.interrupt()
+    await asyncio.wait_for(running, 5)
+    assert events[-1][0] == "tool.failed" and events[-1][1]["error"] == "cancelled"
+
+
+async def test_the_end_call_tool_of_the_core_says_its_goodbye_and_ends_the_call():
+    from hark import _core
+
+    tool = _core.end_call_tool("Call it when the caller is done.", "Goodbye!")
+    result, speech = await run_once(ToolRegistry([tool]), "end_call", None)
+    assert result.ends_conversation is True
+    assert speech.events == [("say", "Goodbye!"), ("played_out", "")]
+    with pytest.raises(ValueError):
+        _core.end_call_tool("Call it when the caller is done.", "  ")
+
+
+async def test_tool_error_event_text_is_what_the_sinks_get():
+    def charge(amount: int) -> Done:
+        raise ToolError("The card was declined: insufficient funds for 40 EUR.", event_text="card declined")
+
+    events: list[tuple[str, dict]] = []
+    registry = ToolRegistry([local_tool(charge)])
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    result, _ = await run_once(registry, "charge", {"amount": 40})
+    assert result.model_result == {"error": "The card was declined: insufficient funds for 40 EUR."}
+    assert events[-1] == ("tool.failed", {"tool": "charge", "source": "model", "ms": events[-1][1]["ms"], "error": "card declined"})
+
+
+def test_rules_for_a_hand_written_schema():
+    executor = ServiceTool("x")
+    for schema, words in [
+        ({"type": "object", "definitions": {}, "properties": {}}, "definitions"),
+        ({"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}, "nullable"),
+        ({"type": "object", "oneOf": [{"properties": {"a": {"type": "string"}}}]}, "oneOf"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            ToolSpec("book", "Book.", schema, Booking, executor)
+
+
+class Address(BaseModel):
+    street: str
+    city: str
+
+
+class Delivery(BaseModel):
+    address: Address
+    note: str | None = None
+
+
+def test_the_schema_the_model_reads_inlines_refs_and_drops_null_defaults():
+    def deliver(delivery: Delivery) -> Done:
+        return None
+
+    parameters = local_tool(deliver).parameters
+    assert "$defs" not in parameters
+    assert parameters["properties"]["address"]["properties"] == {
+        "street": {"type": "string"},
+        "city": {"type": "string"},
+    }
+    assert parameters["properties"]["note"] == {"type": "string"}
+
+
+async def test_a_realtime_model_that_speaks_itself_skips_announce_lines():
+    from recording_speech import RecordingSpeech
+
+    class Realtime(RecordingSpeech):
+        speaks_itself = True
+
+    def lookup_order(order_id: str) -> Done:
+        return None
+
+    registry = ToolRegistry([local_tool(lookup_order, announce="One moment.")])
+    result, speech = await run_once(registry, "lookup_order", {"order_id": "A"}, speech=Realtime())
+    assert result.succeeded and result.announced == [] and speech.lines == []

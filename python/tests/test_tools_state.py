@@ -212,3 +212,76 @@ def test_a_locked_path_is_checked_against_the_state_and_old_spellings_fail():
         ToolRegistry([local_tool(open_ticket, locked={"customer_id": "{{costumer.id}}"})], state=CrmState)
     with pytest.raises(ValueError, match="call.carrier_call_id"):
         local_tool(open_ticket, locked={"customer_id": "{{@call_id}}"})
+
+
+class Tier(BaseModel):
+    tier: Literal["gold", "silver"] | None = None
+
+
+async def test_a_save_the_state_refuses_is_told_to_the_sinks_and_the_model_still_reads_the_result():
+    class Account(BaseModel):
+        tier: str
+
+    def find_account(account_id: str) -> Account:
+        return Account(tier="platinum")
+
+    events: list[tuple[str, dict]] = []
+    registry = ToolRegistry(
+        [local_tool(find_account)],
+        state=Tier,
+        assign={"find_account": [Assign(variable="tier", path=("tier",))]},
+    )
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    state = CallState()
+    live = registry.start_call(RecordingSpeech(), state=state)
+    result = await live.run("find_account", {"account_id": "A"}, live.generation())
+    assert result.succeeded and result.model_result == {"tier": "platinum"}
+    assert result.saved == [] and state.get("tier") is None
+    refused = [data for stage, data in events if stage == "tool.save_refused"]
+    assert refused and refused[0]["error"] == "the State refused tier"
+    assert "platinum" not in repr(events)
+
+
+class Ledger:
+    """Tools are often methods of an object the call owns."""
+
+    def __init__(self) -> None:
+        self.promises: list[tuple[date, int]] = []
+
+    def record_promise(self, day: date, amount: int) -> Recorded:
+        """Record a promise to pay."""
+        self.promises.append((day, amount))
+        return Recorded()
+
+
+async def test_a_bound_method_is_a_tool_and_its_precheck_runs_first():
+    ledger = Ledger()
+
+    def outside_window(day: date) -> Recorded | None:
+        if day < date(2026, 10, 15):
+            return Recorded(status="past_day")
+        return None
+
+    tool = local_tool(
+        ledger.record_promise,
+        precheck=outside_window,
+        replies=[ToolReply(when={"status": ["past_day"]}, say=["That day has already gone. Which other day would suit you?"])],
+    )
+    assert tool.name == "record_promise" and tool.description == "Record a promise to pay."
+    assert list(tool.parameters["properties"]) == ["day", "amount"]
+    live = ToolRegistry([tool]).start_call(RecordingSpeech())
+    gone = await live.run("record_promise", {"day": "2026-10-01", "amount": 5}, live.generation())
+    assert gone.said == ["That day has already gone. Which other day would suit you?"]
+    ok = await live.run("record_promise", {"day": "2026-10-20", "amount": 5}, live.generation())
+    assert ok.succeeded and ledger.promises == [(date(2026, 10, 20), 5)]
+
+
+async def test_a_reply_says_a_date_as_a_person_does_in_the_calls_timezone():
+    speech = RecordingSpeech()
+    live = registry().start_call(
+        speech, language="en-US", timezone="America/New_York", now="2026-10-15T16:00:00Z"
+    )
+    result = await live.run("find_order", {"order_id": "A-2"}, live.generation())
+    assert result.said == ["Your order arrives tomorrow, October 16."]
+    with pytest.raises(ValueError, match="now is an instant in RFC 3339"):
+        registry().start_call(speech, now="yesterday")

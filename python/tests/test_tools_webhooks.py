@@ -183,3 +183,56 @@ async def test_auth_from_an_environment_variable_and_from_a_token_function(hooks
     assert result.model_result == {
         "error": "notify could not authenticate: the environment variable CRM_KEY is not set. Do not claim success."
     }
+
+
+async def test_an_answer_over_64_kib_fails_the_call(hooks):
+    hooks.routes["/big"] = (200, '{"order_id": "' + "x" * 70_000 + '", "status": "ok"}', 0)
+    tool = webhook_tool("lookup_order", "Look up.", hooks.url("/big"), input=OrderQuery, output=Order,
+                        allow_private_network=True)
+    result, _ = await call(tool, {"order_id": "A"})
+    assert result.model_result == {
+        "error": "lookup_order failed: the webhook's answer is larger than the 64 KiB it may be. Do not claim success."
+    }
+
+
+async def test_the_calls_hooks_own_background_webhooks_until_the_call_ends(hooks):
+    from hark import CallHooks
+
+    hooks.routes["/crm"] = (200, "{}", 0.5)
+    tool = webhook_tool("notify_crm", "Tell the CRM.", hooks.url("/crm"), input=BookingNote, output=Accepted,
+                        allow_private_network=True, wait_for_response=False)
+    call_hooks = CallHooks()
+    live = ToolRegistry([tool]).start_call(RecordingSpeech(), hooks=call_hooks)
+    result = await live.run("notify_crm", {"note": "x"}, live.generation())
+    assert result.model_result == {"ok": True, "accepted": True}
+    assert call_hooks.background == 1
+    assert await live.close() == 0
+    assert call_hooks.background == 0 and len(hooks.requests) == 1
+
+
+async def test_a_webhook_sends_locked_values_and_the_transcript(hooks):
+    from hark import CallState, Transcript
+
+    class CrmState(BaseModel):
+        customer: dict | None = None
+
+    hooks.routes["/end"] = (200, "{}", 0)
+    tool = webhook_tool(
+        "call_ended", "Tell the CRM the call ended.", hooks.url("/end"), input=BookingNote, output=Accepted,
+        allow_private_network=True,
+        locked={"customer_id": "{{customer.id}}", "transcript": Transcript(max_messages=50),
+                "reason": "{{call.end_reason}}"},
+    )
+    assert list(tool.parameters["properties"]) == ["note"]
+    state = CallState({"customer": {"id": "C-1"}}, call={"session_id": "s-1", "end_reason": "hangup"})
+    state.push_message("user", "Book me a table.")
+    state.push_message("assistant", "Done.")
+    live = ToolRegistry([tool]).start_call(RecordingSpeech(), state=state)
+    result = await live.run("call_ended", {"note": "bye"}, live.generation())
+    assert result.succeeded, result.model_text
+    assert json.loads(hooks.requests[-1]["body"]) == {
+        "note": "bye",
+        "customer_id": "C-1",
+        "transcript": [{"role": "user", "text": "Book me a table."}, {"role": "assistant", "text": "Done."}],
+        "reason": "hangup",
+    }

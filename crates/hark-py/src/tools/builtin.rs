@@ -1,4 +1,5 @@
-//! The built-in tools: `current_datetime_tool(zone)` and `user_phone_number_tool()`.
+//! The built-in tools: `current_datetime_tool(zone)`, `user_phone_number_tool()` and the core of
+//! `end_call_tool`.
 
 use hark_tools::ToolSpec;
 use pyo3::prelude::*;
@@ -50,9 +51,24 @@ fn user_phone_number_tool(
     named(spec, name, description, options)
 }
 
+/// `end_call`: a tool with no arguments whose success ends the conversation; `goodbye` is its
+/// announce line, which plays out before the call ends (a blank goodbye raises `ValueError`).
+/// The Pipecat adapter's `end_call_tool` builds on it.
+#[pyfunction]
+#[pyo3(signature = (description, goodbye, **options))]
+fn end_call_tool(
+    description: &str,
+    goodbye: &str,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyToolSpec> {
+    let spec = hark_tools::end_call_tool(description, goodbye).map_err(build_error)?;
+    PyToolSpec::from_spec(spec, options)
+}
+
 /// Adds the functions to the module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(current_datetime_tool, module)?)?;
     module.add_function(wrap_pyfunction!(user_phone_number_tool, module)?)?;
+    module.add_function(wrap_pyfunction!(end_call_tool, module)?)?;
     Ok(())
 }

@@ -7,12 +7,12 @@ use std::time::Duration;
 use hark_tools::{CallResult, CallStatus, Generation, LiveCall, RawArguments, ToolRegistry};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyString, PyTuple};
 use serde_json::Value;
 
-use super::bridge;
 use super::json::{bridge as helpers, to_py, to_value};
 use super::state::PyCallState;
+use super::{bridge, driver};
 
 /// How long `close` lets background work (webhooks that do not wait) finish.
 const DRAIN_LIMIT: Duration = Duration::from_secs(10);
@@ -35,10 +35,17 @@ impl PyLiveCall {
     }
 }
 
-/// `future` as a coroutine (`hark._bridge.awaited`), so that `asyncio.create_task` takes it like
-/// any `async def`; cancelling the task cancels the future, which drops the Rust future.
-fn coroutine<'py>(py: Python<'py>, future: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    helpers(py)?.getattr("awaited")?.call1((future,))
+/// A coroutine that calls `start(*arguments)` once it runs and awaits the future it returns
+/// (`hark._bridge.deferred`): like any `async def`, it can be made before the event loop runs
+/// (`asyncio.run(live.run(...))`) and handed to `asyncio.create_task`; cancelling the task
+/// cancels the future, which drops the Rust future.
+fn deferred<'py>(
+    start: Bound<'py, PyAny>,
+    arguments: Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyAny>> {
+    helpers(start.py())?
+        .getattr("deferred")?
+        .call1((start, arguments))
 }
 
 /// One model reply and its tool calls.
@@ -222,9 +229,22 @@ impl PyLiveCall {
         }
     }
 
-    /// Runs one tool call of `generation`; `None` when the generation was discarded.
-    /// `arguments` is the model's JSON text, a dict or `None`.
+    /// Runs one tool call of `generation` (a coroutine); `None` when the generation was
+    /// discarded. `arguments` is the model's JSON text, a dict or `None`.
     fn run<'py>(
+        slf: &Bound<'py, Self>,
+        name: String,
+        arguments: Option<Bound<'py, PyAny>>,
+        generation: Bound<'py, PyGeneration>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments = arguments.unwrap_or_else(|| slf.py().None().into_bound(slf.py()));
+        let arguments = (name, arguments, generation).into_pyobject(slf.py())?;
+        deferred(slf.getattr("_start_run")?, arguments)
+    }
+
+    /// The start of [`run`](Self::run), on the event loop's thread: the future of the call.
+    #[pyo3(name = "_start_run")]
+    fn start_run<'py>(
         &self,
         py: Python<'py>,
         name: String,
@@ -247,7 +267,7 @@ impl PyLiveCall {
         let generation = generation.get().inner.clone();
         let registry = self.registry.clone();
         let live = self.live.clone();
-        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        let future = driver::on_loop(py, async move {
             let raw = match &given {
                 Given::None => RawArguments::None,
                 Given::Text(text) => RawArguments::Text(text),
@@ -258,17 +278,47 @@ impl PyLiveCall {
                 Err(_discarded) => Ok(None),
             }
         })?;
-        coroutine(py, future)
+        Ok(future)
+    }
+
+    /// The results of `continue` tools whose reply was cut off, each exactly once (a coroutine):
+    /// waits for those still running, checks, saves and says each like any result. The adapter
+    /// adds them to the next request.
+    fn late_results<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        deferred(
+            slf.getattr("_start_late_results")?,
+            PyTuple::empty(slf.py()),
+        )
+    }
+
+    /// The start of [`late_results`](Self::late_results), on the event loop's thread.
+    #[pyo3(name = "_start_late_results")]
+    fn start_late_results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        bridge::remember_loop(py);
+        let registry = self.registry.clone();
+        let live = self.live.clone();
+        driver::on_loop(py, async move {
+            let results = registry.late_results(&live).await;
+            Ok(results
+                .into_iter()
+                .map(|result| PyCallResult::new(result, &live))
+                .collect::<Vec<_>>())
+        })
     }
 
     /// The end of the call: background work (webhooks that do not wait) finishes, for at most
     /// ten seconds. Returns how many background tasks were still running then.
-    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    fn close<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        deferred(slf.getattr("_start_close")?, PyTuple::empty(slf.py()))
+    }
+
+    /// The start of [`close`](Self::close), on the event loop's thread.
+    #[pyo3(name = "_start_close")]
+    fn start_close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let live = self.live.clone();
-        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        driver::on_loop(py, async move {
             Ok(live.hooks.drain(DRAIN_LIMIT).await.unfinished)
-        })?;
-        coroutine(py, future)
+        })
     }
 
     /// The call's state (shared: a tool's saves show here).

@@ -4,8 +4,10 @@ use pyo3::prelude::*;
 
 mod bridge;
 mod builtin;
+mod driver;
 mod errors;
 mod executor;
+mod hooks;
 mod json;
 mod live;
 mod options;
@@ -24,6 +26,10 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<live::PyGeneration>()?;
     module.add_class::<live::PyCallResult>()?;
     module.add_class::<state::PyCallState>()?;
+    module.add_class::<hooks::PyCallHooks>()?;
+    module.add_class::<hooks::PyToolOutcome>()?;
+    module.add_class::<hooks::PyNext>()?;
+    module.add_class::<driver::Driver>()?;
     texts::register(module)?;
     builtin::register(module)?;
     webhook::register(module)?;

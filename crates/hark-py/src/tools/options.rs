@@ -51,6 +51,9 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
             )));
         }
     }
+    bridge(options.py())?
+        .getattr("check_options")?
+        .call1((options,))?;
     let get = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
         Ok(options.get_item(name)?.filter(|v| !v.is_none()))
     };
@@ -164,20 +167,11 @@ pub fn reply_rows(replies: &Bound<'_, PyAny>) -> PyResult<Vec<ToolReply>> {
         if let Some(tool) = row["tool"].as_str() {
             reply = reply.tool(tool);
         }
-        for (key, target) in [("when", 0), ("state", 1)] {
-            if let Some(map) = row[key].as_object() {
-                for (field, values) in map {
-                    let values: Vec<Value> = match values {
-                        Value::Array(items) => items.clone(),
-                        one => vec![one.clone()],
-                    };
-                    reply = if target == 0 {
-                        reply.when(field.clone(), values)
-                    } else {
-                        reply.state(field.clone(), values)
-                    };
-                }
-            }
+        for (field, values) in conditions(&row["when"]) {
+            reply = reply.when(field, values);
+        }
+        for (name, values) in conditions(&row["state"]) {
+            reply = reply.state(name, values);
         }
         if let Some(map) = row["say_in"].as_object() {
             for (language, lines) in map {
@@ -187,6 +181,22 @@ pub fn reply_rows(replies: &Bound<'_, PyAny>) -> PyResult<Vec<ToolReply>> {
         rows.push(reply);
     }
     Ok(rows)
+}
+
+/// A `when` or `state` mapping: each key with its values (one value alone is a list of one).
+fn conditions(value: &Value) -> Vec<(String, Vec<Value>)> {
+    let Some(map) = value.as_object() else {
+        return Vec::new();
+    };
+    map.iter()
+        .map(|(key, values)| {
+            let values = match values {
+                Value::Array(items) => items.clone(),
+                one => vec![one.clone()],
+            };
+            (key.clone(), values)
+        })
+        .collect()
 }
 
 fn strings(value: &Value) -> Vec<String> {

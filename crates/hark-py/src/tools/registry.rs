@@ -4,7 +4,8 @@
 use std::sync::{Arc, Mutex};
 
 use hark_tools::{
-    Assign, CallState, Dialect, LiveCall, SinkError, StateModel, ToolEvent, ToolRegistry, ToolSpec,
+    Assign, CallState, Dialect, FixedClock, LiveCall, SinkError, StateModel, ToolEvent,
+    ToolRegistry, ToolSpec,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -12,6 +13,7 @@ use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
 
 use super::errors::build_error;
+use super::hooks::PyCallHooks;
 use super::json::{bridge, to_py, to_value};
 use super::live::PyLiveCall;
 use super::options::reply_rows;
@@ -154,8 +156,10 @@ impl PyToolRegistry {
 
     /// Starts a call that speaks through `speech` (the adapter's object: `say`, `wait_playout`,
     /// `reply_spoke`). `state` is a `CallState` (shared as it is), a State model instance or a
-    /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA.
-    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None))]
+    /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA;
+    /// `now` fixes the instant "today" is read from (RFC 3339; tests and replays).
+    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None, hooks=None, now=None))]
+    #[allow(clippy::too_many_arguments)]
     fn start_call(
         &self,
         speech: &Bound<'_, PyAny>,
@@ -163,8 +167,17 @@ impl PyToolRegistry {
         call: Option<&Bound<'_, PyAny>>,
         language: &str,
         timezone: Option<&str>,
+        hooks: Option<&Bound<'_, PyCallHooks>>,
+        now: Option<&str>,
     ) -> PyResult<PyLiveCall> {
         let speech = PySpeech::new(speech)?;
+        // `call=` may be the call's CallHooks, as the reference passes them.
+        let (call, hooks) = match call {
+            Some(given) if given.is_instance_of::<PyCallHooks>() => {
+                (None, Some(given.cast::<PyCallHooks>()?.get().hooks()))
+            }
+            other => (other, hooks.map(|h| h.get().hooks())),
+        };
         let state = match state {
             Some(given) if given.is_instance_of::<PyCallState>() => {
                 let shared = given.cast::<PyCallState>()?.get().inner.clone();
@@ -181,8 +194,21 @@ impl PyToolRegistry {
                 state
             }
         };
-        let live = LiveCall::new(state, Arc::new(speech))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let live = match now {
+            None => LiveCall::new(state, Arc::new(speech)),
+            Some(now) => {
+                let instant: jiff::Timestamp = now.parse().map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "now is an instant in RFC 3339, like 2026-10-15T16:00:00Z, not {now:?}"
+                    ))
+                })?;
+                LiveCall::with_clock(state, Arc::new(speech), Arc::new(FixedClock(instant)))
+            }
+        };
+        let mut live = live.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if let Some(hooks) = hooks {
+            live = live.with_hooks(hooks);
+        }
         Ok(PyLiveCall::new(self.inner.clone(), live))
     }
 
