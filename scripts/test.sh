@@ -16,7 +16,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 fail() { echo "test.sh: $*" >&2; exit 1; }
-step() { echo; echo "==> $*"; }
+step() { echo; echo "==> [$(date -u +%T)] $*"; }
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not found: $2"; }
 need cargo "install the Rust toolchain (rustup, Rust 1.95 or newer)"
 need node "install Node.js 20 or newer"
