@@ -471,3 +471,46 @@ def test_attach_call_takes_what_tools_schema_returned() -> None:
         "tools = tools_schema(registry), then LLMContext(tools=tools) and "
         "attach_call(tools, llm=llm)."
     )
+
+
+async def test_the_readmes_pipecat_block_runs() -> None:
+    import re
+    import sys
+    import types
+    from pathlib import Path
+
+    from pipecat.processors.frame_processor import FrameProcessor
+
+    from hark.pipecat import HarkTools, PipecatCall
+
+    class Transport:
+        """Stands in for a transport: its input and output pass frames on."""
+
+        def input(self) -> FrameProcessor:
+            return FrameProcessor()
+
+        def output(self) -> FrameProcessor:
+            return FrameProcessor()
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    pipecat_section = readme.split("### In a Pipecat pipeline", 1)[1]
+    block = re.findall(r"```python\n(.*?)```", pipecat_section, flags=re.S)[0]
+    module = types.ModuleType("readme_pipecat")
+    module.__dict__.update(
+        API_KEY="sk-scripted",
+        PROMPT=SYSTEM,
+        transport=Transport(),
+        stt=FrameProcessor(),
+        tts=FrameProcessor(),
+    )
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(block, "README.md", "exec"), module.__dict__)  # noqa: S102 - the README's
+    finally:
+        del sys.modules[module.__name__]
+    namespace = module.__dict__
+    tools, call = namespace["tools"], namespace["call"]
+    assert isinstance(tools, HarkTools) and isinstance(call, PipecatCall)
+    assert [s.name for s in tools.standard_tools] == ["book_table", "end_call"]
+    assert namespace["registry"].keeps_running("book_table")
+    assert call.speech.voice is not None and call.speech.voice.llm is namespace["llm"]
