@@ -1,4 +1,4 @@
-"""Hark's tools in a plain Pipecat pipeline (pipecat-ai 1.14).
+"""Hark in a plain Pipecat pipeline (pipecat-ai 1.14): its tools, and a local classifier for Pipecat's UIWorker.
 
 ::
 
@@ -20,10 +20,13 @@
 - :func:`attach_call`: binds the call to the LLM service before its first tool call.
 - :func:`end_call_tool` / :func:`reply_text`: a tool that says goodbye and ends the pipeline.
 - :func:`user_mute_strategies`: Pipecat's user mute strategies by what they protect.
-
-Not built yet: ``LocalClassifier``.
+- :class:`LocalClassifier`: Hark's local classifier as a Pipecat classifier, for Pipecat's own
+  ``UIWorker`` (``UIWorker("ui", llm=llm, classifier=LocalClassifier())``): its screen
+  questions answered in-process in milliseconds, with calibrated probabilities and no network;
+  :class:`LocalClassifierError` when it cannot answer.
 """
 
+from hark.pipecat.classifier import LocalClassifier, LocalClassifierError
 from hark.pipecat.end_call import end_call_tool
 from hark.pipecat.mute import user_mute_strategies
 from hark.pipecat.speech import PipecatSpeech, reply_text
@@ -31,6 +34,8 @@ from hark.pipecat.tools import HarkTools, PipecatCall, attach_call, tools_schema
 
 __all__ = [
     "HarkTools",
+    "LocalClassifier",
+    "LocalClassifierError",
     "PipecatCall",
     "PipecatSpeech",
     "attach_call",
