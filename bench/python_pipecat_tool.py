@@ -59,8 +59,12 @@ ARGUMENTS = '{"day": "2026-10-16", "party": 4, "seating": "terrace", "name": "Ad
 class BookTableArgs(BaseModel):
     day: Annotated[date, Field(description="The day the caller wants.")]
     party: Annotated[int, Field(ge=1, le=12, description="How many people come.")] = 2
-    seating: Annotated[Literal["inside", "terrace"], Field(description="Where they sit.")] = "inside"
-    name: Annotated[str, Field(min_length=1, max_length=40, description="The name for the booking.")]
+    seating: Annotated[Literal["inside", "terrace"], Field(description="Where they sit.")] = (
+        "inside"
+    )
+    name: Annotated[
+        str, Field(min_length=1, max_length=40, description="The name for the booking.")
+    ]
 
 
 class Booking(BaseModel):
@@ -72,9 +76,13 @@ class Booking(BaseModel):
 
 async def book_table(
     day: Annotated[date, Field(description="The day the caller wants.")],
-    name: Annotated[str, Field(min_length=1, max_length=40, description="The name for the booking.")],
+    name: Annotated[
+        str, Field(min_length=1, max_length=40, description="The name for the booking.")
+    ],
     party: Annotated[int, Field(ge=1, le=12, description="How many people come.")] = 2,
-    seating: Annotated[Literal["inside", "terrace"], Field(description="Where they sit.")] = "inside",
+    seating: Annotated[
+        Literal["inside", "terrace"], Field(description="Where they sit.")
+    ] = "inside",
 ) -> Booking:
     """Book a table."""
     return Booking(reference="B-12", day=day, party=party, seating=seating)
@@ -211,7 +219,10 @@ async def main() -> None:
     for _ in range(rounds):
         for kind in ("plain", "hark"):
             await one_run(kind, count, handler[kind], turns[kind], cpu[kind])
-    print(f"{count} calls x {rounds} rounds per kind, pipecat-ai 1.14.0, Python {sys.version.split()[0]}")
+    print(
+        f"{count} calls x {rounds} rounds per kind, pipecat-ai 1.14.0,"
+        f" Python {sys.version.split()[0]}"
+    )
     print(f"{'':6} {'handler p50':>12} {'p99':>9} {'turn p50':>10} {'p99':>9}")
     for kind in ("plain", "hark"):
         h, t = handler[kind], turns[kind]
@@ -233,8 +244,10 @@ async def main() -> None:
         f" p99 {percentile(alone_pydantic, 99) * 1e6:.1f} µs; LiveCall.run alone p50"
         f" {percentile(alone_core, 50) * 1e6:.1f} µs p99 {percentile(alone_core, 99) * 1e6:.1f} µs"
     )
-    print(f"mean handler: plain {statistics.mean(handler['plain']) * 1e6:.1f} µs, "
-          f"hark {statistics.mean(handler['hark']) * 1e6:.1f} µs")
+    print(
+        f"mean handler: plain {statistics.mean(handler['plain']) * 1e6:.1f} µs, "
+        f"hark {statistics.mean(handler['hark']) * 1e6:.1f} µs"
+    )
 
 
 if __name__ == "__main__":
