@@ -15,7 +15,9 @@ of tool, then the other, ROUNDS times in turn.
 Measured per call: the handler's time, from Pipecat calling it to its result_callback (the part
 where the two differ), and the turn, from one request reaching the scripted server to the next
 (the whole loop: the stream, the handler, the aggregator, the next request). Then, outside the
-pipeline on an idle loop, pydantic alone and the core's LiveCall.run alone.
+pipeline on an idle loop, pydantic alone and the core's LiveCall.run alone. And the process's CPU
+time per turn (the scripted server, the client, the pipeline and the tool all run in this
+process), which a loaded machine disturbs far less than wall time.
 
 Run (a release build of the extension):
     HARK_PY_RELEASE=1 HARK_PY_VENV=/tmp/hark-bench bash scripts/python-env.sh
@@ -57,8 +59,12 @@ ARGUMENTS = '{"day": "2026-10-16", "party": 4, "seating": "terrace", "name": "Ad
 class BookTableArgs(BaseModel):
     day: Annotated[date, Field(description="The day the caller wants.")]
     party: Annotated[int, Field(ge=1, le=12, description="How many people come.")] = 2
-    seating: Annotated[Literal["inside", "terrace"], Field(description="Where they sit.")] = "inside"
-    name: Annotated[str, Field(min_length=1, max_length=40, description="The name for the booking.")]
+    seating: Annotated[Literal["inside", "terrace"], Field(description="Where they sit.")] = (
+        "inside"
+    )
+    name: Annotated[
+        str, Field(min_length=1, max_length=40, description="The name for the booking.")
+    ]
 
 
 class Booking(BaseModel):
@@ -70,9 +76,13 @@ class Booking(BaseModel):
 
 async def book_table(
     day: Annotated[date, Field(description="The day the caller wants.")],
-    name: Annotated[str, Field(min_length=1, max_length=40, description="The name for the booking.")],
+    name: Annotated[
+        str, Field(min_length=1, max_length=40, description="The name for the booking.")
+    ],
     party: Annotated[int, Field(ge=1, le=12, description="How many people come.")] = 2,
-    seating: Annotated[Literal["inside", "terrace"], Field(description="Where they sit.")] = "inside",
+    seating: Annotated[
+        Literal["inside", "terrace"], Field(description="Where they sit.")
+    ] = "inside",
 ) -> Booking:
     """Book a table."""
     return Booking(reference="B-12", day=day, party=party, seating=seating)
@@ -131,7 +141,9 @@ def hark_tools(samples: list[float]) -> Any:
     return tools
 
 
-async def one_run(kind: str, count: int, handler_samples: list[float], turns: list[float]) -> None:
+async def one_run(
+    kind: str, count: int, handler_samples: list[float], turns: list[float], cpu: list[float]
+) -> None:
     server = ScriptedOpenAI()
     await server.start()
     try:
@@ -141,11 +153,13 @@ async def one_run(kind: str, count: int, handler_samples: list[float], turns: li
         async with Bot(server, tools=tools) as bot:
             if kind == "hark":
                 attach_call(tools, llm=bot.llm, worker=bot.worker)
+            cpu_start = time.process_time()
             await bot.start_conversation()
             while len(server.requests) < count + 1:
                 seen = len(server.requests)
                 await server.wait_for_requests(seen + 1, timeout=10)
                 arrivals.extend([time.perf_counter()] * (len(server.requests) - seen))
+            cpu.append((time.process_time() - cpu_start) / count)
         turns.extend(b - a for a, b in zip(arrivals, arrivals[1:]))
         if server.exhausted:
             raise SystemExit(f"{kind}: the script ran out ({server.exhausted} requests too many)")
@@ -199,12 +213,16 @@ async def main() -> None:
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     handler: dict[str, list[float]] = {"plain": [], "hark": []}
     turns: dict[str, list[float]] = {"plain": [], "hark": []}
-    await one_run("plain", 20, [], [])  # warm-up: imports, first connections
-    await one_run("hark", 20, [], [])
+    cpu: dict[str, list[float]] = {"plain": [], "hark": []}
+    await one_run("plain", 20, [], [], [])  # warm-up: imports, first connections
+    await one_run("hark", 20, [], [], [])
     for _ in range(rounds):
         for kind in ("plain", "hark"):
-            await one_run(kind, count, handler[kind], turns[kind])
-    print(f"{count} calls x {rounds} rounds per kind, pipecat-ai 1.14.0, Python {sys.version.split()[0]}")
+            await one_run(kind, count, handler[kind], turns[kind], cpu[kind])
+    print(
+        f"{count} calls x {rounds} rounds per kind, pipecat-ai 1.14.0,"
+        f" Python {sys.version.split()[0]}"
+    )
     print(f"{'':6} {'handler p50':>12} {'p99':>9} {'turn p50':>10} {'p99':>9}")
     for kind in ("plain", "hark"):
         h, t = handler[kind], turns[kind]
@@ -215,14 +233,21 @@ async def main() -> None:
     added50 = (percentile(handler["hark"], 50) - percentile(handler["plain"], 50)) * 1e6
     added99 = (percentile(handler["hark"], 99) - percentile(handler["plain"], 99)) * 1e6
     print(f"added by hark.pipecat per call (handler): p50 {added50:+.1f} µs, p99 {added99:+.1f} µs")
+    plain_cpu, hark_cpu = statistics.mean(cpu["plain"]), statistics.mean(cpu["hark"])
+    print(
+        f"process CPU per turn (server, client, pipeline, tool): plain {plain_cpu * 1e6:.0f} µs,"
+        f" hark {hark_cpu * 1e6:.0f} µs, added {(hark_cpu - plain_cpu) * 1e6:+.0f} µs"
+    )
     alone_pydantic, alone_core = await outside_the_pipeline(count * rounds)
     print(
         f"outside the pipeline: pydantic alone p50 {percentile(alone_pydantic, 50) * 1e6:.1f} µs"
         f" p99 {percentile(alone_pydantic, 99) * 1e6:.1f} µs; LiveCall.run alone p50"
         f" {percentile(alone_core, 50) * 1e6:.1f} µs p99 {percentile(alone_core, 99) * 1e6:.1f} µs"
     )
-    print(f"mean handler: plain {statistics.mean(handler['plain']) * 1e6:.1f} µs, "
-          f"hark {statistics.mean(handler['hark']) * 1e6:.1f} µs")
+    print(
+        f"mean handler: plain {statistics.mean(handler['plain']) * 1e6:.1f} µs, "
+        f"hark {statistics.mean(handler['hark']) * 1e6:.1f} µs"
+    )
 
 
 if __name__ == "__main__":

@@ -139,9 +139,7 @@ async def test_announce_wait_runs_the_tool_once_the_bot_stopped_speaking(
     tools = tools_schema(
         ToolRegistry([booking_tool(bot_log, announce="One moment.", announce_wait=True)])
     )
-    openai_server.add(
-        calls(("book_table", '{"day": "2026-10-16"}'), text="Sure."), text("Booked.")
-    )
+    openai_server.add(calls(("book_table", '{"day": "2026-10-16"}'), text="Sure."), text("Booked."))
     async with Bot(openai_server, tools=tools, speak_secs=0.2) as bot:
         bot.recorder.log = bot_log
         attach_call(tools, llm=bot.llm, worker=bot.worker)
@@ -185,9 +183,7 @@ async def test_a_tool_that_ends_the_conversation_says_its_line_then_ends_the_pip
         bot_log.append("transferred")
         return Done()
 
-    tool = local_tool(
-        transfer, announce="Putting you through now.", effect="ends_conversation"
-    )
+    tool = local_tool(transfer, announce="Putting you through now.", effect="ends_conversation")
     tools = tools_schema(ToolRegistry([tool]))
     openai_server.add(calls(("transfer", "{}")))
     async with Bot(openai_server, tools=tools, speak_secs=0.2) as bot:
@@ -205,7 +201,9 @@ async def test_a_reply_row_is_spoken_and_the_model_is_not_asked_again(
     bot_log: list[str] = []
     registry = ToolRegistry(
         [booking_tool(bot_log)],
-        replies=[ToolReply(tool="book_table", say=["Booked, your reference is {{result.reference}}."])],
+        replies=[
+            ToolReply(tool="book_table", say=["Booked, your reference is {{result.reference}}."])
+        ],
     )
     tools = tools_schema(registry)
     openai_server.add(calls(("book_table", '{"day": "2026-10-16"}')))
@@ -253,9 +251,7 @@ async def test_under_an_interruption_continue_finishes_and_the_rest_is_cancelled
             raise
         return Free(free=True)
 
-    registry = ToolRegistry(
-        [local_tool(book, interruption="continue"), local_tool(lookup)]
-    )
+    registry = ToolRegistry([local_tool(book, interruption="continue"), local_tool(lookup)])
     assert registry.keeps_running("book") and not registry.keeps_running("lookup")
     tools = tools_schema(registry)
     openai_server.add(
@@ -342,7 +338,8 @@ def test_end_call_tool_refuses_an_empty_goodbye() -> None:
     with pytest.raises(ValueError) as refused:
         end_call_tool("Done.", "  ", reply_text(llm))
     assert str(refused.value) == (
-        'end_call: the goodbye is empty. Write what the caller hears before the call ends, like "Goodbye!".'
+        "end_call: the goodbye is empty. Write what the caller hears before the call ends, "
+        'like "Goodbye!".'
     )
 
 
@@ -471,3 +468,46 @@ def test_attach_call_takes_what_tools_schema_returned() -> None:
         "tools = tools_schema(registry), then LLMContext(tools=tools) and "
         "attach_call(tools, llm=llm)."
     )
+
+
+async def test_the_readmes_pipecat_block_runs() -> None:
+    import re
+    import sys
+    import types
+    from pathlib import Path
+
+    from pipecat.processors.frame_processor import FrameProcessor
+
+    from hark.pipecat import HarkTools, PipecatCall
+
+    class Transport:
+        """Stands in for a transport: its input and output pass frames on."""
+
+        def input(self) -> FrameProcessor:
+            return FrameProcessor()
+
+        def output(self) -> FrameProcessor:
+            return FrameProcessor()
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    pipecat_section = readme.split("### In a Pipecat pipeline", 1)[1]
+    block = re.findall(r"```python\n(.*?)```", pipecat_section, flags=re.S)[0]
+    module = types.ModuleType("readme_pipecat")
+    module.__dict__.update(
+        API_KEY="sk-scripted",
+        PROMPT=SYSTEM,
+        transport=Transport(),
+        stt=FrameProcessor(),
+        tts=FrameProcessor(),
+    )
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(block, "README.md", "exec"), module.__dict__)  # noqa: S102 - the README's
+    finally:
+        del sys.modules[module.__name__]
+    namespace = module.__dict__
+    tools, call = namespace["tools"], namespace["call"]
+    assert isinstance(tools, HarkTools) and isinstance(call, PipecatCall)
+    assert [s.name for s in tools.standard_tools] == ["book_table", "end_call"]
+    assert namespace["registry"].keeps_running("book_table")
+    assert call.speech.voice is not None and call.speech.voice.llm is namespace["llm"]

@@ -1,12 +1,13 @@
-"""Hark's tools in a plain Pipecat pipeline (pipecat-ai 1.14).
+"""Hark in a plain Pipecat pipeline (pipecat-ai 1.14): its tools, and a classifier for UIWorker.
 
 ::
 
     from hark import ToolRegistry, local_tool
-    from hark.pipecat import attach_call, end_call_tool, reply_text, tools_schema, user_mute_strategies
+    from hark.pipecat import (
+        attach_call, end_call_tool, reply_text, tools_schema, user_mute_strategies)
 
-    registry = ToolRegistry([local_tool(book_table), end_call_tool("Call it when the caller is done.",
-                             "Goodbye!", reply_text(llm))])
+    goodbye = end_call_tool("Call it when the caller is done.", "Goodbye!", reply_text(llm))
+    registry = ToolRegistry([local_tool(book_table), goodbye])
     tools = tools_schema(registry, language="en", timezone="Europe/Madrid")
     context = LLMContext(messages, tools=tools)          # the handlers register themselves
     aggregators = LLMContextAggregatorPair(context, user_params=LLMUserAggregatorParams(
@@ -27,7 +28,6 @@
 """
 
 from hark.pipecat.classifier import LocalClassifier, LocalClassifierError
-
 from hark.pipecat.end_call import end_call_tool
 from hark.pipecat.mute import user_mute_strategies
 from hark.pipecat.speech import PipecatSpeech, reply_text
