@@ -11,9 +11,10 @@ How a call ends in LiveKit's terms:
   never reads LiveKit's "An internal error occurred");
 - a reply row spoken, or a missing-argument refusal after a reply that already spoke:
   ``ToolResult(text, reply_required=False)``: the text stays in the history, no model reply;
-- a reply cut off while a ``continue`` tool runs: the model reads Hark's still-running text at
-  once (``RunContext.update``), and the tool's result comes later in a reply of its own, once;
-  other tools are not cancelled either (LiveKit waits for them and keeps their result);
+- a reply cut off while a tool runs: LiveKit never cancels it (``interruption`` left at
+  ``provider_default`` or ``"continue"``): the model reads Hark's still-running text at once
+  (``RunContext.update``), and the tool's result comes later in a reply of its own, once; a
+  tool with ``interruption="cancel"`` is cancelled, and the model reads that it was;
 - a tool that ends the conversation: no model reply, and the session closes once the reply's
   speech has played out.
 """
@@ -28,7 +29,7 @@ from livekit.agents.llm import RawFunctionTool, ToolResult
 
 from hark import replies_to
 from hark.livekit.job import call_values
-from hark.livekit.late import LateResults
+from hark.livekit.late import LateResults, still_running
 from hark.livekit.speech import LiveKitSpeech
 
 __all__ = ["HarkFunctionTools", "LiveKitCall", "function_tools"]
@@ -98,9 +99,14 @@ class LiveKitCall:
         run = asyncio.ensure_future(live.run(name, arguments, generation))
         reply = context.speech_handle
         try:
-            if self.registry.keeps_running(name):
-                await reply.wait_if_not_interrupted([run])
-                if not run.done() and reply.interrupted:
+            await reply.wait_if_not_interrupted([run])
+            if not run.done() and reply.interrupted:
+                if self._interruption(name) == "provider_default":
+                    # LiveKit's rule: the tool keeps running, the model reads so now, and the
+                    # result LiveKit gets when it returns comes in a reply of its own.
+                    await context.update(still_running(name), template=UPDATE_TEMPLATE)
+                else:
+                    # "continue": Hark's core keeps it running; "cancel": the core cancels it.
                     generation.interrupt()
             result = await run
         except asyncio.CancelledError:
@@ -130,6 +136,10 @@ class LiveKitCall:
         if not self.speech.reply_spoke():
             await context.wait_for_playout()
         return replies_to(result.model_result, spoke=self.speech.reply_spoke())
+
+    def _interruption(self, name: str) -> str:
+        spec = self.registry.get(name)
+        return spec.interruption if spec is not None else "provider_default"
 
     def _end_after(self, context: RunContext[Any]) -> None:
         """Closes the session once the reply's speech has played out (the goodbye was said and
