@@ -11,11 +11,14 @@ from typing import Any
 
 from livekit.agents import AgentSession, get_job_context
 
-__all__ = ["call_values"]
+__all__ = ["call_values", "current_job"]
 
 def _participant(session: AgentSession[Any], room: Any) -> Any | None:
     """The participant the session talks with: the one RoomIO links, else the only remote one."""
-    room_io = getattr(session, "room_io", None)
+    try:
+        room_io = session.room_io
+    except (RuntimeError, AttributeError):
+        room_io = None  # a session started without a room
     linked = getattr(room_io, "linked_participant", None) if room_io is not None else None
     if linked is not None:
         return linked
@@ -23,11 +26,17 @@ def _participant(session: AgentSession[Any], room: Any) -> Any | None:
     return remotes[0] if len(remotes) == 1 else None
 
 
-def call_values(session: AgentSession[Any]) -> dict[str, Any] | None:
-    """The call values of the job ``session`` runs in, or ``None`` outside a job."""
-    try:
-        job = get_job_context()
-    except RuntimeError:
+def current_job(job: Any | None = None) -> Any | None:
+    """``job`` when given, else the ``JobContext`` of the LiveKit job this code runs in (``None``
+    outside a job)."""
+    return job if job is not None else get_job_context(required=False)
+
+
+def call_values(session: AgentSession[Any], job: Any | None = None) -> dict[str, Any] | None:
+    """The call values of ``job`` (by default the job ``session`` runs in), or ``None`` outside
+    a job."""
+    job = current_job(job)
+    if job is None:
         return None
     room = job.room
     values: dict[str, Any] = {}

@@ -22,17 +22,20 @@ How a call ends in LiveKit's terms:
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
-from livekit.agents import RunContext, function_tool, get_job_context
+from livekit.agents import RunContext, function_tool
 from livekit.agents.llm import RawFunctionTool, ToolResult
 
 from hark import replies_to
-from hark.livekit.job import call_values
+from hark.livekit.job import call_values, current_job
 from hark.livekit.late import LateResults, still_running
 from hark.livekit.speech import LiveKitSpeech
 
 __all__ = ["HarkFunctionTools", "LiveKitCall", "function_tools"]
+
+logger = logging.getLogger("hark.livekit")
 
 UPDATE_TEMPLATE = "{message}"
 """The template of the still-running update: the model reads Hark's text as it is."""
@@ -51,8 +54,10 @@ class LiveKitCall:
         call: object | None,
         language: str,
         timezone: str | None,
+        job: Any | None = None,
     ) -> None:
         self.registry = registry
+        self._job = job
         self.speech = LiveKitSpeech()
         self._state, self._call, self._hooks = _split_call(state, call)
         self._language = language
@@ -69,6 +74,7 @@ class LiveKitCall:
             hooks=self._hooks,
         )
         self._late = LateResults(self.live)
+        self._closing: asyncio.Future[int] | None = None
 
     def _bind(self, context: RunContext[Any]) -> Any:
         """The call's ``LiveCall``, bound to ``context``'s session (the first time: what the
@@ -77,16 +83,24 @@ class LiveKitCall:
         if self._session is not session:
             self._session = session
             if self._job_values:
-                values = call_values(session)
-                if values:
-                    self.live.state.set_call(values)
                 self._job_values = False
+                try:
+                    values = call_values(session, self._job)
+                    if values:
+                        self.live.state.set_call(values)
+                except Exception:
+                    # The call goes on without them; a template that reads one is refused.
+                    logger.exception("hark.livekit: could not read the call values of the job")
             session.on("close", self._on_close)
+            job = current_job(self._job)
+            if job is not None:
+                # The job's process waits for its shutdown callbacks: webhooks finish first.
+                job.add_shutdown_callback(self.close)
         self.speech.bind(context)
         return self.live
 
     def _on_close(self, _event: Any) -> None:
-        asyncio.ensure_future(self.close())
+        self._closing = asyncio.ensure_future(self.close())
 
     async def handle(
         self, name: str, arguments: dict[str, Any], context: RunContext[Any]
@@ -147,11 +161,9 @@ class LiveKitCall:
         session = context.session
 
         def closed(_event: Any) -> None:
-            try:
-                job = get_job_context()
-            except RuntimeError:
-                return
-            job.shutdown(reason="hark: a tool ended the conversation")
+            job = current_job(self._job)
+            if job is not None:
+                job.shutdown(reason="hark: a tool ended the conversation")
 
         def played_out(_handle: Any) -> None:
             session.once("close", closed)
@@ -225,6 +237,7 @@ def function_tools(
     call: object | None = None,
     language: str = "en",
     timezone: str | None = None,
+    job: Any | None = None,
 ) -> HarkFunctionTools:
     """The tools of ``registry`` as ``Agent(tools=...)`` or ``agent.update_tools(...)`` takes
     them, for one call.
@@ -234,7 +247,10 @@ def function_tools(
     values; without call values, the LiveKit job gives them (the room's name as
     ``call.session_id``, a SIP caller's number as ``call.remote_number``). Reply lines say dates
     and times in ``language`` (a BCP 47 tag) and ``timezone`` (an IANA zone; ``ValueError``
-    otherwise)."""
+    otherwise). ``job`` is the entrypoint's ``JobContext``; by default, the job this code runs
+    in."""
     return HarkFunctionTools(
-        LiveKitCall(registry, state=state, call=call, language=language, timezone=timezone)
+        LiveKitCall(
+            registry, state=state, call=call, language=language, timezone=timezone, job=job
+        )
     )
