@@ -157,6 +157,7 @@ class CallRegistry(Protocol):
         language: str = "en",
         timezone: str | None = None,
         hooks: object | None = None,
+        now: str | None = None,
     ) -> LiveCall:
         """Start a call that speaks through ``speech``.
 
@@ -164,7 +165,8 @@ class CallRegistry(Protocol):
         ``call`` what the call carries (``{"session_id": ..., "remote_number": ...}``; a
         ``CallHooks`` given here is taken as ``hooks``), ``language`` a BCP 47 tag and
         ``timezone`` an IANA zone name (``ValueError`` otherwise). ``hooks`` are the call's
-        ``CallHooks`` (tool hooks, background work that ``close`` lets finish).
+        ``CallHooks`` (tool hooks, background work that ``close`` lets finish); ``now`` fixes
+        the instant "today" is read from (RFC 3339; tests and replays).
         """
         ...
 

@@ -158,7 +158,7 @@ def _is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
-def _output_of(tool: str, function: Callable[..., Any], hints: dict[str, Any], output: Any) -> Any:
+def _output_of(tool: str, hints: dict[str, Any], output: Any) -> Any:
     if output is not None:
         return output
     if "return" not in hints:
@@ -385,9 +385,8 @@ def local_tool(
     del caller
     parameters, hints = _parameters(tool, function, local_names)
     doc_description, argument_docs = _docstring(inspect.getdoc(function))
-    chosen_output = _output_of(tool, function, hints, output)
+    chosen_output = _output_of(tool, hints, output)
 
-    locked = set((options.get("locked") or {}).keys())
     if len(parameters) == 1 and _is_model(hints[parameters[0].name]):
         model: type[BaseModel] = hints[parameters[0].name]
         names: list[str] | None = None
@@ -404,7 +403,6 @@ def local_tool(
             f"{tool}_arguments", __config__=ConfigDict(extra="forbid"), **fields
         )
         names = [p.name for p in parameters]
-    del locked
     schema = json_schema(model)
     executor = FunctionExecutor(function, model, names, chosen_output, schema)
     if precheck is not None:

@@ -136,3 +136,35 @@ async def test_hidden_fields_and_a_hidden_field_the_output_lacks():
     assert result.result["note"] == "read me back"
     with pytest.raises(ValueError, match="hidden names read_back, which Order does not have"):
         local_tool(find_order, hidden=("read_back",))
+
+
+async def test_a_result_that_is_not_json_fails_without_breaking_the_call():
+    class Opaque:
+        pass
+
+    def weird(item: str) -> Order:
+        return Opaque()  # type: ignore[return-value]
+
+    def nan(item: str) -> dict:
+        return {"order_id": "A", "status": "held", "note": float("nan")}
+
+    registry = ToolRegistry([local_tool(weird), local_tool(nan, output=Order)])
+    opaque, _ = await run_once(registry, "weird", {"item": "x"})
+    assert opaque.model_result == {"error": "weird failed before completing. Do not claim success."}
+    not_a_number, _ = await run_once(registry, "nan", {"item": "x"})
+    assert not_a_number.model_result == {"error": "nan failed before completing. Do not claim success."}
+
+
+async def test_speech_that_raises_never_fails_the_call():
+    from recording_speech import RecordingSpeech
+
+    class Broken(RecordingSpeech):
+        async def say(self, line):
+            raise RuntimeError("the TTS is down")
+
+    def lookup(item: str) -> Done:
+        return None
+
+    registry = ToolRegistry([local_tool(lookup, announce="One moment.")])
+    result, _ = await run_once(registry, "lookup", {"item": "x"}, speech=Broken())
+    assert result.succeeded and result.announced == ["One moment."]

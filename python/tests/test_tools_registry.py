@@ -274,3 +274,18 @@ async def test_a_realtime_model_that_speaks_itself_skips_announce_lines():
     registry = ToolRegistry([local_tool(lookup_order, announce="One moment.")])
     result, speech = await run_once(registry, "lookup_order", {"order_id": "A"}, speech=Realtime())
     assert result.succeeded and result.announced == [] and speech.lines == []
+
+
+async def test_a_call_on_an_event_gives_the_executor_its_context_and_the_sinks_the_source():
+    executor = ServiceTool("book")
+    registry = ToolRegistry([ToolSpec("book", "Book a table.", PARAMETERS, Booking, executor)])
+    events: list[tuple[str, dict]] = []
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    outcome = await registry.call("book", {"day": "friday"}, event={"kind": "reminder"}, state={"brand": "Casa"})
+    assert outcome.succeeded and outcome.model_text == '{"reference":"book-1"}'
+    arguments, state, context = executor.calls[0]
+    assert context == {"kind": "reminder"} and state.get("brand") == "Casa"
+    assert {data["source"] for _, data in events} == {"event"}
+    from_text = await registry.call("book", '{"day": "closed"}')
+    assert from_text.status == "failed"
+    assert events[-1][1]["source"] == "model"

@@ -274,3 +274,14 @@ async def test_a_bound_method_is_a_tool_and_its_precheck_runs_first():
     assert gone.said == ["That day has already gone. Which other day would suit you?"]
     ok = await live.run("record_promise", {"day": "2026-10-20", "amount": 5}, live.generation())
     assert ok.succeeded and ledger.promises == [(date(2026, 10, 20), 5)]
+
+
+async def test_a_reply_says_a_date_as_a_person_does_in_the_calls_timezone():
+    speech = RecordingSpeech()
+    live = registry().start_call(
+        speech, language="en-US", timezone="America/New_York", now="2026-10-15T16:00:00Z"
+    )
+    result = await live.run("find_order", {"order_id": "A-2"}, live.generation())
+    assert result.said == ["Your order arrives tomorrow, October 16."]
+    with pytest.raises(ValueError, match="now is an instant in RFC 3339"):
+        registry().start_call(speech, now="yesterday")

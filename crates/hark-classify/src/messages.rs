@@ -119,23 +119,37 @@ pub fn classifier_wrong_kind(name: &str, expected: &str) -> String {
     format!("the classifier answered \"{name}\" with something other than a {expected} answer.")
 }
 
+/// How the local classifier's texts name a fallback classifier unless told otherwise
+/// ([`crate::LocalClassifier::with_fallback_hint`]): the Rust UI worker's way to add one.
+pub const FALLBACK_HINT: &str = "UiWorker::with_fallback_classifier";
+
 /// The local classifier cannot read a yes/no question (or select criteria): says what it does
-/// answer and where the question should go instead.
+/// answer and where the question should go instead (the UI worker's fallback classifier).
 pub fn local_cannot_read(name: &str, question: &str) -> String {
+    local_cannot_read_with(name, question, FALLBACK_HINT)
+}
+
+/// [`local_cannot_read`] naming `fallback` as the way to add a fallback classifier.
+pub fn local_cannot_read_with(name: &str, question: &str, fallback: &str) -> String {
     format!(
         "the local classifier cannot read the question \"{name}\" (\"{question}\"): it answers \
          which element a description means; whether anything is checked, selected, disabled, \
          empty or expanded; whether something is on screen or shows a value; per-element \
          matches; and whether a UI event needs a reply. Give the worker an LLM classifier as \
-         fallback (UiWorker::with_fallback_classifier) for other questions."
+         fallback ({fallback}) for other questions."
     )
 }
 
 /// The local classifier was asked a score question.
 pub fn local_no_score(name: &str) -> String {
+    local_no_score_with(name, FALLBACK_HINT)
+}
+
+/// [`local_no_score`] naming `fallback` as the way to add a fallback classifier.
+pub fn local_no_score_with(name: &str, fallback: &str) -> String {
     format!(
         "the local classifier does not answer score questions (\"{name}\"): ask an LLM \
-         classifier (UiWorker::with_fallback_classifier)."
+         classifier ({fallback})."
     )
 }
 
@@ -157,5 +171,16 @@ pub fn local_too_many_options(name: &str, count: usize, max: usize) -> String {
     format!(
         "the choice question \"{name}\" has {count} options; the local classifier takes at \
          most {max}: narrow the options first."
+    )
+}
+
+/// [`local_too_many_options`] for a caller that cannot narrow the options itself (a worker
+/// that offers every named element on screen): names `fallback`, the way to have a fallback
+/// classifier answer such questions.
+pub fn local_too_many_options_with(name: &str, count: usize, max: usize, fallback: &str) -> String {
+    format!(
+        "the choice question \"{name}\" has {count} options; the local classifier takes at \
+         most {max}: narrow the options first, or give it a fallback classifier for such \
+         questions ({fallback})."
     )
 }

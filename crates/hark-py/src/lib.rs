@@ -1,19 +1,28 @@
 //! `hark._core`: the Rust side of the `hark-voice` Python package (python/).
 //!
-//! The tool layer (`tools/`) wraps `hark-tools` and `hark-webhook`: tools built from a JSON Schema
-//! whose executor is a Python object, the registry, a call in progress and what a call ends in.
-//! Arguments are checked, refused, templated and spoken here, with the Rust API's texts; Python
-//! code gets only checked JSON.
+//! - [`tools`]: the tool layer over `hark-tools` and `hark-webhook`: tools built from a JSON Schema
+//!   whose executor is a Python object, the registry, a call in progress and what a call ends in.
+//!   Arguments are checked, refused, templated and spoken here, with the Rust API's texts; Python
+//!   code gets only checked JSON.
+//! - [`classify`]: `LocalClassifier`, Hark's local classifier for Pipecat's `UIWorker`
+//!   (`hark.pipecat.LocalClassifier` wraps it), with the JSON shapes of [`classify_shapes`].
+//! - [`blocking`]: blocking Rust work as asyncio awaitables, and the exit gate that keeps Rust
+//!   threads away from a finalizing interpreter.
+
+mod blocking;
+mod classify;
+mod classify_shapes;
+mod tools;
 
 use pyo3::prelude::*;
-
-mod tools;
 
 /// The extension module, imported by the Python package as `hark._core`.
 #[pymodule]
 #[pyo3(name = "_core")]
 fn core_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    blocking::register(module)?;
     tools::register(module)?;
+    classify::register(module)?;
     Ok(())
 }

@@ -1465,3 +1465,60 @@ async fn a_missing_argument_after_a_reply_that_spoke_asks_no_model_reply() {
         .unwrap();
     assert!(r.ask_model_reply);
 }
+
+#[tokio::test]
+async fn a_json_precheck_reads_the_checked_arguments_and_its_outcome_is_checked_like_a_result() {
+    let ran = Arc::new(Mutex::new(0));
+    let count = ran.clone();
+    let tool = ToolSpec::local("record_promise", "Record a promise.", move |_: Promise| {
+        *count.lock().unwrap() += 1;
+        async {
+            Ok::<_, ToolError>(Recorded {
+                status: RecordedStatus::Recorded,
+            })
+        }
+    })
+    .unwrap()
+    .precheck_json(|arguments| {
+        Ok(match arguments["day"].as_str() {
+            Some(day) if day < "2026-10-15" => Some(json!({"status": "past_day"})),
+            Some("2026-12-31") => Some(json!({"status": "closed"})),
+            _ => None,
+        })
+    });
+    let registry = ToolRegistry::new(vec![tool]).unwrap();
+    let (live, _speech) = live(St::default());
+    let run = |day: &'static str| {
+        let registry = &registry;
+        let live = &live;
+        async move {
+            registry
+                .call_live(
+                    "record_promise",
+                    format!(r#"{{"day": "{day}", "amount": 50}}"#).as_str(),
+                    live,
+                    &live.generation(),
+                )
+                .await
+                .unwrap()
+        }
+    };
+    let past = run("2026-10-01").await;
+    assert!(past.prechecked);
+    assert_eq!(past.outcome.model_result, json!({"status": "past_day"}));
+    let unfit = run("2026-12-31").await;
+    assert_eq!(unfit.outcome.status, CallStatus::Failed);
+    assert!(
+        unfit.outcome.model_result["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("record_promise returned a result that does not fit Recorded: ")
+    );
+    assert_eq!(*ran.lock().unwrap(), 0);
+    let went_ahead = run("2026-10-20").await;
+    assert_eq!(
+        went_ahead.outcome.model_result,
+        json!({"status": "recorded"})
+    );
+    assert_eq!(*ran.lock().unwrap(), 1);
+}

@@ -1,7 +1,14 @@
 """Hark inside a plain Pipecat pipeline (pipecat-ai 1.14).
 
-Not built yet: ``tools_schema``, ``attach_call``, ``end_call_tool``, ``reply_text``,
-``user_mute_strategies`` and ``LocalClassifier`` come with issue 18. Today the package holds its
-build (the ``hark._core`` extension), and ``python/tests`` the scripted OpenAI-compatible server
-and the real Pipecat pipeline harness their tests will run on.
+- :class:`LocalClassifier`: Hark's local classifier as a Pipecat classifier, for Pipecat's own
+  ``UIWorker`` (``UIWorker("ui", llm=llm, classifier=LocalClassifier())``): its screen
+  questions answered in-process in milliseconds, with calibrated probabilities and no network;
+  :class:`LocalClassifierError` when it cannot answer.
+
+Not built yet: ``tools_schema``, ``attach_call``, ``end_call_tool``, ``reply_text`` and
+``user_mute_strategies``.
 """
+
+from hark.pipecat.classifier import LocalClassifier, LocalClassifierError
+
+__all__ = ["LocalClassifier", "LocalClassifierError"]

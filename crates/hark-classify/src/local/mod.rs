@@ -130,6 +130,9 @@ pub struct LocalClassifier {
     trees: Mutex<Vec<(u64, Arc<ScreenTree>)>>,
     embedder: Option<Arc<Embedder>>,
     semantic_weight: f64,
+    /// How error texts name a fallback classifier ([`LocalClassifier::with_fallback_hint`]);
+    /// `None`: the Rust UI worker's texts ([`messages::FALLBACK_HINT`]).
+    fallback_hint: Option<String>,
     prefetch: Arc<Prefetch>,
     /// What [`Classifier::prepare`] has seen lately.
     prepared: Mutex<Prepared>,
@@ -338,6 +341,7 @@ impl LocalClassifier {
             trees: Mutex::new(Vec::new()),
             embedder,
             semantic_weight: SEMANTIC_WEIGHT,
+            fallback_hint: None,
             prefetch: Arc::default(),
             prepared: Mutex::default(),
         }
@@ -356,6 +360,26 @@ impl LocalClassifier {
     pub fn with_semantic_weight(mut self, weight: f64) -> Self {
         self.semantic_weight = weight;
         self
+    }
+
+    /// Names `hint` as the way to give this classifier a fallback in its error texts (a
+    /// question it cannot read, a score question, too many options), in place of the Rust UI
+    /// worker's [`messages::FALLBACK_HINT`]: a caller from another API (Python, where the
+    /// fallback is a constructor argument) swaps in its own words.
+    pub fn with_fallback_hint(mut self, hint: impl Into<String>) -> Self {
+        self.fallback_hint = Some(hint.into());
+        self
+    }
+
+    fn cannot_read(&self, name: &str, question: &str) -> ClassifierError {
+        let hint = self
+            .fallback_hint
+            .as_deref()
+            .unwrap_or(messages::FALLBACK_HINT);
+        ClassifierError::of_kind(
+            ErrorKind::NotUnderstood,
+            messages::local_cannot_read_with(name, question, hint),
+        )
     }
 
     /// The sentence-embedding model, when loaded.
@@ -626,9 +650,13 @@ impl LocalClassifier {
             ));
         }
         if q.options.len() > MAX_ELEMENT_OPTIONS {
+            let (count, max) = (q.options.len(), MAX_ELEMENT_OPTIONS);
             return Err(ClassifierError::of_kind(
                 ErrorKind::TooManyOptions,
-                messages::local_too_many_options(name, q.options.len(), MAX_ELEMENT_OPTIONS),
+                match &self.fallback_hint {
+                    None => messages::local_too_many_options(name, count, max),
+                    Some(h) => messages::local_too_many_options_with(name, count, max, h),
+                },
             ));
         }
         let description = match (&state.utterance, &q.instructions) {
@@ -663,23 +691,18 @@ impl LocalClassifier {
     }
 
     fn answer_yes_no(
+        &self,
         name: &str,
         q: &YesNoQuestion,
         state: &ClassifyState,
         tree: &ScreenTree,
     ) -> Result<f64, ClassifierError> {
         let Value::String(text) = &q.instructions else {
-            return Err(ClassifierError::of_kind(
-                ErrorKind::NotUnderstood,
-                messages::local_cannot_read(name, &q.instructions.to_string()),
-            ));
+            return Err(self.cannot_read(name, &q.instructions.to_string()));
         };
         if let Some(event) = state.field("event") {
             if text != messages::should_respond_criteria() {
-                return Err(ClassifierError::of_kind(
-                    ErrorKind::NotUnderstood,
-                    messages::local_cannot_read(name, text),
-                ));
+                return Err(self.cannot_read(name, text));
             }
             let event_name = event.get("name").and_then(Value::as_str).unwrap_or("");
             let keys: Vec<&str> = event
@@ -689,12 +712,7 @@ impl LocalClassifier {
                 .unwrap_or_default();
             return Ok(yes_no::should_respond(event_name, &keys));
         }
-        yes_no::read_check(text, tree).map_err(|_| {
-            ClassifierError::of_kind(
-                ErrorKind::NotUnderstood,
-                messages::local_cannot_read(name, text),
-            )
-        })
+        yes_no::read_check(text, tree).map_err(|_| self.cannot_read(name, text))
     }
 }
 
@@ -772,13 +790,8 @@ impl LocalClassifier {
                     },
                 })
                 .collect();
-            let probabilities =
-                yes_no::select_probabilities(criteria, tree, &candidates).map_err(|_| {
-                    ClassifierError::of_kind(
-                        ErrorKind::NotUnderstood,
-                        messages::local_cannot_read(&questions[items[0].0].0, criteria),
-                    )
-                })?;
+            let probabilities = yes_no::select_probabilities(criteria, tree, &candidates)
+                .map_err(|_| self.cannot_read(&questions[items[0].0].0, criteria))?;
             for ((i, _, _), p) in items.iter().zip(probabilities) {
                 answers[*i] = Some(Answer::YesNo(YesNoResult { probability: p }));
             }
@@ -791,12 +804,17 @@ impl LocalClassifier {
             answers[i] = Some(match q {
                 Question::Choice(c) => self.answer_choice(name, c, state, &view)?,
                 Question::YesNo(y) => Answer::YesNo(YesNoResult {
-                    probability: Self::answer_yes_no(name, y, state, tree)?,
+                    probability: self.answer_yes_no(name, y, state, tree)?,
                 }),
                 Question::Score(_) => {
                     return Err(ClassifierError::of_kind(
                         ErrorKind::NotUnderstood,
-                        messages::local_no_score(name),
+                        messages::local_no_score_with(
+                            name,
+                            self.fallback_hint
+                                .as_deref()
+                                .unwrap_or(messages::FALLBACK_HINT),
+                        ),
                     ));
                 }
             });

@@ -58,8 +58,8 @@ impl Drop for CancelOnDrop {
 /// Schedules `awaitable` (a coroutine, or any value: a plain value is returned as it is) on the
 /// event loop of the asyncio task that awaits the call, and returns its Rust side.
 ///
-/// Call it inside a future made by `future_into_py` (the loop is found there), before its first
-/// await point.
+/// The loop is the running one when this runs on the loop's thread (a call's driver polls there),
+/// else that of the `future_into_py` scope around it, else the last call's.
 pub fn awaiting(py: Python<'_>, awaitable: &Bound<'_, PyAny>) -> PyResult<Awaiting> {
     let module = bridge(py)?;
     let handle = module.getattr("Handle")?.call0()?;

@@ -53,7 +53,8 @@ impl ToolExecutor for PyExecutor {
         context: &'a ToolContext,
     ) -> BoxFuture<'a, Result<Value, ToolError>> {
         Box::pin(async move {
-            // Every Python call happens on the first poll, inside the asyncio task's scope.
+            // Every Python call happens on the first poll: on the loop's thread (the driver polls
+            // there), or in a task that found the loop when it started.
             let awaiting = Python::attach(|py| -> PyResult<bridge::Awaiting> {
                 let arguments = to_py(py, &Value::Object(arguments))?;
                 let state = Py::new(py, PyCallState::snapshot(context))?;

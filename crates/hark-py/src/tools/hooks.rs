@@ -37,7 +37,8 @@ impl PyCallHooks {
 #[pyclass(name = "ToolOutcome", module = "hark._core", frozen)]
 #[derive(Debug)]
 pub struct PyToolOutcome {
-    inner: ToolOutcome,
+    /// The Rust outcome.
+    pub inner: ToolOutcome,
 }
 
 #[pymethods]
@@ -75,6 +76,20 @@ impl PyToolOutcome {
     #[getter]
     fn model_result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.inner.model_result)
+    }
+
+    /// The exact text the model reads.
+    #[getter]
+    fn model_text(&self) -> String {
+        self.inner.model_text()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ToolOutcome(tool={:?}, status={:?})",
+            self.inner.tool,
+            self.status()
+        )
     }
 }
 

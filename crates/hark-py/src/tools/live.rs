@@ -10,9 +10,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use serde_json::Value;
 
-use super::bridge;
 use super::json::{bridge as helpers, to_py, to_value};
 use super::state::PyCallState;
+use super::{bridge, driver};
 
 /// How long `close` lets background work (webhooks that do not wait) finish.
 const DRAIN_LIMIT: Duration = Duration::from_secs(10);
@@ -267,7 +267,7 @@ impl PyLiveCall {
         let generation = generation.get().inner.clone();
         let registry = self.registry.clone();
         let live = self.live.clone();
-        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        let future = driver::on_loop(py, async move {
             let raw = match &given {
                 Given::None => RawArguments::None,
                 Given::Text(text) => RawArguments::Text(text),
@@ -297,7 +297,7 @@ impl PyLiveCall {
         bridge::remember_loop(py);
         let registry = self.registry.clone();
         let live = self.live.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        driver::on_loop(py, async move {
             let results = registry.late_results(&live).await;
             Ok(results
                 .into_iter()
@@ -316,7 +316,7 @@ impl PyLiveCall {
     #[pyo3(name = "_start_close")]
     fn start_close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let live = self.live.clone();
-        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        driver::on_loop(py, async move {
             Ok(live.hooks.drain(DRAIN_LIMIT).await.unfinished)
         })
     }

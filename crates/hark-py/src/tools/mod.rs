@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 
 mod bridge;
 mod builtin;
+mod driver;
 mod errors;
 mod executor;
 mod hooks;
@@ -28,6 +29,7 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<hooks::PyCallHooks>()?;
     module.add_class::<hooks::PyToolOutcome>()?;
     module.add_class::<hooks::PyNext>()?;
+    module.add_class::<driver::Driver>()?;
     texts::register(module)?;
     builtin::register(module)?;
     webhook::register(module)?;

@@ -4,15 +4,17 @@
 use std::sync::{Arc, Mutex};
 
 use hark_tools::{
-    Assign, CallState, Dialect, LiveCall, SinkError, StateModel, ToolEvent, ToolRegistry, ToolSpec,
+    Assign, CallState, Dialect, FixedClock, LiveCall, RawArguments, SinkError, StateModel,
+    ToolEvent, ToolRegistry, ToolSpec,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
 
+use super::driver;
 use super::errors::build_error;
-use super::hooks::PyCallHooks;
+use super::hooks::{PyCallHooks, PyToolOutcome};
 use super::json::{bridge, to_py, to_value};
 use super::live::PyLiveCall;
 use super::options::reply_rows;
@@ -155,8 +157,10 @@ impl PyToolRegistry {
 
     /// Starts a call that speaks through `speech` (the adapter's object: `say`, `wait_playout`,
     /// `reply_spoke`). `state` is a `CallState` (shared as it is), a State model instance or a
-    /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA.
-    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None, hooks=None))]
+    /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA;
+    /// `now` fixes the instant "today" is read from (RFC 3339; tests and replays).
+    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None, hooks=None, now=None))]
+    #[allow(clippy::too_many_arguments)]
     fn start_call(
         &self,
         speech: &Bound<'_, PyAny>,
@@ -165,6 +169,7 @@ impl PyToolRegistry {
         language: &str,
         timezone: Option<&str>,
         hooks: Option<&Bound<'_, PyCallHooks>>,
+        now: Option<&str>,
     ) -> PyResult<PyLiveCall> {
         let speech = PySpeech::new(speech)?;
         // `call=` may be the call's CallHooks, as the reference passes them.
@@ -190,12 +195,102 @@ impl PyToolRegistry {
                 state
             }
         };
-        let mut live = LiveCall::new(state, Arc::new(speech))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let live = match now {
+            None => LiveCall::new(state, Arc::new(speech)),
+            Some(now) => {
+                let instant: jiff::Timestamp = now.parse().map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "now is an instant in RFC 3339, like 2026-10-15T16:00:00Z, not {now:?}"
+                    ))
+                })?;
+                LiveCall::with_clock(state, Arc::new(speech), Arc::new(FixedClock(instant)))
+            }
+        };
+        let mut live = live.map_err(|e| PyValueError::new_err(e.to_string()))?;
         if let Some(hooks) = hooks {
             live = live.with_hooks(hooks);
         }
         Ok(PyLiveCall::new(self.inner.clone(), live))
+    }
+
+    /// Runs one call on its own, outside a call in progress (a coroutine resolving to a
+    /// `ToolOutcome`): nothing is said or saved. `event` (a dict) runs it on an event: the
+    /// executor's `context=` gets it and the sinks see the source `event`. `state` is a
+    /// `CallState` or a dict of values.
+    #[pyo3(signature = (name, arguments=None, *, state=None, event=None))]
+    fn call<'py>(
+        slf: &Bound<'py, Self>,
+        name: String,
+        arguments: Option<Bound<'py, PyAny>>,
+        state: Option<Bound<'py, PyAny>>,
+        event: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let none = || py.None().into_bound(py);
+        let given = (
+            name,
+            arguments.unwrap_or_else(none),
+            state.unwrap_or_else(none),
+            event.unwrap_or_else(none),
+        )
+            .into_pyobject(py)?;
+        bridge(py)?
+            .getattr("deferred")?
+            .call1((slf.getattr("_start_call")?, given))
+    }
+
+    /// The start of [`call`](Self::call), on the event loop's thread.
+    #[pyo3(name = "_start_call")]
+    fn start_call_alone<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        state: Option<&Bound<'py, PyAny>>,
+        event: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let given: Option<Value> = match arguments.filter(|a| !a.is_none()) {
+            None => None,
+            Some(text) if text.is_instance_of::<pyo3::types::PyString>() => {
+                Some(Value::String(text.extract()?))
+            }
+            Some(value) => Some(to_value(value)?),
+        };
+        let state = match state {
+            Some(given) if given.is_instance_of::<PyCallState>() => {
+                given.cast::<PyCallState>()?.get().inner.clone()
+            }
+            other => {
+                let state = CallState::new(Default::default(), "en", None);
+                for (name, value) in values_of(other)? {
+                    state.set(name, value);
+                }
+                state
+            }
+        };
+        let mut context = state.context(&Default::default());
+        if let Some(event) = event.filter(|e| !e.is_none()) {
+            match to_value(event)? {
+                Value::Object(map) => context.event = Some(map),
+                _ => {
+                    return Err(PyTypeError::new_err(
+                        "event is a dict of the event's context",
+                    ));
+                }
+            }
+        }
+        let registry = self.inner.clone();
+        driver::on_loop(py, async move {
+            let outcome = match &given {
+                None => registry.call(&name, RawArguments::None, &context).await,
+                Some(value) => {
+                    registry
+                        .call(&name, RawArguments::Json(value), &context)
+                        .await
+                }
+            };
+            Ok(PyToolOutcome { inner: outcome })
+        })
     }
 
     /// Every tool's definition in a provider dialect (`openai`, `openai_strict`, `anthropic`,

@@ -52,16 +52,18 @@ pub const BATCH: usize = 32;
 /// An embedding: unit length, [`Embedder::dim`] values.
 pub type Embedding = Arc<[f32]>;
 
-/// Why the model could not be loaded or run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// The command the model errors name to fetch the model, unless told otherwise
+/// ([`EmbedError::text_with_fetch_command`]).
+pub const FETCH_COMMAND: &str = "scripts/fetch-model.sh";
+
+/// Why the model could not be loaded or run. Its text ([`std::fmt::Display`]) names
+/// [`FETCH_COMMAND`] as the fix where fetching the model is one;
+/// [`EmbedError::text_with_fetch_command`] names another command (the Python package's).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmbedError {
     /// No model directory: neither `$HARK_MODEL_DIR` nor a cache folder is known.
-    #[error(
-        "no model directory: set HARK_MODEL_DIR or HOME (run scripts/fetch-model.sh to fetch the model)"
-    )]
     NoDirectory,
     /// A model file is missing or unreadable.
-    #[error("cannot read {path}: {reason} (run scripts/fetch-model.sh to fetch the model)")]
     Read {
         /// The file.
         path: String,
@@ -69,7 +71,6 @@ pub enum EmbedError {
         reason: String,
     },
     /// The files are there but do not make a working model.
-    #[error("the model in {dir} does not load: {reason} (rerun scripts/fetch-model.sh)")]
     Invalid {
         /// The model directory.
         dir: String,
@@ -77,12 +78,8 @@ pub enum EmbedError {
         reason: String,
     },
     /// This build has no embedding model (hark-classify without its `embeddings` feature).
-    #[error(
-        "this build has no sentence-embedding model: hark-classify was built without its embeddings feature"
-    )]
     NotBuilt,
     /// The forward pass failed.
-    #[error("the embedding model failed on {text:?}: {reason}")]
     Run {
         /// The first text of the batch.
         text: String,
@@ -90,6 +87,38 @@ pub enum EmbedError {
         reason: String,
     },
 }
+
+impl EmbedError {
+    /// The error's text with `command` as the way to fetch the model (the [`std::fmt::Display`]
+    /// text is this with [`FETCH_COMMAND`]).
+    pub fn text_with_fetch_command(&self, command: &str) -> String {
+        match self {
+            EmbedError::NoDirectory => format!(
+                "no model directory: set HARK_MODEL_DIR or HOME (run {command} to fetch the model)"
+            ),
+            EmbedError::Read { path, reason } => {
+                format!("cannot read {path}: {reason} (run {command} to fetch the model)")
+            }
+            EmbedError::Invalid { dir, reason } => {
+                format!("the model in {dir} does not load: {reason} (rerun {command})")
+            }
+            EmbedError::NotBuilt => "this build has no sentence-embedding model: hark-classify \
+                 was built without its embeddings feature"
+                .to_string(),
+            EmbedError::Run { text, reason } => {
+                format!("the embedding model failed on {text:?}: {reason}")
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text_with_fetch_command(FETCH_COMMAND))
+    }
+}
+
+impl std::error::Error for EmbedError {}
 
 /// The log line when the model is absent: the classifier goes on with lexical features only.
 pub fn absent_warning(error: &EmbedError) -> String {

@@ -1,0 +1,148 @@
+//! Runs a call's Rust future on the asyncio event loop's own thread: polled first when the call
+//! starts, then each time it is woken (the waker puts the next poll on the loop with
+//! `call_soon_threadsafe`). A tool call then never hops between threads unless its work does (a
+//! webhook's I/O, on the tokio runtime's reactor, entered for each poll). Cancelling the asyncio
+//! future drops the Rust future.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+
+use pyo3::IntoPyObjectExt;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+type Boxed = Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>;
+
+/// One Rust future driven by the event loop, and the asyncio future it resolves.
+#[pyclass(name = "_Driver", module = "hark._core", frozen)]
+pub struct Driver {
+    future: Mutex<Option<Boxed>>,
+    result: Py<PyAny>,
+    event_loop: Py<PyAny>,
+    scheduled: AtomicBool,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Driver")
+    }
+}
+
+/// Wakes a driver: its next poll goes on the loop (once, however often it is woken meanwhile).
+struct Wakeup(Py<Driver>);
+
+impl Wake for Wakeup {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // At interpreter exit there is no loop left to poll on.
+        let _ = Python::try_attach(|py| {
+            let driver = self.0.bind(py);
+            if driver.get().scheduled.swap(true, Ordering::SeqCst) {
+                return;
+            }
+            let scheduled = driver.getattr("_step").and_then(|step| {
+                driver
+                    .get()
+                    .event_loop
+                    .bind(py)
+                    .call_method1("call_soon_threadsafe", (step,))
+            });
+            // A closed loop: the call's awaiter is gone, so is the work.
+            if scheduled.is_err() {
+                driver.get().drop_future();
+            }
+        });
+    }
+}
+
+impl Driver {
+    fn drop_future(&self) {
+        let taken = self.future.lock().ok().and_then(|mut f| f.take());
+        drop(taken);
+    }
+}
+
+#[pymethods]
+impl Driver {
+    /// Polls the future once (on the loop's thread); resolves the asyncio future when it is done.
+    fn _step(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let py = slf.py();
+        let this = slf.get();
+        this.scheduled.store(false, Ordering::SeqCst);
+        let result = this.result.bind(py);
+        if result.call_method0("done")?.is_truthy()? {
+            this.drop_future();
+            return Ok(());
+        }
+        let waker = Waker::from(Arc::new(Wakeup(slf.clone().unbind())));
+        let mut context = Context::from_waker(&waker);
+        let polled = {
+            let Ok(mut slot) = this.future.lock() else {
+                return Err(PyRuntimeError::new_err("a tool call's driver was poisoned"));
+            };
+            let Some(future) = slot.as_mut() else {
+                return Ok(());
+            };
+            let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+            let polled =
+                std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut context)));
+            match polled {
+                Ok(Poll::Pending) => return Ok(()),
+                Ok(Poll::Ready(output)) => {
+                    *slot = None;
+                    output
+                }
+                Err(_) => {
+                    *slot = None;
+                    Err(PyRuntimeError::new_err(
+                        "a tool call panicked in Hark's core",
+                    ))
+                }
+            }
+        };
+        match polled {
+            Ok(value) => result.call_method1("set_result", (value,))?,
+            Err(error) => result.call_method1("set_exception", (error.value(py),))?,
+        };
+        Ok(())
+    }
+
+    /// The asyncio future is done: cancelled, the Rust future is dropped.
+    fn _on_done(&self, _result: &Bound<'_, PyAny>) {
+        self.drop_future();
+    }
+}
+
+/// Drives `future` on the running event loop and returns the asyncio future of its output. It
+/// is polled once here, before this returns.
+pub fn on_loop<'py, F, T>(py: Python<'py>, future: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let result = event_loop.call_method0("create_future")?;
+    let boxed: Boxed = Box::pin(async move {
+        let value = future.await?;
+        Python::attach(|py| value.into_py_any(py))
+    });
+    let driver = Bound::new(
+        py,
+        Driver {
+            future: Mutex::new(Some(boxed)),
+            result: result.clone().unbind(),
+            event_loop: event_loop.unbind(),
+            scheduled: AtomicBool::new(false),
+        },
+    )?;
+    result.call_method1("add_done_callback", (driver.getattr("_on_done")?,))?;
+    Driver::_step(&driver)?;
+    Ok(result)
+}
