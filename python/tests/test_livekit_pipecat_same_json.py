@@ -35,16 +35,14 @@ def book_table(day: date, party: Annotated[int, Field(ge=1, le=12)] = 2) -> Book
     return Booking(reference="B-12", day=day)
 
 
-SCRIPT = [
-    calls(("book_table", '{"day": "2026-10-16", "party": 40}'), ("book_table", '{"day": "2026-10-16"}')),
-    text("Booked one; twelve at most."),
-]
-
-
-async def test_the_same_registry_gives_pipecat_and_livekit_the_same_json():
+@pytest.mark.parametrize(
+    "arguments", ['{"day": "2026-10-16", "party": 40}', '{"day": "2026-10-16"}'], ids=["refused", "booked"]
+)
+async def test_the_same_registry_gives_pipecat_and_livekit_the_same_json(arguments):
     registry = ToolRegistry([local_tool(book_table)])
+    script = [calls(("book_table", arguments)), text("All right.")]
 
-    on_pipecat = ScriptedOpenAI(SCRIPT)
+    on_pipecat = ScriptedOpenAI(script)
     await on_pipecat.start()
     try:
         async with Bot(on_pipecat, tools=pipecat.tools_schema(registry)) as bot:
@@ -53,7 +51,7 @@ async def test_the_same_registry_gives_pipecat_and_livekit_the_same_json():
     finally:
         await on_pipecat.close()
 
-    on_livekit = ScriptedOpenAI(SCRIPT)
+    on_livekit = ScriptedOpenAI(script)
     await on_livekit.start()
     try:
         async with agent_session(on_livekit, function_tools(registry)) as session:
@@ -63,10 +61,12 @@ async def test_the_same_registry_gives_pipecat_and_livekit_the_same_json():
         await on_livekit.close()
 
     def results(request: dict) -> list:
-        return sorted((json.loads(m) for m in tool_messages(request)), key=json.dumps)
+        return [json.loads(m) for m in tool_messages(request)]
 
+    # The same JSON value; Pipecat's aggregator writes it with json.dumps' spaces, LiveKit gets
+    # the core's compact text.
     assert results(pipecat_requests[1]) == results(livekit_requests[1])
-    assert len(results(livekit_requests[1])) == 2
+    assert len(results(livekit_requests[1])) == 1
 
     def arguments(request: dict) -> list:
         return [
