@@ -4,13 +4,14 @@
 Both agents run in LiveKit's text-only mode (an ``AgentSession`` with no room), their OpenAI
 plugin pointed at the scripted OpenAI-compatible server of python/tests on loopback. One turn:
 the user's text, the model calls ``book_table`` (a date, a bounded int, a Literal, an optional
-phone), the tool runs, the model's reply. Two numbers per agent:
+phone), the tool runs, the model's reply. Two measurements per agent:
 
-- the tool: from LiveKit starting the call (``tool_execution_updated`` "started") to its
-  output (``function_tools_executed``), i.e. argument validation, the tool, the result text;
-- the turn: ``session.run(user_input=...)`` end to end (two model requests).
-
-Turns alternate between the two agents in blocks, so drift on the machine hits both alike.
+- the tool step, what LiveKit's tool executor does for one call: ``prepare_function_arguments``
+  (for the plain tool LiveKit's pydantic validation), awaiting the tool, ``make_tool_output``
+  (the text the model reads), with a real ``RunContext`` of the started session; many calls,
+  alternating between the two tools;
+- the turn: ``session.run(user_input=...)`` end to end (two model requests, LiveKit's own
+  scheduling), in blocks alternating between the two agents.
 
 Run (after scripts/python-env.sh; HARK_PY_RELEASE=1 for an optimised core):
     .venv/bin/python bench/python_livekit_tool.py [turns per agent, default 300]
@@ -27,7 +28,11 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 
-from livekit.agents import Agent, AgentSession, function_tool
+from livekit.agents import Agent, AgentSession, RunContext, function_tool
+from livekit.agents.llm import FunctionCall
+from livekit.agents.llm.utils import prepare_function_arguments
+from livekit.agents.voice import SpeechHandle
+from livekit.agents.voice.generation import make_tool_output
 from livekit.plugins import openai
 from pydantic import BaseModel, Field
 
@@ -69,23 +74,28 @@ async def plain_book_table(
 
 
 class Timed:
-    """A session whose tool calls are timed from LiveKit's own events."""
+    """A session, its tool, and the times of its tool steps and turns."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: AgentSession, tool) -> None:
         self.session = session
+        self.tool = tool
         self.tool_us: list[float] = []
         self.turn_us: list[float] = []
-        self._started = 0.0
-        session.on("tool_execution_updated", self._on_update)
-        session.on("function_tools_executed", self._on_executed)
 
-    def _on_update(self, event) -> None:
-        if type(event.update).__name__ == "ToolCallStarted":
-            self._started = time.perf_counter()
-
-    def _on_executed(self, event) -> None:
-        self.tool_us.append((time.perf_counter() - self._started) * 1e6)
-        assert [o.output for o in event.function_call_outputs] == [EXPECTED], event
+    async def tool_step(self) -> None:
+        """One call as LiveKit's tool executor makes it, timed."""
+        call = FunctionCall(call_id="call_bench", name="book_table", arguments=RAW)
+        context = RunContext(
+            session=self.session,
+            speech_handle=SpeechHandle.create(),
+            function_call=call,
+        )
+        start = time.perf_counter()
+        args, kwargs = prepare_function_arguments(fnc=self.tool, json_arguments=RAW, call_ctx=context)
+        output = await self.tool(*args, **kwargs)
+        made = make_tool_output(fnc_call=call, output=output, exception=None)
+        self.tool_us.append((time.perf_counter() - start) * 1e6)
+        assert made.fnc_call_out.output == EXPECTED, made.fnc_call_out
 
     async def turn(self, server: ScriptedOpenAI) -> None:
         server.add(calls(("book_table", RAW)), text("Booked."))
@@ -102,6 +112,7 @@ def summary(values: list[float]) -> str:
 
 async def main() -> None:
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    steps = 20 * turns
     warmup, block = 20, 10
     server = ScriptedOpenAI()
     await server.start()
@@ -113,19 +124,25 @@ async def main() -> None:
     ):
         await hark_session.start(Agent(instructions="You book tables.", tools=hark_tools))
         await plain_session.start(Agent(instructions="You book tables.", tools=[plain_book_table]))
-        hark, plain = Timed(hark_session), Timed(plain_session)
+        hark, plain = Timed(hark_session, hark_tools[0]), Timed(plain_session, plain_book_table)
         for _ in range(warmup):
             await hark.turn(server)
             await plain.turn(server)
+            await hark.tool_step()
+            await plain.tool_step()
         for timed in (hark, plain):
             timed.tool_us.clear()
             timed.turn_us.clear()
+        for _ in range(steps):
+            await hark.tool_step()
+            await plain.tool_step()
         for _ in range(turns // block):
             for timed in (hark, plain):
                 for _ in range(block):
                     await timed.turn(server)
     await server.close()
-    print(f"{len(hark.tool_us)} turns per agent (python {sys.version.split()[0]})")
+    print(f"{len(hark.tool_us)} tool steps and {len(hark.turn_us)} turns per agent "
+          f"(python {sys.version.split()[0]})")
     print(f"tool, Hark function_tools:      {summary(hark.tool_us)}")
     print(f"tool, plain @function_tool:     {summary(plain.tool_us)}")
     print(f"turn, Hark function_tools:      {summary(hark.turn_us)}")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from hark import ToolRegistry, local_tool
 from hark.livekit import function_tools
 from livekit_session import agent_session, tool_messages
-from scripted_openai import ScriptedOpenAI, calls, openai_server, text  # noqa: F401  (the fixture)
+from scripted_openai import ScriptedOpenAI, calls, text
 
 pipecat = pytest.importorskip("hark.pipecat")
 if not hasattr(pipecat, "tools_schema"):

@@ -42,8 +42,8 @@ UPDATE_TEMPLATE = "{message}"
 
 
 class LiveKitCall:
-    """One call of a ``ToolRegistry`` in a LiveKit agent: the ``LiveCall`` (started at the first
-    tool call, in that call's ``AgentSession``), its speech, and the late results of its
+    """One call of a ``ToolRegistry`` in a LiveKit agent: the ``LiveCall`` (bound to the
+    ``AgentSession`` of its first tool call), its speech, and the late results of its
     ``continue`` tools."""
 
     def __init__(
@@ -60,8 +60,6 @@ class LiveKitCall:
         self._job = job
         self.speech = LiveKitSpeech()
         self._state, self._call, self._hooks = _split_call(state, call)
-        self._language = language
-        self._timezone = timezone
         self._session: Any | None = None
         self._job_values = self._call is None and not _is_call_state(self._state)
         # Started now, so a bad option raises here rather than at the first tool call.
