@@ -1,0 +1,147 @@
+"""What a Hark call takes from a LiveKit agent: the call values a LiveKit job carries (room,
+SIP caller), the state of ``call=`` when no ``state=`` is given, Hark's built-in and webhook tools
+unchanged, and background webhooks finishing when the session closes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from hark import (
+    Accepted,
+    CallHooks,
+    CallState,
+    Done,
+    ToolRegistry,
+    current_datetime_tool,
+    local_tool,
+    user_phone_number_tool,
+    webhook_tool,
+)
+from hark.livekit import function_tools
+from hark.livekit.job import call_values
+from livekit_session import agent_session, spoken, tool_messages
+from scripted_openai import calls, openai_server, text  # noqa: F401  (the fixture)
+from test_tools_webhooks import Hooks
+
+
+class Participant:
+    """What the job's room holds of a SIP caller (the attributes LiveKit's SIP service sets)."""
+
+    identity = "sip_+14155550123"
+    attributes = {"sip.phoneNumber": "+14155550123", "sip.callID": "SCL_abc123"}
+
+
+class Room:
+    name = "casa-pepe-room-7"
+    remote_participants = {"sip_+14155550123": Participant()}
+
+
+class Job:
+    """What hark.livekit reads of a ``JobContext`` (its room, where shutdown callbacks go), and
+    nothing else."""
+
+    def __init__(self) -> None:
+        self.room = Room()
+        self.shutdown_callbacks: list[Any] = []
+
+    def add_shutdown_callback(self, callback: Any) -> None:
+        self.shutdown_callbacks.append(callback)
+
+
+def test_outside_a_job_there_are_no_call_values():
+    assert call_values(object()) is None  # type: ignore[arg-type]
+    assert call_values(object(), Job()) == {  # type: ignore[arg-type]
+        "session_id": "casa-pepe-room-7",
+        "remote_number": "+14155550123",
+        "carrier_call_id": "SCL_abc123",
+    }
+
+
+async def test_call_values_come_from_the_livekit_job(openai_server):
+    def transfer() -> Done:
+        """Transfer the call."""
+
+    hark = ToolRegistry(
+        [
+            local_tool(transfer, announce="Transferring {{call.session_id}}, call {{call.carrier_call_id}}."),
+            user_phone_number_tool(),
+        ]
+    )
+    openai_server.add(calls(("transfer", "{}"), ("user_phone_number", "{}")), text("Done."))
+    job = Job()
+    tools = function_tools(hark, job=job)
+    async with agent_session(openai_server, tools) as session:
+        result = await session.run(user_input="Transfer me")
+    assert spoken(result.events)[0] == "Transferring casa-pepe-room-7, call SCL_abc123."
+    read = [json.loads(m) for m in tool_messages(openai_server.requests[1])]
+    assert {"available": True, "phone_number": "+14155550123", "call_type": None} in read
+    assert job.shutdown_callbacks == [tools.call.close]
+
+
+class State(BaseModel):
+    brand: str | None = None
+
+
+async def test_without_state_the_tools_take_the_state_of_call(openai_server):
+    def greet() -> Done:
+        """Greet."""
+
+    hark = ToolRegistry([local_tool(greet, announce="Welcome to {{brand}}.")], state=State)
+    state = CallState({"brand": "Casa Pepe"}, call={"session_id": "s-9"})
+    openai_server.add(calls(("greet", "{}")), text("How can I help?"))
+    async with agent_session(openai_server, function_tools(hark, call=state)) as session:
+        result = await session.run(user_input="Hello")
+    assert spoken(result.events) == ["Welcome to Casa Pepe.", "How can I help?"]
+
+
+def test_call_takes_hooks_a_call_state_or_call_values():
+    hark = ToolRegistry([current_datetime_tool("Europe/Madrid")])
+    function_tools(hark, call=CallHooks())
+    function_tools(hark, call={"session_id": "s-1"})
+    with pytest.raises(TypeError, match=r"takes the call's CallHooks, a CallState or a dict"):
+        function_tools(hark, call="s-1")
+    with pytest.raises(ValueError):
+        function_tools(hark, timezone="Mars/Olympus")
+
+
+async def test_built_in_tools_work_unchanged(openai_server):
+    hark = ToolRegistry([current_datetime_tool("Europe/Madrid")])
+    openai_server.add(calls(("current_datetime", "{}")), text("It is noon."))
+    async with agent_session(openai_server, function_tools(hark)) as session:
+        await session.run(user_input="What time is it?")
+    (now,) = [json.loads(m) for m in tool_messages(openai_server.requests[1])]
+    assert set(now) == {"datetime", "date", "time", "weekday", "timezone"}
+    assert now["timezone"] == "Europe/Madrid"
+
+
+class BookingNote(BaseModel):
+    note: str
+
+
+async def test_background_webhooks_finish_when_the_session_closes(openai_server):
+    crm = Hooks()
+    try:
+        crm.routes["/crm"] = (200, "{}", 0.5)
+        tool = webhook_tool(
+            "notify_crm", "Tell the CRM.", crm.url("/crm"), input=BookingNote, output=Accepted,
+            allow_private_network=True, wait_for_response=False,
+        )
+        call_hooks = CallHooks()
+        openai_server.add(calls(("notify_crm", '{"note": "booked"}')), text("Noted."))
+        async with agent_session(openai_server, function_tools(ToolRegistry([tool]), call=call_hooks)) as session:
+            await session.run(user_input="Note it")
+            assert call_hooks.background == 1
+        assert tool_messages(openai_server.requests[1]) == ['{"ok":true,"accepted":true}']
+        for _ in range(100):
+            if call_hooks.background == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert call_hooks.background == 0 and len(crm.requests) == 1
+        assert json.loads(crm.requests[0]["body"]) == {"note": "booked"}
+    finally:
+        crm.close()
