@@ -3,8 +3,10 @@
 #
 #   scripts/test.sh
 #
-# 1. system packages the tests need (Debian: chromium, chromium-driver), installed when missing;
-# 2. services the tests need, started here and stopped on exit;
+# 1. system packages the tests need (Debian: chromium, chromium-driver, redis-server), installed
+#    when missing;
+# 2. services the tests need, started here and stopped on exit: a redis-server on a unix socket
+#    for the bus tests (HARK_TEST_REDIS_URL);
 # 3. the demo page: npm ci, build, its own tests (node --test, in headless Chromium);
 # 4. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc);
 # 5. the Python package: a venv with the test requirements (the real pipecat-ai 1.14.0 from
@@ -31,9 +33,9 @@ fi
 
 # ---- 1. system packages ---------------------------------------------------------------------
 # command -> Debian package that provides it
-declare -A debian_package=([chromium]=chromium [chromedriver]=chromium-driver)
+declare -A debian_package=([chromium]=chromium [chromedriver]=chromium-driver [redis-server]=redis-server)
 missing=()
-for cmd in chromium chromedriver; do
+for cmd in chromium chromedriver redis-server; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${debian_package[$cmd]}")
 done
 if ((${#missing[@]} > 0)); then
@@ -61,15 +63,28 @@ fi
 
 # ---- 2. services the tests need -------------------------------------------------------------
 # Start each service here, record its pid in service_pids and export where tests find it.
-# None yet. Later: a Redis server for the bus tests, e.g.
-#   redis-server --port 0 --unixsocket "$tmp/redis.sock" --save '' & service_pids+=($!)
-#   export HARK_TEST_REDIS_URL="unix://$tmp/redis.sock"
 service_pids=()
+service_dir="$(mktemp -d "${TMPDIR:-/tmp}/hark-test-services.XXXXXX")"
 stop_services() {
   local pid
   for pid in "${service_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${service_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$service_dir"
 }
 trap stop_services EXIT
+
+# Redis for the bus tests (crates/hark-bus/tests/redis_bus.rs, the worker's tests, the Python
+# RedisBus tests): on a unix socket of its own, no TCP port, nothing saved to disk.
+step "redis-server on $service_dir/redis.sock"
+redis-server --port 0 --unixsocket "$service_dir/redis.sock" --unixsocketperm 700 \
+  --save '' --appendonly no --dir "$service_dir" --logfile "$service_dir/redis.log" &
+service_pids+=($!)
+for _ in $(seq 100); do
+  [[ -S "$service_dir/redis.sock" ]] && break
+  sleep 0.1
+done
+[[ -S "$service_dir/redis.sock" ]] || fail "redis-server did not start (see $service_dir/redis.log)"
+export HARK_TEST_REDIS_URL="unix://$service_dir/redis.sock"
 
 # ---- 3. the demo page -----------------------------------------------------------------------
 step "web: npm ci"

@@ -11,6 +11,10 @@
 //!   in-process transport; [`JobRoutes`] serves several job names under one worker.
 //! - [`job`]: [`JobResponse`], a job's status and answer.
 //! - [`job_group`]: [`JobGroups`], job groups reported through a [`CommandSink`] ([`sink`]).
+//! - [`wire`]: [`WireMessage`], everything a network bus carries (the job messages and
+//!   pipecat's registry, UI event, UI command and shutdown messages) in pipecat's envelope.
+//! - [`redis_bus`]: [`RedisBus`], pipecat's Redis bus (one pub/sub channel), also a
+//!   [`Transport`] with a job timeout.
 //! - [`names`]: the UI worker's job names and the `screen` tool's name.
 //! - [`messages`]: every text hark-bus says.
 //!
@@ -47,7 +51,9 @@ pub mod job_group;
 pub mod message;
 pub mod messages;
 pub mod names;
+pub mod redis_bus;
 pub mod sink;
+pub mod wire;
 
 pub use bus::{Bus, BusError, JobHandler, JobReply, JobRoutes, JobUpdates, RouteTaken, Transport};
 pub use job::JobResponse;
@@ -55,4 +61,6 @@ pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
 pub use message::{
     BusMessage, JobCancel, JobRequest, JobResult, JobStream, JobUpdate, JobUpdateRequest,
 };
+pub use redis_bus::{BusEvent, PublishError, RedisBus, RedisBusConfig};
 pub use sink::{CommandSink, SinkClosed};
+pub use wire::{Decoded, WireMessage};

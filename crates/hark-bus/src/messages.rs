@@ -52,6 +52,50 @@ pub fn worker_panicked(name: &str) -> String {
     format!("the worker {name} failed before answering")
 }
 
+/// Bytes on the bus that are not a pipecat envelope.
+pub fn not_an_envelope(detail: &str) -> String {
+    format!("not a pipecat bus envelope ({{\"__type__\", \"__data__\"}} JSON): {detail}")
+}
+
+/// A known pipecat class whose fields do not have pipecat's shapes.
+pub fn bad_fields(class: &str, detail: &str) -> String {
+    format!("a {class} with fields that do not fit pipecat's: {detail}")
+}
+
+/// A message larger than the bus takes, in either direction.
+pub fn message_too_large(bytes: usize, limit: usize, channel: &str) -> String {
+    format!(
+        "a bus message of {bytes} bytes on Redis channel {channel} is larger than the limit of \
+         {limit} bytes: it was dropped; send less (a smaller snapshot or payload) or raise the limit"
+    )
+}
+
+/// Publishing while the bus has no connection to Redis.
+pub fn redis_disconnected(url: &str, channel: &str) -> String {
+    format!(
+        "the bus is not connected to Redis at {url} (channel {channel}): it reconnects by \
+         itself; check that Redis is running"
+    )
+}
+
+/// Redis refused or lost one publish.
+pub fn redis_publish_failed(url: &str, channel: &str, detail: &str) -> String {
+    format!("publishing on Redis channel {channel} at {url} failed: {detail}")
+}
+
+/// A job that got no answer over Redis before its timeout.
+pub fn redis_job_timed_out(worker: &str, job: &str, seconds: f64, channel: &str) -> String {
+    format!(
+        "the worker {worker} did not answer the {job} job within {seconds} s on Redis channel \
+         {channel}: check that Redis runs and that a worker named {worker} is on the channel"
+    )
+}
+
+/// A job that could not be sent over Redis.
+pub fn redis_job_not_sent(worker: &str, job: &str, detail: &str) -> String {
+    format!("the {job} job for the worker {worker} was not sent: {detail}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +138,16 @@ mod tests {
         assert_eq!(
             worker_panicked("ui"),
             "the worker ui failed before answering"
+        );
+        assert_eq!(
+            message_too_large(10, 4, "c"),
+            "a bus message of 10 bytes on Redis channel c is larger than the limit of 4 bytes: \
+             it was dropped; send less (a smaller snapshot or payload) or raise the limit"
+        );
+        assert_eq!(
+            redis_job_timed_out("ui", "screen", 0.5, "c"),
+            "the worker ui did not answer the screen job within 0.5 s on Redis channel c: check \
+             that Redis runs and that a worker named ui is on the channel"
         );
     }
 }

@@ -36,6 +36,46 @@ pub enum Command {
     /// Check an agent file: every build-time check, each problem printed with its fix; exit
     /// code 1 on any error, 0 and a one-line summary when it is clean.
     Check(CheckArgs),
+    /// Serve as the UI worker on Pipecat's Redis bus: a Pipecat voice agent's `screen`
+    /// (and, with --respond-model, `respond`) jobs answered by Hark's UI worker.
+    Worker(WorkerArgs),
+}
+
+/// Flags of `hark worker`.
+#[derive(Debug, Clone, Args)]
+pub struct WorkerArgs {
+    /// The Redis server of the bus: redis://host:port[/db] or unix:///path/to/socket.
+    #[arg(long, env = "HARK_BUS", value_name = "URL")]
+    pub bus: String,
+    /// The pub/sub channel, as given to Pipecat's RedisBus (its default: pipecat:bus).
+    #[arg(long, env = "HARK_BUS_CHANNEL", default_value = "pipecat:bus")]
+    pub channel: String,
+    /// The worker's name, the one the voice agent addresses (`screen_tools("ui")`).
+    #[arg(long, env = "HARK_WORKER_NAME", default_value = "ui")]
+    pub name: String,
+    /// The runner name it announces; must be unique on the channel (default:
+    /// hark-<pid>-<epoch ms>).
+    #[arg(long, env = "HARK_WORKER_RUNNER")]
+    pub runner: Option<String>,
+    /// Bus messages larger than this many bytes are dropped with a warning.
+    #[arg(long, env = "HARK_BUS_MAX_MESSAGE_BYTES",
+          default_value_t = hark_bus::redis_bus::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
+    /// Answer `screen` jobs without a classifier (only list, selection and actions on refs);
+    /// by default the local classifier answers find, check and select.
+    #[arg(long)]
+    pub no_classifier: bool,
+    /// Serve `respond` jobs with this model of an OpenAI-compatible server (key from
+    /// OPENAI_API_KEY); without it `respond` is not served.
+    #[arg(long, env = "HARK_RESPOND_MODEL", value_name = "MODEL")]
+    pub respond_model: Option<String>,
+    /// The OpenAI-compatible server of --respond-model.
+    #[arg(
+        long,
+        env = "HARK_LLM_BASE_URL",
+        default_value = "https://api.openai.com/v1"
+    )]
+    pub llm_base_url: String,
 }
 
 /// Arguments of `hark check`.

@@ -85,6 +85,7 @@
 
 pub mod agent_events;
 pub mod agent_session;
+pub mod bus_worker;
 pub mod check;
 pub mod cli;
 pub mod config;

@@ -39,6 +39,11 @@ async fn main() -> ExitCode {
         // `hark check FILE`: the file is built as `hark serve` builds it (with the demo shop's
         // host only when the file uses the demo); each problem is printed with its fix.
         Command::Check(args) => hark_server::check::run(&args.file).await,
+        // `hark worker --bus URL`: the UI worker on Pipecat's Redis bus until SIGINT/SIGTERM
+        // or a BusEndMessage/BusCancelMessage.
+        Command::Worker(args) => {
+            hark_server::bus_worker::cli::run_command(&args, shutdown_signal()).await
+        }
         Command::Serve(args) => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let config = args.to_config(&cwd);

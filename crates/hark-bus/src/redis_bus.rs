@@ -1,0 +1,489 @@
+//! Pipecat's Redis bus: one pub/sub channel that carries every [`WireMessage`] in pipecat's
+//! JSON envelope, the wire of pipecat-ai 1.14's `RedisBus`.
+//!
+//! [`RedisBus::start`] connects (and reconnects with backoff, forever, until dropped or
+//! [`RedisBus::close`]d) and gives the [`BusEvent`]s it reads: [`BusEvent::Connected`] after
+//! every (re)subscription, so a worker can announce itself again, and each message that is
+//! for this process. Dropped without a word to the reader: messages whose `source` is one of
+//! this process's own names ([`RedisBus::add_own_name`]; Redis echoes every publish to its
+//! sender), envelopes of classes Hark does not read (logged at debug), bytes that are not an
+//! envelope and messages larger than [`RedisBusConfig::max_message_bytes`] (both logged as
+//! warnings).
+//!
+//! [`RedisBus`] is also a [`Transport`]: [`Transport::request`] publishes the job and waits
+//! for its worker's answer (updates forwarded) at most [`RedisBusConfig::job_timeout`]; on
+//! expiry it sends pipecat's `BusJobCancelMessage` (reason `timeout`) and answers status
+//! `error` with a text naming the worker, the job and the channel. A job answered once is
+//! forgotten, so a late or repeated answer reaches nobody.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use redis::AsyncCommands;
+use redis::aio::MultiplexedConnection;
+use tokio::sync::{mpsc, watch};
+
+use crate::bus::{JobReply, JobUpdates, Transport};
+use crate::job::JobResponse;
+use crate::message::{BusMessage, JobCancel, JobRequest};
+use crate::messages;
+use crate::wire::{Decoded, WireMessage, decode};
+
+/// The largest message a bus takes by default, in bytes (a page snapshot is far smaller).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How a [`RedisBus`] connects and how long it waits.
+#[derive(Debug, Clone)]
+pub struct RedisBusConfig {
+    /// `redis://host:port[/db]` or `unix:///path/to/socket`.
+    pub url: String,
+    /// The pub/sub channel (pipecat's default: `pipecat:bus`).
+    pub channel: String,
+    /// Messages larger than this are dropped on the way in and refused on the way out.
+    pub max_message_bytes: usize,
+    /// How long a job sent with [`Transport::request`] waits for its answer.
+    pub job_timeout: Duration,
+    /// The first wait before reconnecting; doubled after each failure.
+    pub backoff_min: Duration,
+    /// The longest wait between reconnects.
+    pub backoff_max: Duration,
+    /// How long one publish may take.
+    pub publish_timeout: Duration,
+}
+
+impl RedisBusConfig {
+    /// `url` and `channel` with the defaults: 4 MiB messages, 30 s jobs (pipecat's `screen`
+    /// tool timeout), reconnects from 100 ms up to 5 s, 5 s publishes.
+    pub fn new(url: impl Into<String>, channel: impl Into<String>) -> Self {
+        RedisBusConfig {
+            url: url.into(),
+            channel: channel.into(),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            job_timeout: Duration::from_secs(30),
+            backoff_min: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(5),
+            publish_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the bus read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BusEvent {
+    /// Subscribed to the channel (first time or after a reconnect): nothing sent before
+    /// reaches this process, so announce yourself again.
+    Connected,
+    /// A message for this process.
+    Message(WireMessage),
+}
+
+/// Why a publish failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PublishError {
+    /// The message is larger than [`RedisBusConfig::max_message_bytes`].
+    #[error("{}", messages::message_too_large(*bytes, *limit, channel))]
+    TooLarge {
+        /// Its size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+        /// The channel.
+        channel: String,
+    },
+    /// No connection to Redis right now (it reconnects by itself).
+    #[error("{}", messages::redis_disconnected(url, channel))]
+    Disconnected {
+        /// The server.
+        url: String,
+        /// The channel.
+        channel: String,
+    },
+    /// Redis refused the publish, or it timed out.
+    #[error("{}", messages::redis_publish_failed(url, channel, detail))]
+    Failed {
+        /// The server.
+        url: String,
+        /// The channel.
+        channel: String,
+        /// What Redis said.
+        detail: String,
+    },
+}
+
+/// A URL the Redis client cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{url} is not a Redis URL (redis://host:port or unix:///path): {detail}")]
+pub struct BadRedisUrl {
+    /// The URL.
+    pub url: String,
+    /// Why.
+    pub detail: String,
+}
+
+/// Where the reader hands a running job's messages.
+#[derive(Debug)]
+struct PendingJob {
+    worker: String,
+    tx: mpsc::UnboundedSender<BusMessage>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    config: RedisBusConfig,
+    publisher: Mutex<Option<MultiplexedConnection>>,
+    own_names: RwLock<HashSet<String>>,
+    known_workers: RwLock<HashSet<String>>,
+    pending: Mutex<HashMap<String, PendingJob>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    fn is_own(&self, name: &str) -> bool {
+        self.own_names
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(name)
+    }
+
+    /// Hands a job's reply to its waiting requester; `false` when no request waits for it.
+    fn route_to_pending(&self, message: &WireMessage) -> bool {
+        let WireMessage::Job(job) = message else {
+            return false;
+        };
+        let finished = match job {
+            BusMessage::JobResult(_) | BusMessage::JobStreamEnd(_) => true,
+            BusMessage::JobUpdate(_)
+            | BusMessage::JobStreamStart(_)
+            | BusMessage::JobStreamData(_) => false,
+            _ => return false,
+        };
+        let mut pending = lock(&self.pending);
+        let Some(entry) = pending.get(job.job_id()) else {
+            return false;
+        };
+        if entry.worker != job.source() {
+            return false;
+        }
+        let _ = entry.tx.send(job.clone());
+        if finished {
+            pending.remove(job.job_id());
+        }
+        true
+    }
+}
+
+/// A connection to one Redis pub/sub channel, as pipecat's `RedisBus`. Cheap to clone; the
+/// reader stops when every clone is dropped or on [`RedisBus::close`].
+#[derive(Debug, Clone)]
+pub struct RedisBus {
+    shared: Arc<Shared>,
+    stop: Arc<watch::Sender<bool>>,
+}
+
+impl RedisBus {
+    /// Starts reading `config.channel` (connecting in the background, retried with backoff)
+    /// and gives the bus and what it reads. Must run inside a tokio runtime.
+    ///
+    /// # Errors
+    /// [`BadRedisUrl`] when the URL cannot be parsed.
+    pub fn start(
+        config: RedisBusConfig,
+    ) -> Result<(RedisBus, mpsc::Receiver<BusEvent>), BadRedisUrl> {
+        let client = redis::Client::open(config.url.as_str()).map_err(|e| BadRedisUrl {
+            url: config.url.clone(),
+            detail: e.to_string(),
+        })?;
+        let shared = Arc::new(Shared {
+            config,
+            publisher: Mutex::new(None),
+            own_names: RwLock::new(HashSet::new()),
+            known_workers: RwLock::new(HashSet::new()),
+            pending: Mutex::new(HashMap::new()),
+        });
+        let (stop, stopped) = watch::channel(false);
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(read_loop(client, Arc::downgrade(&shared), tx, stopped));
+        Ok((
+            RedisBus {
+                shared,
+                stop: Arc::new(stop),
+            },
+            rx,
+        ))
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &RedisBusConfig {
+        &self.shared.config
+    }
+
+    /// Marks `name` as this process's: messages from it (Redis's echoes) are dropped.
+    pub fn add_own_name(&self, name: impl Into<String>) {
+        self.shared
+            .own_names
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.into());
+    }
+
+    /// Whether the bus is connected to Redis now.
+    pub fn is_connected(&self) -> bool {
+        lock(&self.shared.publisher).is_some()
+    }
+
+    /// Publishes one message on the channel.
+    ///
+    /// # Errors
+    /// [`PublishError`]: too large, not connected, or Redis failed.
+    pub async fn publish(&self, message: &WireMessage) -> Result<(), PublishError> {
+        let config = &self.shared.config;
+        let bytes = message.encode();
+        if bytes.len() > config.max_message_bytes {
+            return Err(PublishError::TooLarge {
+                bytes: bytes.len(),
+                limit: config.max_message_bytes,
+                channel: config.channel.clone(),
+            });
+        }
+        let conn = lock(&self.shared.publisher).clone();
+        let Some(mut conn) = conn else {
+            return Err(PublishError::Disconnected {
+                url: config.url.clone(),
+                channel: config.channel.clone(),
+            });
+        };
+        let failed = |detail: String| PublishError::Failed {
+            url: config.url.clone(),
+            channel: config.channel.clone(),
+            detail,
+        };
+        let sent = tokio::time::timeout(
+            config.publish_timeout,
+            conn.publish::<_, _, i64>(&config.channel, bytes),
+        )
+        .await;
+        match sent {
+            Ok(Ok(_receivers)) => Ok(()),
+            Ok(Err(e)) => Err(failed(e.to_string())),
+            Err(_) => Err(failed(format!(
+                "no reply within {} s",
+                config.publish_timeout.as_secs_f64()
+            ))),
+        }
+    }
+
+    /// Stops reading and drops the connection; publishes fail from then on.
+    pub fn close(&self) {
+        let _ = self.stop.send(true);
+        lock(&self.shared.publisher).take();
+    }
+
+    /// Runs one job on its target over Redis (see the module docs).
+    pub async fn request(&self, job: JobRequest, updates: JobUpdates) -> JobReply {
+        let config = &self.shared.config;
+        self.add_own_name(job.source.clone());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        lock(&self.shared.pending).insert(
+            job.job_id.clone(),
+            PendingJob {
+                worker: job.target.clone(),
+                tx,
+            },
+        );
+        let _forget = Forget {
+            shared: &self.shared,
+            job_id: &job.job_id,
+        };
+        let request = WireMessage::Job(BusMessage::JobRequest(job.clone()));
+        if let Err(e) = self.publish(&request).await {
+            return JobResponse::error(messages::redis_job_not_sent(
+                &job.target,
+                &job.name,
+                &e.to_string(),
+            ))
+            .into();
+        }
+        let deadline = tokio::time::sleep(config.job_timeout);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                message = rx.recv() => match message {
+                    Some(BusMessage::JobResult(result)) => return result.response().into(),
+                    Some(BusMessage::JobStreamEnd(_)) => return JobReply::StreamEnded,
+                    Some(BusMessage::JobUpdate(update)) => { updates.send(update.data); }
+                    Some(BusMessage::JobStreamData(data)) | Some(BusMessage::JobStreamStart(data)) => {
+                        if let Some(data) = data.data { updates.send(data); }
+                    }
+                    Some(_) => {}
+                    None => break,
+                },
+                () = &mut deadline => break,
+            }
+        }
+        let cancel = WireMessage::Job(BusMessage::JobCancel(JobCancel {
+            source: job.source.clone(),
+            target: job.target.clone(),
+            job_id: job.job_id.clone(),
+            reason: Some("timeout".into()),
+        }));
+        if let Err(e) = self.publish(&cancel).await {
+            tracing::debug!(job_id = %job.job_id, "the timed-out job's cancel was not sent: {e}");
+        }
+        JobResponse::error(messages::redis_job_timed_out(
+            &job.target,
+            &job.name,
+            config.job_timeout.as_secs_f64(),
+            &config.channel,
+        ))
+        .into()
+    }
+}
+
+/// Forgets a job's pending entry when its request ends, however it ends.
+struct Forget<'a> {
+    shared: &'a Shared,
+    job_id: &'a str,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(&self.shared.pending).remove(self.job_id);
+    }
+}
+
+impl Transport for RedisBus {
+    fn request(&self, job: JobRequest, updates: JobUpdates) -> BoxFuture<'_, JobReply> {
+        Box::pin(RedisBus::request(self, job, updates))
+    }
+
+    fn has_worker(&self, name: &str) -> bool {
+        self.shared
+            .known_workers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(name)
+    }
+}
+
+/// Subscribes, reads until the connection drops, and reconnects with backoff, until stopped
+/// or every [`RedisBus`] is gone.
+async fn read_loop(
+    client: redis::Client,
+    shared: std::sync::Weak<Shared>,
+    events: mpsc::Sender<BusEvent>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let Some(first) = shared.upgrade() else {
+        return;
+    };
+    let (url, channel, backoff_min, backoff_max) = (
+        first.config.url.clone(),
+        first.config.channel.clone(),
+        first.config.backoff_min,
+        first.config.backoff_max,
+    );
+    drop(first);
+    let mut backoff = backoff_min;
+    loop {
+        if *stopped.borrow() {
+            return;
+        }
+        match connect(&client, &channel).await {
+            Ok((pubsub, conn)) => {
+                let Some(s) = shared.upgrade() else { return };
+                *lock(&s.publisher) = Some(conn);
+                drop(s);
+                tracing::info!(%url, %channel, "connected to the Redis bus");
+                backoff = backoff_min;
+                if events.send(BusEvent::Connected).await.is_err() {
+                    return;
+                }
+                let mut stream = pubsub.into_on_message();
+                loop {
+                    tokio::select! {
+                        msg = stream.next() => {
+                            let Some(msg) = msg else { break };
+                            let Some(s) = shared.upgrade() else { return };
+                            if let Some(event) = accept(&s, msg.get_payload_bytes()) {
+                                drop(s);
+                                if events.send(event).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        _ = stopped.changed() => return,
+                    }
+                }
+                if let Some(s) = shared.upgrade() {
+                    lock(&s.publisher).take();
+                }
+                tracing::warn!(%url, %channel, "lost the connection to Redis; reconnecting");
+            }
+            Err(e) => {
+                tracing::warn!(
+                    %url, %channel,
+                    "cannot reach Redis: {e}; retrying in {} ms",
+                    backoff.as_millis()
+                );
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(backoff) => {}
+            _ = stopped.changed() => return,
+        }
+        backoff = (backoff * 2).min(backoff_max);
+    }
+}
+
+async fn connect(
+    client: &redis::Client,
+    channel: &str,
+) -> redis::RedisResult<(redis::aio::PubSub, MultiplexedConnection)> {
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    let conn = client.get_multiplexed_async_connection().await?;
+    Ok((pubsub, conn))
+}
+
+/// What one message from Redis becomes: `None` for what this process drops.
+fn accept(shared: &Shared, bytes: &[u8]) -> Option<BusEvent> {
+    let config = &shared.config;
+    if bytes.len() > config.max_message_bytes {
+        tracing::warn!(
+            "{}",
+            messages::message_too_large(bytes.len(), config.max_message_bytes, &config.channel)
+        );
+        return None;
+    }
+    let message = match decode(bytes) {
+        Ok(Decoded::Message(m)) => m,
+        Ok(Decoded::Unknown(class)) => {
+            tracing::debug!(%class, "ignored a bus message of a class Hark does not read");
+            return None;
+        }
+        Err(e) => {
+            tracing::warn!(channel = %config.channel, "ignored a bus message: {e}");
+            return None;
+        }
+    };
+    if shared.is_own(message.source()) {
+        return None;
+    }
+    if let WireMessage::Registry(registry) = &message {
+        let mut known = shared
+            .known_workers
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        known.extend(registry.worker_names().map(str::to_owned));
+    }
+    if shared.route_to_pending(&message) {
+        return None;
+    }
+    Some(BusEvent::Message(message))
+}

@@ -1,0 +1,401 @@
+//! `hark worker`'s loop ([`hark_server::bus_worker::run`]) on a real `redis-server`, with a
+//! [`RedisBus`] playing the Pipecat voice side: the registry announcement, `screen` jobs and
+//! their UI commands (the local classifier's model from scripts/fetch-model.sh), cancels, a 10 MB message, an unknown class, and the end of the worker.
+//!
+//! They need `HARK_TEST_REDIS_URL` (scripts/test.sh starts a server and sets it); without it
+//! each test prints why it skipped, except under `CI=true`, where a missing server fails.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use hark_bus::redis_bus::BusEvent;
+use hark_bus::wire::{Shutdown, UiEventMessage};
+use hark_bus::{
+    BusMessage, JobCancel, JobReply, JobRequest, JobResponse, JobUpdates, RedisBus, RedisBusConfig,
+    Transport, WireMessage,
+};
+use hark_classify::{Answer, Classifier, ClassifierError, ClassifyState, Question};
+use hark_rtvi::JobStatus;
+use hark_server::bus_worker::{BusWorkerConfig, Ended, run};
+use serde_json::json;
+use tokio::sync::{mpsc, oneshot};
+
+fn redis_url(test: &str) -> Option<String> {
+    match std::env::var("HARK_TEST_REDIS_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "HARK_TEST_REDIS_URL is not set under CI: scripts/test.sh starts redis-server and sets it"
+            );
+            eprintln!(
+                "skipping {test}: HARK_TEST_REDIS_URL is not set (scripts/test.sh starts a redis-server and sets it)"
+            );
+            None
+        }
+    }
+}
+
+/// A classifier that never answers: its `find` jobs stay held until cancelled.
+#[derive(Debug)]
+struct Stuck;
+impl Classifier for Stuck {
+    fn ask<'a>(
+        &'a self,
+        _state: &'a ClassifyState,
+        _questions: &'a [(String, Question)],
+    ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+struct Harness {
+    voice: RedisBus,
+    events: mpsc::Receiver<BusEvent>,
+    stop: Option<oneshot::Sender<()>>,
+    worker: tokio::task::JoinHandle<Ended>,
+    channel: String,
+}
+
+async fn start(url: &str, test: &str, classifier: Arc<dyn Classifier>) -> Harness {
+    let channel = format!("hark-test:worker:{test}:{}", std::process::id());
+    let mut bus = RedisBusConfig::new(url, &channel);
+    bus.job_timeout = Duration::from_secs(5);
+    let config = BusWorkerConfig {
+        bus: bus.clone(),
+        name: "ui".into(),
+        runner: "hark-test-runner".into(),
+        classifier: Some(classifier),
+        respond: None,
+        instruction: None,
+    };
+    // The voice side listens first, so it hears the worker's first announcement.
+    let mut voice_config = bus;
+    voice_config.max_message_bytes = 32 * 1024 * 1024;
+    let (voice, mut events) = RedisBus::start(voice_config).unwrap();
+    voice.add_own_name("voice");
+    voice.add_own_name("runner-voice");
+    assert_eq!(next(&mut events).await, None, "connected first");
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(async move {
+        run(config, async {
+            let _ = stopped.await;
+        })
+        .await
+        .unwrap()
+    });
+    Harness {
+        voice,
+        events,
+        stop: Some(stop),
+        worker,
+        channel,
+    }
+}
+
+/// The next message (`None` for a `Connected`).
+async fn next(rx: &mut mpsc::Receiver<BusEvent>) -> Option<WireMessage> {
+    match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+        Ok(Some(BusEvent::Message(m))) => Some(m),
+        Ok(Some(BusEvent::Connected)) => None,
+        Ok(None) => panic!("the bus stopped"),
+        Err(_) => panic!("nothing within 10 s"),
+    }
+}
+
+async fn next_message(rx: &mut mpsc::Receiver<BusEvent>) -> WireMessage {
+    loop {
+        if let Some(m) = next(rx).await {
+            return m;
+        }
+    }
+}
+
+fn snapshot() -> WireMessage {
+    WireMessage::UiEvent(UiEventMessage {
+        source: "voice".into(),
+        target: None,
+        event_name: "__ui_snapshot".into(),
+        payload: json!({"root": {"ref": "e1", "role": "generic", "children": [
+            {"ref": "e2", "role": "button", "name": "Checkout"},
+            {"ref": "e3", "role": "checkbox", "name": "Gift wrap"}]},
+            "captured_at": 1767225600000u64}),
+    })
+}
+
+impl Harness {
+    /// Waits for the worker's registry and sends the page's snapshot.
+    async fn ready(&mut self) {
+        match next_message(&mut self.events).await {
+            WireMessage::Registry(r) => {
+                assert_eq!(r.runner, "hark-test-runner");
+                assert_eq!(r.worker_names().collect::<Vec<_>>(), ["ui"]);
+            }
+            other => panic!("the registry first, got {other:?}"),
+        }
+        self.voice.publish(&snapshot()).await.unwrap();
+    }
+
+    async fn job(&self, id: &str, payload: serde_json::Value) -> JobReply {
+        let job = JobRequest::new(id, "voice", "ui", "screen", payload);
+        Transport::request(&self.voice, job.clone(), JobUpdates::discard(&job)).await
+    }
+
+    async fn end(mut self) -> Ended {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.worker.await.unwrap()
+    }
+}
+
+#[tokio::test]
+async fn the_worker_announces_itself_answers_screen_jobs_and_sends_ui_commands() {
+    let Some(url) = redis_url("the_worker_announces_itself") else {
+        return;
+    };
+    let mut h = start(
+        &url,
+        "screen",
+        Arc::new(hark_classify::LocalClassifier::new()),
+    )
+    .await;
+    h.ready().await;
+    assert_eq!(
+        h.job("j-list", json!({"action": "list", "target": "button"}))
+            .await,
+        JobReply::Response(JobResponse::completed(json!({"elements": [
+            {"role": "button", "name": "Checkout", "state": [], "value": null}]})))
+    );
+    assert_eq!(
+        h.job(
+            "j-click",
+            json!({"action": "click", "target": "the checkout button"})
+        )
+        .await,
+        JobReply::Response(JobResponse::completed(
+            json!({"done": true, "label": "Checkout"})
+        ))
+    );
+    match h
+        .job(
+            "j-find",
+            json!({"action": "find", "target": "the checkout button"}),
+        )
+        .await
+    {
+        JobReply::Response(r) => {
+            let r = r.response.unwrap();
+            assert_eq!(r["label"], "Checkout");
+            assert!(r["confidence"].as_f64().unwrap() > 0.5, "{r}");
+        }
+        other => panic!("an answer, got {other:?}"),
+    }
+    // The click went out to the page's pipeline worker as pipecat's UI command.
+    match next_message(&mut h.events).await {
+        WireMessage::UiCommand(cmd) => {
+            assert_eq!(
+                (cmd.source.as_str(), cmd.command_name.as_str()),
+                ("ui", "click")
+            );
+            assert_eq!(cmd.payload["ref"], "e2");
+        }
+        other => panic!("a UI command, got {other:?}"),
+    }
+    // A runner it has not seen makes it announce itself again.
+    h.voice
+        .publish(&WireMessage::Registry(hark_bus::wire::WorkerRegistry {
+            source: "runner-voice".into(),
+            target: None,
+            runner: "runner-voice".into(),
+            workers: vec![],
+        }))
+        .await
+        .unwrap();
+    assert!(matches!(
+        next_message(&mut h.events).await,
+        WireMessage::Registry(r) if r.runner == "hark-test-runner"
+    ));
+    assert_eq!(h.end().await, Ended::Signal);
+}
+
+#[tokio::test]
+async fn a_cancel_answers_a_held_job_once_and_a_cancel_for_another_job_is_ignored() {
+    let Some(url) = redis_url("a_cancel_answers_a_held_job_once") else {
+        return;
+    };
+    let mut h = start(&url, "cancel", Arc::new(Stuck)).await;
+    h.ready().await;
+    // A find the stuck classifier never answers: held.
+    let job = JobRequest::new(
+        "j-held",
+        "voice",
+        "ui",
+        "screen",
+        json!({"action": "find", "target": "pay"}),
+    );
+    h.voice
+        .publish(&BusMessage::JobRequest(job).into())
+        .await
+        .unwrap();
+    let cancel = |id: &str| {
+        WireMessage::Job(BusMessage::JobCancel(JobCancel {
+            source: "voice".into(),
+            target: "ui".into(),
+            job_id: id.into(),
+            reason: Some("timeout".into()),
+        }))
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    h.voice.publish(&cancel("j-never-sent")).await.unwrap();
+    h.voice.publish(&cancel("j-held")).await.unwrap();
+    h.voice.publish(&cancel("j-held")).await.unwrap();
+    match next_message(&mut h.events).await {
+        WireMessage::Job(BusMessage::JobResult(r)) => {
+            assert_eq!(
+                (
+                    r.job_id.as_str(),
+                    r.status,
+                    r.source.as_str(),
+                    r.target.as_str()
+                ),
+                ("j-held", JobStatus::Cancelled, "ui", "voice")
+            );
+            assert_eq!(r.response, None);
+        }
+        other => panic!("the cancelled answer, got {other:?}"),
+    }
+    // Nothing else came: the next message is the answer to a fresh job.
+    assert!(matches!(
+        h.job("j-after", json!({"action": "list"})).await,
+        JobReply::Response(r) if r.status == JobStatus::Completed
+    ));
+    assert_eq!(
+        tokio::time::timeout(Duration::from_millis(300), h.events.recv())
+            .await
+            .ok()
+            .flatten(),
+        None
+    );
+    h.end().await;
+}
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_10_mb_snapshot_and_an_unknown_class_are_dropped_and_the_worker_keeps_serving() {
+    let Some(url) = redis_url("a_10_mb_snapshot_and_an_unknown_class_are_dropped") else {
+        return;
+    };
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let _guard = tracing::subscriber::set_default(
+        tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish(),
+    );
+    let mut h = start(&url, "large", Arc::new(Stuck)).await;
+    h.ready().await;
+    let huge = WireMessage::UiEvent(UiEventMessage {
+        source: "voice".into(),
+        target: None,
+        event_name: "__ui_snapshot".into(),
+        payload: json!({"root": {"ref": "e1", "role": "generic", "name": "x".repeat(10 * 1024 * 1024)}}),
+    });
+    let size = huge.encode().len();
+    h.voice.publish(&huge).await.unwrap();
+    let unknown = WireMessage::Job(BusMessage::JobRequest(JobRequest::new(
+        "j-x",
+        "voice",
+        "ui",
+        "screen",
+        json!({}),
+    )));
+    // The same request under a class pipecat has but Hark does not read: ignored.
+    let text = String::from_utf8(unknown.encode())
+        .unwrap()
+        .replace("BusJobRequestMessage", "BusFrameMessage");
+    let mut raw = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let _: i64 = redis::AsyncCommands::publish(&mut raw, &h.channel, text)
+        .await
+        .unwrap();
+    // Still serving, on the snapshot from before the huge one.
+    assert_eq!(
+        h.job("j-list", json!({"action": "list", "target": "checkbox"}))
+            .await,
+        JobReply::Response(JobResponse::completed(json!({"elements": [
+            {"role": "checkbox", "name": "Gift wrap", "state": [], "value": null}]})))
+    );
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let line = format!(
+        "a bus message of {size} bytes on Redis channel {} is larger than the limit of 4194304 bytes: it was dropped; send less (a smaller snapshot or payload) or raise the limit",
+        h.channel
+    );
+    assert!(log.contains(&line), "log: {log}");
+    h.end().await;
+}
+
+#[tokio::test]
+async fn a_bus_end_message_ends_the_worker_and_held_jobs_are_answered_cancelled() {
+    let Some(url) = redis_url("a_bus_end_message_ends_the_worker") else {
+        return;
+    };
+    let mut h = start(&url, "end", Arc::new(Stuck)).await;
+    h.ready().await;
+    let job = JobRequest::new(
+        "j-held",
+        "voice",
+        "ui",
+        "screen",
+        json!({"action": "check", "target": "paid"}),
+    );
+    h.voice
+        .publish(&BusMessage::JobRequest(job).into())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    h.voice
+        .publish(&WireMessage::End(Shutdown {
+            source: "voice".into(),
+            target: None,
+            reason: Some("call over".into()),
+        }))
+        .await
+        .unwrap();
+    match next_message(&mut h.events).await {
+        WireMessage::Job(BusMessage::JobResult(r)) => {
+            assert_eq!(
+                (r.job_id.as_str(), r.status),
+                ("j-held", JobStatus::Cancelled)
+            );
+        }
+        other => panic!("the held job's cancelled answer, got {other:?}"),
+    }
+    let worker = h.worker;
+    assert_eq!(
+        tokio::time::timeout(Duration::from_secs(5), worker)
+            .await
+            .unwrap()
+            .unwrap(),
+        Ended::End {
+            source: "voice".into()
+        }
+    );
+}
