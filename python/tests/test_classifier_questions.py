@@ -131,3 +131,12 @@ def _ask_outside_a_loop(core) -> None:
     thread.start()
     thread.join()
     raise errors[0]
+
+
+async def test_a_lone_surrogate_on_the_page_or_in_a_question_is_read_as_a_replacement_character():
+    # A page that cut an emoji in half gives Python a str UTF-8 cannot hold; the classifier still
+    # answers every question about that page.
+    c = LocalClassifier()
+    screen = SCREEN.replace('"Gift wrap"', '"Gift wrap \ud83c"')
+    answers = await c.yes_no(screen, {"wrap": YesNoQuestion(instructions="is gift wrap \udc81 on?", yes="on", no="off")})
+    assert answers["wrap"].is_yes

@@ -20,6 +20,7 @@ from lexical features alone, at lower confidence, and says so once in the log; w
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from typing import Any
@@ -147,9 +148,18 @@ class LocalClassifier(BaseClassifier):
         return {name: _result(questions[name], answers[name]) for name in questions}, None
 
 
+# A Python str can hold a lone UTF-16 surrogate (a page that cut an emoji in half); UTF-8 cannot.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD, so it crosses into the Rust core."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def _state_json(state: Any) -> str:
     try:
-        return json.dumps(state, ensure_ascii=False)
+        return _utf8(json.dumps(state, ensure_ascii=False))
     except (TypeError, ValueError) as e:
         raise LocalClassifierError(
             f"the state is not JSON ({e}): pass what the questions are about as a string, a dict "
@@ -175,7 +185,7 @@ def _questions_json(questions: Mapping[str, ClassifierQuestion]) -> str:
                 "unreadable_question",
             )
     try:
-        return json.dumps(shapes, ensure_ascii=False)
+        return _utf8(json.dumps(shapes, ensure_ascii=False))
     except (TypeError, ValueError) as e:
         raise LocalClassifierError(f"the questions are not JSON ({e})", "bad_input") from None
 
