@@ -194,11 +194,14 @@ impl Worker {
         }
         let mut routes = JobRoutes::new(config.name.clone());
         for (job, handler) in jobs {
-            routes = match routes.route(job, handler) {
-                Ok(routes) => routes,
-                // Unreachable: the two job names differ.
-                Err(e) => panic!("{e}"),
-            };
+            // The job names above differ, so each route is added.
+            let next = JobRoutes::new(config.name.clone());
+            routes = std::mem::replace(&mut routes, next)
+                .route(job, handler)
+                .unwrap_or_else(|e| {
+                    warn!("{e}");
+                    JobRoutes::new(config.name.clone())
+                });
         }
         let groups = JobGroups::new(config.name.clone(), Arc::new(bus.clone()), sink);
         let started_at = std::time::SystemTime::now()
