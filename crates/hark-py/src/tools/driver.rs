@@ -15,6 +15,8 @@ use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
+use crate::gate;
+
 type Boxed = Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>;
 
 /// One Rust future driven by the event loop, and the asyncio future it resolves.
@@ -41,8 +43,8 @@ impl Wake for Wakeup {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        // At interpreter exit there is no loop left to poll on.
-        let _ = Python::try_attach(|py| {
+        // At interpreter exit (the gate closed) there is no loop left to poll on.
+        gate::attach(|py| {
             let driver = self.0.bind(py);
             if driver.get().scheduled.swap(true, Ordering::SeqCst) {
                 return;
@@ -131,7 +133,7 @@ where
     let result = event_loop.call_method0("create_future")?;
     let boxed: Boxed = Box::pin(async move {
         let value = future.await?;
-        Python::attach(|py| value.into_py_any(py))
+        gate::attach_py(|py| value.into_py_any(py))
     });
     let driver = Bound::new(
         py,
