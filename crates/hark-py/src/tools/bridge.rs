@@ -77,13 +77,27 @@ pub fn awaiting(py: Python<'_>, awaitable: &Bound<'_, PyAny>) -> PyResult<Awaiti
     let reply = Reply {
         tx: Mutex::new(Some(tx)),
     };
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("context", locals.context(py))?;
-    locals.event_loop(py).call_method(
-        "call_soon_threadsafe",
-        (module.getattr("start")?, guarded, reply),
-        Some(&kwargs),
-    )?;
+    let event_loop = locals.event_loop(py);
+    let on_loop =
+        pyo3_async_runtimes::get_running_loop(py).is_ok_and(|running| running.is(&event_loop));
+    if on_loop {
+        // On the loop's thread: the task starts on the loop's next iteration, no wake-up needed.
+        // `context.run(create_task, ...)`: the task runs in a copy of the call's context, as
+        // `start` makes it from the other threads.
+        let create_task = event_loop.getattr(pyo3::intern!(py, "create_task"))?;
+        locals
+            .context(py)
+            .call_method1(pyo3::intern!(py, "run"), (create_task, guarded))?
+            .call_method1(pyo3::intern!(py, "add_done_callback"), (reply,))?;
+    } else {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(pyo3::intern!(py, "context"), locals.context(py))?;
+        event_loop.call_method(
+            pyo3::intern!(py, "call_soon_threadsafe"),
+            (module.getattr(pyo3::intern!(py, "start"))?, guarded, reply),
+            Some(&kwargs),
+        )?;
+    }
     let future = async move {
         // No reply: the loop dropped the task unrun (it closed).
         rx.await

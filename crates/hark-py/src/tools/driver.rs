@@ -10,6 +10,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
+use std::thread::ThreadId;
 
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyRuntimeError;
@@ -25,6 +26,8 @@ pub struct Driver {
     future: Mutex<Option<Boxed>>,
     result: Py<PyAny>,
     event_loop: Py<PyAny>,
+    /// The loop's thread: a wake-up there schedules with `call_soon` (no self-pipe write).
+    loop_thread: ThreadId,
     scheduled: AtomicBool,
 }
 
@@ -49,12 +52,18 @@ impl Wake for Wakeup {
             if driver.get().scheduled.swap(true, Ordering::SeqCst) {
                 return;
             }
-            let scheduled = driver.getattr("_step").and_then(|step| {
+            let on_loop = std::thread::current().id() == driver.get().loop_thread;
+            let schedule = if on_loop {
+                pyo3::intern!(py, "call_soon")
+            } else {
+                pyo3::intern!(py, "call_soon_threadsafe")
+            };
+            let scheduled = driver.getattr(pyo3::intern!(py, "_step")).and_then(|step| {
                 driver
                     .get()
                     .event_loop
                     .bind(py)
-                    .call_method1("call_soon_threadsafe", (step,))
+                    .call_method1(schedule, (step,))
             });
             // A closed loop: the call's awaiter is gone, so is the work.
             if scheduled.is_err() {
@@ -141,6 +150,7 @@ where
             future: Mutex::new(Some(boxed)),
             result: result.clone().unbind(),
             event_loop: event_loop.unbind(),
+            loop_thread: std::thread::current().id(),
             scheduled: AtomicBool::new(false),
         },
     )?;
