@@ -7,8 +7,6 @@ The tool layer as the tools reference writes it::
 Adapters drive a call through the contract in ``hark.call``.
 """
 
-import atexit as _atexit
-import time as _time
 
 from hark._core import __version__
 from hark.errors import ArgumentsMissing, ToolError, ToolRefused
@@ -33,11 +31,6 @@ from hark.tools import (
     user_phone_number_tool,
     webhook_tool,
 )
-
-# At interpreter exit a tokio worker thread of the core can still be handing back the GIL
-# (PyO3/pyo3-async-runtimes#40): "Fatal Python error: PyGILState_Release". A short pause at exit
-# lets those threads finish first.
-_atexit.register(_time.sleep, 0.05)
 
 __all__ = [
     "Accepted",

@@ -69,6 +69,11 @@ async def guarded(awaitable: Any, handle: Handle) -> Any:
     return awaitable
 
 
+def start(coroutine: Any, done: Any) -> None:
+    """Runs ``coroutine`` as a task of the running loop; ``done`` gets the finished task."""
+    asyncio.ensure_future(coroutine).add_done_callback(done)
+
+
 async def awaited(future: Any) -> Any:
     """The core's future as a coroutine."""
     return await future

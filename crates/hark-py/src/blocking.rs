@@ -1,29 +1,17 @@
-//! Blocking Rust work as asyncio awaitables, and the gate that keeps Rust threads away from
-//! Python once the interpreter exits.
+//! Blocking Rust work as asyncio awaitables.
 //!
 //! [`awaitable`] returns a future of the running asyncio loop. The work runs on the blocking
 //! pool of pyo3-async-runtimes' tokio runtime, without the GIL; its outcome is handed to the
-//! loop (`call_soon_threadsafe`) and dropped if the future was cancelled meanwhile.
-//!
-//! PyO3's exit race: a Rust thread that takes or releases the GIL while the interpreter
-//! finalizes aborts the process ("Fatal Python error: PyGILState_Release"). So every hand-over
-//! passes a gate, and [`shutdown`] (registered with `atexit` when `hark._core` is imported)
-//! closes it: it waits for the hand-overs in progress, and after it no Rust thread takes the
-//! GIL again. Work still running then is abandoned: it finishes on its thread and its outcome
-//! is dropped without touching Python.
+//! loop (`call_soon_threadsafe`) through the exit gate ([`crate::gate`]) and dropped if the
+//! future was cancelled meanwhile, or the interpreter is exiting.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{PoisonError, RwLock};
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-/// Set once [`shutdown`] has run: no Rust thread takes the GIL after it.
-static CLOSED: AtomicBool = AtomicBool::new(false);
-/// Hand-overs hold it shared while they hold the GIL; [`shutdown`] takes it exclusively.
-static GATE: RwLock<()> = RwLock::new(());
+use crate::gate;
 
 /// How a piece of work ended.
 enum Outcome<E> {
@@ -44,10 +32,8 @@ pub(crate) fn awaitable<'py, E: Send + 'static>(
     work: impl FnOnce() -> Result<String, E> + Send + 'static,
     to_error: fn(Python<'_>, E) -> PyErr,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if CLOSED.load(Ordering::Acquire) {
-        return Err(PyRuntimeError::new_err(
-            "hark is shutting down with the interpreter: no new work is started",
-        ));
+    if gate::is_closed() {
+        return Err(gate::closed_error());
     }
     let event_loop = pyo3_async_runtimes::get_running_loop(py)?;
     let future = event_loop.call_method0("create_future")?;
@@ -65,20 +51,15 @@ pub(crate) fn awaitable<'py, E: Send + 'static>(
 }
 
 /// Hands `outcome` to the loop unless the gate is closed (then drops it, never touching
-/// Python: the objects are leaked, the interpreter is going away).
+/// Python).
 fn hand_over<E>(
     event_loop: Py<PyAny>,
     future: Py<PyAny>,
     outcome: Outcome<E>,
     to_error: fn(Python<'_>, E) -> PyErr,
 ) {
-    let _open = GATE.read().unwrap_or_else(PoisonError::into_inner);
-    if CLOSED.load(Ordering::Acquire) {
-        std::mem::forget((event_loop, future));
-        return;
-    }
     // `move`: the loop and the future are released here, with the GIL held.
-    Python::attach(move |py| {
+    gate::attach(move |py| {
         let (ok, value): (bool, Py<PyAny>) = match outcome {
             Outcome::Done(text) => (true, PyString::new(py, &text).into_any().unbind()),
             Outcome::Failed(e) => (false, to_error(py, e).into_value(py).into_any()),
@@ -122,26 +103,4 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
     } else {
         "a panic without a message".to_string()
     }
-}
-
-/// Closes the gate (at interpreter exit): waits, without the GIL, for hand-overs in progress;
-/// afterwards no Rust thread takes the GIL and new work is refused.
-#[pyfunction]
-#[pyo3(name = "_shutdown")]
-pub(crate) fn shutdown(py: Python<'_>) {
-    py.detach(|| {
-        let _closed = GATE.write().unwrap_or_else(PoisonError::into_inner);
-        CLOSED.store(true, Ordering::Release);
-    });
-}
-
-/// Adds `_shutdown` to `hark._core` and registers it with `atexit`.
-pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    let shutdown = wrap_pyfunction!(shutdown, module)?;
-    module.add_function(shutdown.clone())?;
-    module
-        .py()
-        .import("atexit")?
-        .call_method1("register", (shutdown,))?;
-    Ok(())
 }

@@ -6,12 +6,13 @@
 //!   code gets only checked JSON.
 //! - [`classify`]: `LocalClassifier`, Hark's local classifier for Pipecat's `UIWorker`
 //!   (`hark.pipecat.LocalClassifier` wraps it), with the JSON shapes of [`classify_shapes`].
-//! - [`blocking`]: blocking Rust work as asyncio awaitables, and the exit gate that keeps Rust
-//!   threads away from a finalizing interpreter.
+//! - [`blocking`]: blocking Rust work as asyncio awaitables.
+//! - [`gate`]: the exit gate, the one way Rust threads take the GIL, closed at interpreter exit.
 
 mod blocking;
 mod classify;
 mod classify_shapes;
+mod gate;
 mod tools;
 
 use pyo3::prelude::*;
@@ -21,7 +22,7 @@ use pyo3::prelude::*;
 #[pyo3(name = "_core")]
 fn core_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    blocking::register(module)?;
+    gate::register(module)?;
     tools::register(module)?;
     classify::register(module)?;
     Ok(())

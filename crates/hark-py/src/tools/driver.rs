@@ -10,10 +10,13 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
+use std::thread::ThreadId;
 
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+
+use crate::gate;
 
 type Boxed = Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>;
 
@@ -23,6 +26,8 @@ pub struct Driver {
     future: Mutex<Option<Boxed>>,
     result: Py<PyAny>,
     event_loop: Py<PyAny>,
+    /// The loop's thread: a wake-up there schedules with `call_soon` (no self-pipe write).
+    loop_thread: ThreadId,
     scheduled: AtomicBool,
 }
 
@@ -41,18 +46,24 @@ impl Wake for Wakeup {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        // At interpreter exit there is no loop left to poll on.
-        let _ = Python::try_attach(|py| {
+        // At interpreter exit (the gate closed) there is no loop left to poll on.
+        gate::attach(|py| {
             let driver = self.0.bind(py);
             if driver.get().scheduled.swap(true, Ordering::SeqCst) {
                 return;
             }
-            let scheduled = driver.getattr("_step").and_then(|step| {
+            let on_loop = std::thread::current().id() == driver.get().loop_thread;
+            let schedule = if on_loop {
+                pyo3::intern!(py, "call_soon")
+            } else {
+                pyo3::intern!(py, "call_soon_threadsafe")
+            };
+            let scheduled = driver.getattr(pyo3::intern!(py, "_step")).and_then(|step| {
                 driver
                     .get()
                     .event_loop
                     .bind(py)
-                    .call_method1("call_soon_threadsafe", (step,))
+                    .call_method1(schedule, (step,))
             });
             // A closed loop: the call's awaiter is gone, so is the work.
             if scheduled.is_err() {
@@ -131,7 +142,7 @@ where
     let result = event_loop.call_method0("create_future")?;
     let boxed: Boxed = Box::pin(async move {
         let value = future.await?;
-        Python::attach(|py| value.into_py_any(py))
+        gate::attach_py(|py| value.into_py_any(py))
     });
     let driver = Bound::new(
         py,
@@ -139,6 +150,7 @@ where
             future: Mutex::new(Some(boxed)),
             result: result.clone().unbind(),
             event_loop: event_loop.unbind(),
+            loop_thread: std::thread::current().id(),
             scheduled: AtomicBool::new(false),
         },
     )?;

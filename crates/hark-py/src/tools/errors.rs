@@ -6,6 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::json::bridge;
+use crate::gate;
 
 /// A tool or registry that could not be built: `ValueError` with every problem, one per line.
 pub fn build_error(error: BuildError) -> PyErr {
@@ -17,7 +18,7 @@ pub fn build_error(error: BuildError) -> PyErr {
 /// arguments' own refusal), `asyncio.CancelledError` is a cancelled call, and any other
 /// exception is a failure whose details the model never reads ("failed before completing").
 pub fn tool_error(error: PyErr) -> ToolError {
-    Python::attach(|py| {
+    gate::attach(|py| {
         let parts = bridge(py).and_then(|b| {
             b.getattr("tool_error_parts")?
                 .call1((error.value(py),))?
@@ -46,4 +47,5 @@ pub fn tool_error(error: PyErr) -> ToolError {
             Err(_) => ToolError::internal("the tool raised an exception Hark could not read"),
         }
     })
+    .unwrap_or_else(|| ToolError::internal(gate::CLOSED_TEXT))
 }

@@ -11,6 +11,7 @@ use super::bridge;
 use super::errors::tool_error;
 use super::json::{bridge as helpers, to_py, to_value};
 use super::state::PyCallState;
+use crate::gate;
 
 /// A Python executor, as `hark-tools` runs it. What it may do was read once, when it was built.
 pub struct PyExecutor {
@@ -55,7 +56,7 @@ impl ToolExecutor for PyExecutor {
         Box::pin(async move {
             // Every Python call happens on the first poll: on the loop's thread (the driver polls
             // there), or in a task that found the loop when it started.
-            let awaiting = Python::attach(|py| -> PyResult<bridge::Awaiting> {
+            let awaiting = gate::attach_py(|py| -> PyResult<bridge::Awaiting> {
                 let arguments = to_py(py, &Value::Object(arguments))?;
                 let state = Py::new(py, PyCallState::snapshot(context))?;
                 let kwargs = PyDict::new(py);
@@ -74,7 +75,7 @@ impl ToolExecutor for PyExecutor {
             })
             .map_err(tool_error)?;
             let result = awaiting.result().await.map_err(tool_error)?;
-            Python::attach(|py| to_value(result.bind(py)))
+            gate::attach_py(|py| to_value(result.bind(py)))
                 .map_err(|_| ToolError::internal("the tool returned a value that is not JSON"))
         })
     }
@@ -83,7 +84,7 @@ impl ToolExecutor for PyExecutor {
         if !self.validates {
             return Ok(arguments);
         }
-        Python::attach(|py| -> PyResult<Result<Arguments, ToolError>> {
+        gate::attach_py(|py| -> PyResult<Result<Arguments, ToolError>> {
             let given = to_py(py, &Value::Object(arguments))?;
             let checked = match self.object.bind(py).call_method1("validate", (given,)) {
                 Ok(checked) => checked,

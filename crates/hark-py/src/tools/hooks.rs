@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use super::bridge;
+use super::driver;
 use super::json::{bridge as helpers, to_py, to_value};
+use crate::gate;
 
 /// The hooks of one call (`hark.CallHooks`). Pass them to `registry.start_call(..., hooks=)`.
 #[pyclass(name = "CallHooks", module = "hark._core", frozen)]
@@ -114,7 +116,7 @@ impl PyNext {
             })?;
         let (tx, rx) = oneshot::channel();
         let _ = start.send(tx);
-        let future = pyo3_async_runtimes::tokio::future_into_py(py, async move {
+        let future = driver::on_loop(py, async move {
             match rx.await {
                 Ok(outcome) => Ok(PyToolOutcome { inner: outcome }),
                 Err(_) => Err(PyTypeError::new_err(
@@ -145,7 +147,7 @@ fn wrap(
         let hook = hook.clone();
         Box::pin(async move {
             let (start_tx, start_rx) = oneshot::channel::<oneshot::Sender<ToolOutcome>>();
-            let started = Python::attach(|py| {
+            let started = gate::attach_py(|py| {
                 let next = Py::new(
                     py,
                     PyNext {
@@ -158,7 +160,7 @@ fn wrap(
             let awaiting = match started {
                 Ok(awaiting) => awaiting,
                 Err(error) => {
-                    Python::attach(|py| error.print(py));
+                    gate::attach(|py| error.print(py));
                     return Wrapped::Keep(next.await);
                 }
             };
@@ -177,7 +179,7 @@ fn wrap(
                     () = &mut run_next, if !next_done => next_done = true,
                 }
             };
-            Python::attach(|py| match returned {
+            gate::attach(|py| match returned {
                 Ok(value) => {
                     let value = value.bind(py);
                     if let Ok(outcome) = value.cast::<PyToolOutcome>() {
@@ -197,6 +199,11 @@ fn wrap(
                         json!({"error": format!("{} failed before completing. Do not claim success.", call.tool)}),
                     )
                 }
+            })
+            .unwrap_or_else(|| {
+                Wrapped::Replace(
+                    json!({"error": format!("{} failed before completing. Do not claim success.", call.tool)}),
+                )
             })
         })
     }
@@ -240,7 +247,7 @@ impl PyCallHooks {
         let function = hook.clone().unbind();
         self.update(|hooks| {
             hooks.after_tool(move |call, outcome| {
-                Python::attach(|py| -> Option<Value> {
+                gate::attach(|py| -> Option<Value> {
                     let given = Py::new(
                         py,
                         PyToolOutcome {
@@ -262,6 +269,7 @@ impl PyCallHooks {
                     }
                     to_value(&returned).ok()
                 })
+                .flatten()
             })
         });
         Ok(hook)

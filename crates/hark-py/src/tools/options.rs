@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::errors::{build_error, tool_error};
 use super::json::{bridge, to_py, to_value};
+use crate::gate;
 
 /// Every option a tool takes.
 pub const OPTIONS: [&str; 11] = [
@@ -141,7 +142,7 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
     if let Some(precheck) = get("precheck")? {
         let function = precheck.unbind();
         spec = spec.precheck_json(move |arguments| {
-            Python::attach(|py| -> Result<Option<Value>, ToolError> {
+            gate::attach(|py| -> Result<Option<Value>, ToolError> {
                 let given = to_py(py, &Value::Object(arguments.clone())).map_err(tool_error)?;
                 let outcome = function.bind(py).call1((given,)).map_err(tool_error)?;
                 if outcome.is_none() {
@@ -151,6 +152,7 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
                     ToolError::internal("the precheck returned a value that is not JSON")
                 })
             })
+            .unwrap_or_else(|| Err(ToolError::internal(gate::CLOSED_TEXT)))
         });
     }
     Ok(spec)

@@ -21,6 +21,7 @@ use super::options::reply_rows;
 use super::spec::PyToolSpec;
 use super::speech::PySpeech;
 use super::state::{PyCallState, call_info, values_of};
+use crate::gate;
 
 /// The tools of one agent or call (`hark.ToolRegistry`).
 #[pyclass(name = "ToolRegistry", module = "hark._core", frozen)]
@@ -94,7 +95,7 @@ struct PySink(Py<PyAny>);
 
 impl hark_tools::ToolSink for PySink {
     fn on_event(&self, event: &ToolEvent) -> Result<(), SinkError> {
-        Python::attach(|py| {
+        gate::attach_py(|py| {
             let data = json!({
                 "tool": event.tool,
                 "source": event.source,

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 
 use super::bridge;
 use super::json::bridge as helpers;
+use crate::gate;
 
 /// The adapter's speech object. A method that raises is logged (`hark` logger) and the call goes
 /// on: a line that could not be said never fails a tool call.
@@ -36,7 +37,7 @@ impl PySpeech {
     }
 
     async fn call(&self, method: &'static str, line: Option<&str>) {
-        let awaiting = Python::attach(|py| {
+        let awaiting = gate::attach_py(|py| {
             let object = self.object.bind(py);
             let coroutine = match line {
                 Some(line) => object.call_method1(method, (line,))?,
@@ -55,7 +56,7 @@ impl PySpeech {
 }
 
 fn warn(method: &str, error: PyErr) {
-    Python::attach(|py| {
+    gate::attach(|py| {
         let logged = helpers(py).and_then(|h| {
             h.getattr("speech_failed")?
                 .call1((method, error.value(py)))
@@ -77,7 +78,7 @@ impl Speech for PySpeech {
     }
 
     fn reply_spoke(&self) -> bool {
-        Python::attach(|py| {
+        gate::attach(|py| {
             match self
                 .object
                 .bind(py)
@@ -91,6 +92,7 @@ impl Speech for PySpeech {
                 }
             }
         })
+        .unwrap_or(false)
     }
 
     fn speaks_itself(&self) -> bool {

@@ -13,6 +13,7 @@ use super::bridge;
 use super::errors::build_error;
 use super::json::{bridge as helpers, to_value};
 use super::spec::{PyToolSpec, output_of};
+use crate::gate;
 
 /// A token source: an environment variable's name, or an async function returning the token.
 fn token_source(token: &Bound<'_, PyAny>) -> PyResult<TokenSource> {
@@ -30,13 +31,13 @@ fn token_source(token: &Bound<'_, PyAny>) -> PyResult<TokenSource> {
         .unwrap_or_else(|_| "token function".to_string());
     let function = token.clone().unbind();
     Ok(TokenSource::function(label, move || {
-        let awaiting = Python::attach(|py| {
+        let awaiting = gate::attach_py(|py| {
             let coroutine = function.bind(py).call0()?;
             bridge::awaiting(py, &coroutine)
         });
         async move {
             let value = awaiting?.result().await?;
-            Python::attach(|py| value.bind(py).extract::<String>())
+            gate::attach_py(|py| value.bind(py).extract::<String>())
         }
     }))
 }
