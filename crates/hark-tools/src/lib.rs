@@ -119,6 +119,7 @@
 //! ```
 
 mod arguments;
+pub mod bounds;
 pub mod builtin;
 pub mod call;
 pub mod context;

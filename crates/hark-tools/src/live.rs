@@ -235,10 +235,14 @@ impl ToolRegistry {
                 }
                 std::task::Poll::Pending => tokio::spawn(task),
             };
+            // Dropped while it waits (the call's future dropped), the task is aborted: the
+            // call ends as cancelled, so the tool must not go on behind it.
+            let mut abort = AbortOnDrop(Some(handle.abort_handle()));
             tokio::select! {
                 joined = &mut handle => joined
                     .unwrap_or_else(|_| (Err(ToolError::internal("the tool's task failed")), elapsed_ms(started))),
                 () = generation.inner.token.cancelled() => {
+                    abort.0 = None;
                     if let Ok(mut late) = live.late.lock() {
                         late.push(Late { tool: name.to_string(), arguments: hook_arguments, handle });
                     }
@@ -452,6 +456,17 @@ impl ToolRegistry {
             ask_model_reply,
             saved,
             prechecked,
+        }
+    }
+}
+
+/// Aborts a spawned tool task when dropped, unless disarmed (`.0 = None`).
+struct AbortOnDrop(Option<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.abort();
         }
     }
 }

@@ -1,7 +1,12 @@
 //! Every sentence the tool layer writes for the model, the caller or the developer.
 //!
 //! Each text is a function with named inputs; the tests at the bottom pin each one's exact words.
-//! A reviewer can read every sentence here.
+//! A reviewer can read every sentence here. What a text quotes from the model (a value, a name
+//! it made up, a list of names, an argument error's lines) is bounded by [`crate::bounds`]: at
+//! most 60 characters of a value or name then `…`, 10 names then `and 99,990 more`, 10 lines of
+//! an argument error then `… and N more problems`.
+
+use crate::bounds;
 
 /// Joins names as a person would: `a`, `a and b`, `a, b and c`.
 pub fn join_names(names: &[String]) -> String {
@@ -31,7 +36,8 @@ pub fn arguments_missing(tool: &str, missing: &[String]) -> String {
 }
 
 /// "Arguments the schema does not name": `bogus is not an argument of lookup. Call lookup again
-/// without it.` (several: `a and b are not arguments of lookup. Call lookup again without them.`)
+/// without it.` (several: `a and b are not arguments of lookup. Call lookup again without them.`;
+/// past ten: `k0, k1, … k9 and 99,990 more are not arguments of note. …`).
 pub fn unknown_arguments(tool: &str, extra: &[String]) -> String {
     let at_root: Vec<(String, String)> = extra.iter().map(|e| (String::new(), e.clone())).collect();
     unknown_fields(tool, &at_root)
@@ -42,16 +48,31 @@ pub fn unknown_arguments(tool: &str, extra: &[String]) -> String {
 /// its object: `contact.bogus is not a field of contact. Call lookup again without it.` Several
 /// objects: one clause each, in order, then one closing sentence
 /// (`bogus is not an argument of lookup. contact.x and contact.y are not fields of contact.
-/// Call lookup again without them.`).
+/// Call lookup again without them.`). The first ten keys are named, each cut to 60 characters;
+/// the others are counted: `… and 99,990 more are not arguments of note`, or, when they are not
+/// all in the last object named, one more clause `99,990 more keys are not in the arguments of
+/// note either`.
 pub fn unknown_fields(tool: &str, unknown: &[(String, String)]) -> String {
-    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
-    for (parent, path) in unknown {
-        match groups.iter_mut().find(|(p, _)| *p == parent.as_str()) {
-            Some((_, paths)) => paths.push(path.clone()),
-            None => groups.push((parent, vec![path.clone()])),
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (parent, path) in unknown.iter().take(bounds::NAMES_LISTED) {
+        let parent = bounds::name(parent);
+        match groups.iter_mut().find(|(p, _)| *p == parent) {
+            Some((_, paths)) => paths.push(bounds::name(path)),
+            None => groups.push((parent, vec![bounds::name(path)])),
         }
     }
-    let clauses: Vec<String> = groups
+    let more = unknown.len().saturating_sub(bounds::NAMES_LISTED);
+    let rest_in_last = unknown
+        .iter()
+        .skip(bounds::NAMES_LISTED)
+        .all(|(p, _)| Some(bounds::name(p)) == groups.last().map(|(g, _)| g.clone()));
+    if more > 0
+        && rest_in_last
+        && let Some((_, paths)) = groups.last_mut()
+    {
+        paths.push(format!("{} more", bounds::count(more)));
+    }
+    let mut clauses: Vec<String> = groups
         .iter()
         .map(
             |(parent, paths)| match (parent.is_empty(), paths.len() == 1) {
@@ -62,6 +83,12 @@ pub fn unknown_fields(tool: &str, unknown: &[(String, String)]) -> String {
             },
         )
         .collect();
+    if more > 0 && !rest_in_last {
+        clauses.push(format!(
+            "{} more keys are not in the arguments of {tool} either",
+            bounds::count(more)
+        ));
+    }
     let pronoun = if unknown.len() == 1 { "it" } else { "them" };
     format!(
         "{}. Call {tool} again without {pronoun}.",
@@ -72,13 +99,14 @@ pub fn unknown_fields(tool: &str, unknown: &[(String, String)]) -> String {
 /// A required value left out, as one line of a schema check: `status is missing`,
 /// `contact.name is missing` (the dotted path of the value).
 pub fn value_missing(path: &str) -> String {
-    format!("{path} is missing")
+    format!("{} is missing", bounds::name(path))
 }
 
 /// A key an object's schema does not allow, as one line of a schema check:
 /// `contact.bogus is not a field of contact`; at the root, `bogus is not <root>` with `root`
 /// like `a field of Order`.
 pub fn not_a_field(path: &str, parent: &str, root: &str) -> String {
+    let (path, parent) = (bounds::name(path), bounds::name(parent));
     if parent.is_empty() {
         format!("{path} is not {root}")
     } else {
@@ -86,8 +114,10 @@ pub fn not_a_field(path: &str, parent: &str, root: &str) -> String {
     }
 }
 
-/// An unknown tool name: names the tools that exist.
+/// An unknown tool name: names the tools that exist. The name the model sent is cut to 60
+/// characters then `…`.
 pub fn unknown_tool(called: &str, tools: &[String]) -> String {
+    let called = bounds::name(called);
     if tools.is_empty() {
         format!(
             "There is no tool named {called}, and no tools are available. Do not call it again."
@@ -101,32 +131,37 @@ pub fn unknown_tool(called: &str, tools: &[String]) -> String {
 }
 
 /// Arguments that failed the schema check: one line per error (`party: 40 is greater than the
-/// maximum of 12`), all errors of the call together, then what to do.
+/// maximum of 12`), all errors of the call together, then what to do. At most ten lines, each
+/// at most 400 characters, then `… and N more problems` (see [`bounds::lines`]).
 pub fn invalid_arguments(tool: &str, lines: &[String]) -> String {
     format!(
         "{}\nFix these arguments, asking the caller if needed, then call {tool} again.",
-        lines.join("\n")
+        bounds::lines(lines).join("\n")
     )
 }
 
-/// One line of an argument error: `<path>: <reason>`, or the reason alone at the root.
+/// One line of an argument error: `<path>: <reason>`, or the reason alone at the root. The path
+/// is cut to 60 characters then `…` (its keys may be the model's).
 pub fn argument_error_line(path: &str, reason: &str) -> String {
     if path.is_empty() {
         reason.to_string()
     } else {
-        format!("{path}: {reason}")
+        format!("{}: {reason}", bounds::name(path))
     }
 }
 
 /// A value that fits none of the choices of its `anyOf`/`oneOf` (the validator's "not valid under
 /// any of the schemas listed in the 'anyOf' keyword"): `{"x":1} fits none of the choices here`.
 pub fn fits_no_choice(value: &serde_json::Value) -> String {
-    format!("{value} fits none of the choices here")
+    format!("{} fits none of the choices here", bounds::quote(value))
 }
 
 /// A value that fits several choices of a `oneOf` where exactly one must fit.
 pub fn fits_several_choices(value: &serde_json::Value) -> String {
-    format!("{value} fits more than one of the choices here, and must fit exactly one")
+    format!(
+        "{} fits more than one of the choices here, and must fit exactly one",
+        bounds::quote(value)
+    )
 }
 
 /// The arguments were not a JSON object (or not JSON at all).

@@ -168,7 +168,10 @@ impl Output {
             return Ok(result);
         };
         Err(OutputMismatch {
-            model_detail: format!("{}.", problem.line),
+            model_detail: format!(
+                "{}.",
+                crate::bounds::cut_to(&problem.line, crate::bounds::LINE_CHARS)
+            ),
             log_detail: problem.log("(result)"),
         })
     }

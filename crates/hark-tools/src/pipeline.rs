@@ -24,7 +24,7 @@ use crate::outcome::{CallResult, CallStatus, Discarded, ToolOutcome};
 use crate::registry::{
     RawArguments, ToolRegistry, elapsed_ms, finish_error, replies_to, source_of,
 };
-use crate::sink::Source;
+use crate::sink::{Source, ToolEvent, ToolStage};
 use crate::spec::ToolSpec;
 use crate::state::StateModel;
 
@@ -181,6 +181,13 @@ impl ToolRegistry {
             }
         }
         self.emit_started(name, source);
+        let mut running = Running {
+            registry: self,
+            tool: name,
+            source,
+            started: Instant::now(),
+            ended: false,
+        };
         let hooks = mode.hooks();
         let outcome = if hooks.has_tool_hooks() {
             let hook_call = HookCall {
@@ -194,6 +201,8 @@ impl ToolRegistry {
             // No hook sees the call: no copy of the arguments, no boxed future.
             self.run(tool, arguments, context, mode).await
         };
+        // The run reported its own end (or, still running, reports it with its late result).
+        running.ended = true;
         match mode {
             Mode::Alone(_) => self.ended(mode, outcome),
             Mode::Live(..) if outcome.status == CallStatus::StillRunning => CallResult {
@@ -285,6 +294,38 @@ impl ToolRegistry {
                 saved: Vec::new(),
             },
         }
+    }
+}
+
+/// A started call until its run reports its end. Whatever ends the run early without that
+/// report (the future dropped: the task awaiting it cancelled, a `select!` that took another
+/// branch, a runtime shut down), it ends at the sinks with `tool.failed` and the error
+/// `cancelled`, as a call cancelled by an interruption does ("Watch tool calls", point 2).
+struct Running<'r> {
+    registry: &'r ToolRegistry,
+    tool: &'r str,
+    source: Source,
+    started: Instant,
+    /// Set once the run has reported its end itself.
+    ended: bool,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        tracing::info!(
+            tool = self.tool,
+            "tool call dropped while it ran: cancelled"
+        );
+        self.registry.emit(ToolEvent {
+            stage: ToolStage::Failed,
+            tool: self.tool.to_string(),
+            source: self.source,
+            ms: Some(elapsed_ms(self.started)),
+            error: Some(ToolError::cancelled().event_text().to_string()),
+        });
     }
 }
 

@@ -109,10 +109,24 @@ pub(crate) fn describe(error: &ValidationError<'_>, root: &str, out: &mut Vec<Pr
             keyword,
         }),
         _ => out.push(Problem {
-            line: messages::argument_error_line(&path, &error.to_string()),
+            line: messages::argument_error_line(&path, &validator_words(error)),
             field: path,
             keyword,
         }),
+    }
+}
+
+/// The validator's own words for an error, with the value it quotes cut as
+/// [`crate::bounds::quote`] cuts it (`"yyyyyy…" is not of type "object"`).
+fn validator_words(error: &ValidationError<'_>) -> String {
+    let words = error.to_string();
+    let instance = error.instance();
+    let quoted = crate::bounds::quote(instance);
+    let full = instance.to_string();
+    if full.len() > quoted.len() {
+        words.replacen(&full, &quoted, 1)
+    } else {
+        words
     }
 }
 

@@ -945,10 +945,13 @@ pub(crate) fn check_arguments(
                 }
             }
         } else {
-            let paths: Vec<&str> = findings.unknown.iter().map(|(_, p)| p.as_str()).collect();
+            let paths: Vec<String> = findings.unknown.iter().map(|(_, p)| p.clone()).collect();
             return Err(
                 ToolError::refused(messages::unknown_fields(name, &findings.unknown))
-                    .with_event_text(format!("unknown arguments: {}", paths.join(", "))),
+                    .with_event_text(format!(
+                        "unknown arguments: {}",
+                        crate::bounds::comma_list(&paths)
+                    )),
             );
         }
     }
@@ -971,7 +974,7 @@ pub(crate) fn check_arguments(
         let fields: Vec<String> = problems.iter().map(|p| p.log("(arguments)")).collect();
         return Err(ToolError::invalid_arguments(
             lines,
-            format!("invalid arguments: {}", fields.join(", ")),
+            format!("invalid arguments: {}", crate::bounds::comma_list(&fields)),
         ));
     }
     let mut arguments = match instance {

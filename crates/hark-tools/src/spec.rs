@@ -868,7 +868,7 @@ fn decode_in<I: DeserializeOwned>(
     if let Ok(input) = I::deserialize(&value) {
         return Ok(input);
     }
-    serde_path_to_error::deserialize(value).map_err(|error| {
+    serde_path_to_error::deserialize(&value).map_err(|error| {
         let segments = crate::state::path_segments(error.path());
         let path = segments.join(".");
         let field = if path.is_empty() {
@@ -887,12 +887,37 @@ fn decode_in<I: DeserializeOwned>(
             None => ToolError::invalid_arguments(
                 vec![messages::decode_error_line(
                     &path,
-                    &error.inner().to_string(),
+                    &bounded_words(&error.inner().to_string(), value_at(&value, &segments)),
                 )],
                 format!("{field} (type)"),
             ),
         }
     })
+}
+
+/// The value at a decode error's path, when the arguments hold one there.
+fn value_at<'v>(value: &'v Value, segments: &[String]) -> Option<&'v Value> {
+    segments.iter().try_fold(value, |at, segment| match at {
+        Value::Object(map) => map.get(segment),
+        Value::Array(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+        _ => None,
+    })
+}
+
+/// A type's own words for a value it refused, with a long string it quotes (serde writes
+/// `string "…"`) cut as [`crate::bounds::quote`] cuts it.
+fn bounded_words(words: &str, value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(text)) if text.chars().count() > crate::bounds::QUOTE_CHARS => {
+            let written = format!("{text:?}");
+            words.replacen(
+                &written,
+                &crate::bounds::quote(&Value::String(text.clone())),
+                1,
+            )
+        }
+        _ => words.to_string(),
+    }
 }
 
 #[cfg(test)]
