@@ -451,6 +451,45 @@ async def test_user_mute_strategies_keep_the_caller_from_cutting_the_announce_li
     assert requests[1]["messages"][-1]["role"] == "tool"
 
 
+async def test_user_mute_strategies_let_the_caller_interrupt_a_tool_once_its_line_played(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    events: list[str] = []
+    started = asyncio.Event()
+
+    async def lookup(day: date) -> Free:
+        """Look a day up."""
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            events.append("lookup cancelled")
+            raise
+        return Free(free=True)
+
+    tools = tools_schema(ToolRegistry([local_tool(lookup, announce="One moment.")]))
+    openai_server.add(calls(("lookup", '{"day": "2026-10-17"}')), text("Sure, a high chair."))
+    async with Bot(
+        openai_server,
+        tools=tools,
+        speak_secs=0.2,
+        mute=user_mute_strategies(protect=["tool_calls"]),
+    ) as bot:
+        bot_log: list[str] = []
+        bot.recorder.log = bot_log
+        attach_call(tools, llm=bot.llm, worker=bot.worker)
+        await bot.start_conversation()
+        await asyncio.wait_for(started.wait(), 5)
+        await bot.until(lambda: "bot:stopped" in bot_log, what="the announce line played")
+        await bot.user_says("Wait, also a high chair.")
+        requests = await openai_server.wait_for_requests(2)
+    assert events == ["lookup cancelled"]
+    assert len(bot.recorder.of(InterruptionFrame)) == 1
+    users = [m["content"] for m in requests[1]["messages"] if m.get("role") == "user"]
+    assert users[-1] == "Wait, also a high chair."
+    assert tool_messages(requests[1])[0]["content"] == "CANCELLED"
+
+
 def test_tools_schema_maps_interruption_to_cancel_on_interruption() -> None:
     registry = ToolRegistry(
         [booking_tool([], interruption="continue", name="book"), booking_tool([], name="hold")]
