@@ -98,6 +98,27 @@ async def test_a_refusal_is_the_text_of_the_next_request_and_the_tool_does_not_r
     assert tool_call_ids(second) == ["call_1_0"]
 
 
+async def test_nan_arguments_pipecat_parses_get_harks_refusal_not_an_error(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    ran: list[str] = []
+    tools = tools_schema(ToolRegistry([booking_tool(ran)]))
+    openai_server.add(
+        calls(("book_table", '{"day": "2026-10-16", "party": NaN}')),
+        text("Which day?"),
+    )
+    async with Bot(openai_server, tools=tools) as bot:
+        await bot.start_conversation()
+        _, second = await openai_server.wait_for_requests(2)
+    assert ran == []
+    refusal = {
+        "refused": "The arguments of book_table must be a JSON object of named arguments. "
+        "Call book_table again with one."
+    }
+    assert contents(second) == [json.dumps(refusal, ensure_ascii=False)]
+    assert tool_call_ids(second) == ["call_1_0"]
+
+
 async def test_a_result_that_succeeded_is_what_the_model_reads(
     openai_server: ScriptedOpenAI,
 ) -> None:

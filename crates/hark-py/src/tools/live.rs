@@ -56,6 +56,15 @@ fn deferred<'py>(
         .call1((start, arguments))
 }
 
+/// Arguments Python holds but JSON cannot (a lone surrogate, NaN) as the JSON text the model
+/// meant (`hark._bridge.arguments_text`), so the core refuses them in its own words.
+fn arguments_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    helpers(value.py())?
+        .getattr("arguments_text")?
+        .call1((value,))?
+        .extract()
+}
+
 /// One model reply and its tool calls.
 #[pyclass(name = "Generation", module = "hark._core", frozen)]
 #[derive(Debug)]
@@ -281,10 +290,14 @@ impl PyLiveCall {
     ) -> PyResult<Bound<'py, PyAny>> {
         let given = match arguments.filter(|a| !a.is_none()) {
             None => Given::None,
-            Some(text) if text.is_instance_of::<PyString>() => Given::Text(text.extract()?),
-            Some(value) if value.is_instance_of::<pyo3::types::PyDict>() => {
-                Given::Json(to_value(value)?)
-            }
+            Some(text) if text.is_instance_of::<PyString>() => match text.extract() {
+                Ok(text) => Given::Text(text),
+                Err(_) => Given::Text(arguments_text(text)?),
+            },
+            Some(value) if value.is_instance_of::<pyo3::types::PyDict>() => match to_value(value) {
+                Ok(value) => Given::Json(value),
+                Err(_) => Given::Text(arguments_text(value)?),
+            },
             Some(_) => {
                 return Err(PyTypeError::new_err(
                     "arguments are the model's JSON text, a dict or None",
