@@ -32,6 +32,7 @@ class AnnounceLineUserMuteStrategy(BaseUserMuteStrategy):
     """Mutes the caller while the bot speaks during a tool call: the tool's announce line (and
     words of the same reply still playing when the call started).
 
+    What the caller says while muted is dropped, as for any Pipecat user mute strategy.
     Unlike Pipecat's ``FunctionCallUserMuteStrategy``, which drops the caller's words for as long
     as any tool runs, the caller is heard again once the bot stops speaking: talking over a
     running tool then interrupts it (``interruption="cancel"``) or lets it finish
