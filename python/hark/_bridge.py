@@ -10,6 +10,7 @@ import enum
 import inspect
 import json
 import logging
+import re
 from typing import Any, Literal
 
 import pydantic
@@ -33,6 +34,18 @@ def _default(value: Any) -> Any:
 def dumps(value: Any) -> str:
     """A Python value as JSON text (pydantic models, dates, enums and dataclasses as JSON)."""
     return json.dumps(value, default=_default, ensure_ascii=False, allow_nan=False)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def arguments_text(value: Any) -> str:
+    """The model's arguments (a dict, or text holding a lone surrogate) as the JSON text
+    the model wrote: ``NaN`` stays ``NaN`` and a lone surrogate its ``\\uXXXX`` escape, so the
+    core reads them and refuses them in its own words."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    return json.dumps(value, default=_default, ensure_ascii=True, allow_nan=True)
 
 
 class Handle:

@@ -7,6 +7,7 @@ JSON (a ``date``, an ``int``, a clean ``Phone``)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import re
@@ -18,7 +19,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hark import _core
+from hark import _bridge, _core
 from hark._core import (
     CallHooks,
     CallResult,
@@ -283,8 +284,14 @@ class FunctionExecutor:
         return pydantic.TypeAdapter(type(result)).dump_python(result, mode="json")
 
     async def run(self, arguments: dict[str, Any], state: Any) -> Any:
+        """Runs the function: an ``async def`` on the event loop, a plain ``def`` in a worker
+        thread (``asyncio.to_thread``), so a blocking call in it never stalls the call's audio.
+        A cancelled call stops waiting for the thread; the thread itself runs to its end."""
         values = self.decode(arguments)
-        result = self.call_with(self.function, values, self.names)
+        if _bridge.is_async_function(self.function):
+            result = self.call_with(self.function, values, self.names)
+        else:
+            result = await asyncio.to_thread(self.call_with, self.function, values, self.names)
         if inspect.isawaitable(result):
             result = await result
         return self.dump(result)

@@ -13,24 +13,23 @@ from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.services.llm_service import FunctionCallParams
 from pipecat.turns.user_mute import (
     FirstSpeechUserMuteStrategy,
-    FunctionCallUserMuteStrategy,
     MuteUntilFirstBotCompleteUserMuteStrategy,
 )
 from scripted_openai import ScriptedOpenAI, calls, openai_server, text  # noqa: F401 (fixture)
 from test_pipecat_harness import Bot, tool_messages
 
-from hark.pipecat import user_mute_strategies
+from hark.pipecat import AnnounceLineUserMuteStrategy, user_mute_strategies
 from hark.pipecat.results import for_aggregator
 
 
-def test_user_mute_strategies_are_pipecats_own() -> None:
+def test_user_mute_strategies_are_harks_announce_line_and_pipecats_own() -> None:
     strategies = user_mute_strategies(protect=["tool_calls", "first_speech", "first_reply"])
     assert [type(s) for s in strategies] == [
-        FunctionCallUserMuteStrategy,
+        AnnounceLineUserMuteStrategy,
         FirstSpeechUserMuteStrategy,
         MuteUntilFirstBotCompleteUserMuteStrategy,
     ]
-    assert [type(s) for s in user_mute_strategies()] == [FunctionCallUserMuteStrategy]
+    assert [type(s) for s in user_mute_strategies()] == [AnnounceLineUserMuteStrategy]
 
 
 def test_user_mute_strategies_name_what_they_protect() -> None:

@@ -98,6 +98,27 @@ async def test_a_refusal_is_the_text_of_the_next_request_and_the_tool_does_not_r
     assert tool_call_ids(second) == ["call_1_0"]
 
 
+async def test_nan_arguments_pipecat_parses_get_harks_refusal_not_an_error(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    ran: list[str] = []
+    tools = tools_schema(ToolRegistry([booking_tool(ran)]))
+    openai_server.add(
+        calls(("book_table", '{"day": "2026-10-16", "party": NaN}')),
+        text("Which day?"),
+    )
+    async with Bot(openai_server, tools=tools) as bot:
+        await bot.start_conversation()
+        _, second = await openai_server.wait_for_requests(2)
+    assert ran == []
+    refusal = {
+        "refused": "The arguments of book_table must be a JSON object of named arguments. "
+        "Call book_table again with one."
+    }
+    assert contents(second) == [json.dumps(refusal, ensure_ascii=False)]
+    assert tool_call_ids(second) == ["call_1_0"]
+
+
 async def test_a_result_that_succeeded_is_what_the_model_reads(
     openai_server: ScriptedOpenAI,
 ) -> None:
@@ -446,6 +467,45 @@ async def test_user_mute_strategies_keep_the_caller_from_cutting_the_announce_li
     assert bot_log[:4] == ["say:One moment.", "bot:started", "bot:stopped", "ran:2026-10-16"]
     assert bot.recorder.of(InterruptionFrame) == []
     assert requests[1]["messages"][-1]["role"] == "tool"
+
+
+async def test_user_mute_strategies_let_the_caller_interrupt_a_tool_once_its_line_played(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    events: list[str] = []
+    started = asyncio.Event()
+
+    async def lookup(day: date) -> Free:
+        """Look a day up."""
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            events.append("lookup cancelled")
+            raise
+        return Free(free=True)
+
+    tools = tools_schema(ToolRegistry([local_tool(lookup, announce="One moment.")]))
+    openai_server.add(calls(("lookup", '{"day": "2026-10-17"}')), text("Sure, a high chair."))
+    async with Bot(
+        openai_server,
+        tools=tools,
+        speak_secs=0.2,
+        mute=user_mute_strategies(protect=["tool_calls"]),
+    ) as bot:
+        bot_log: list[str] = []
+        bot.recorder.log = bot_log
+        attach_call(tools, llm=bot.llm, worker=bot.worker)
+        await bot.start_conversation()
+        await asyncio.wait_for(started.wait(), 5)
+        await bot.until(lambda: "bot:stopped" in bot_log, what="the announce line played")
+        await bot.user_says("Wait, also a high chair.")
+        requests = await openai_server.wait_for_requests(2)
+    assert events == ["lookup cancelled"]
+    assert len(bot.recorder.of(InterruptionFrame)) == 1
+    users = [m["content"] for m in requests[1]["messages"] if m.get("role") == "user"]
+    assert users[-1] == "Wait, also a high chair."
+    assert tool_messages(requests[1])[0]["content"] == "CANCELLED"
 
 
 def test_tools_schema_maps_interruption_to_cancel_on_interruption() -> None:

@@ -20,7 +20,9 @@
   ``interruption="continue"`` → ``cancel_on_interruption=False``; the rest Pipecat's default.
 - :func:`attach_call`: binds the call to the LLM service before its first tool call.
 - :func:`end_call_tool` / :func:`reply_text`: a tool that says goodbye and ends the pipeline.
-- :func:`user_mute_strategies`: Pipecat's user mute strategies by what they protect.
+- :func:`user_mute_strategies`: user mute strategies by what they protect; ``"tool_calls"`` is
+  Hark's :class:`AnnounceLineUserMuteStrategy` (mutes the caller only while the bot speaks
+  during a tool call, so a running tool can still be interrupted).
 - :class:`LocalClassifier`: Hark's local classifier as a Pipecat classifier, for Pipecat's own
   ``UIWorker`` (``UIWorker("ui", llm=llm, classifier=LocalClassifier())``): its screen
   questions answered in-process in milliseconds, with calibrated probabilities and no network;
@@ -29,11 +31,12 @@
 
 from hark.pipecat.classifier import LocalClassifier, LocalClassifierError
 from hark.pipecat.end_call import end_call_tool
-from hark.pipecat.mute import user_mute_strategies
+from hark.pipecat.mute import AnnounceLineUserMuteStrategy, user_mute_strategies
 from hark.pipecat.speech import PipecatSpeech, reply_text
 from hark.pipecat.tools import HarkTools, PipecatCall, attach_call, tools_schema
 
 __all__ = [
+    "AnnounceLineUserMuteStrategy",
     "HarkTools",
     "LocalClassifier",
     "LocalClassifierError",

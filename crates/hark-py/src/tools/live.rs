@@ -5,10 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hark_tools::{CallResult, CallStatus, Generation, LiveCall, RawArguments, ToolRegistry};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
-use serde_json::Value;
+use serde_json::{Value, json};
+use tokio::sync::watch;
 
 use super::json::{bridge as helpers, to_py, to_value};
 use super::state::PyCallState;
@@ -23,7 +24,13 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 pub struct PyLiveCall {
     registry: Arc<ToolRegistry>,
     live: Arc<LiveCall>,
+    /// True once `close` ran: running calls end as cancelled, new ones are refused.
+    closed: watch::Sender<bool>,
 }
+
+/// The error a call of a closed `LiveCall` raises.
+const CLOSED: &str = "this call is closed: live.close() ended it, so its tools no longer run. \
+                      Start a new call with registry.start_call(...).";
 
 impl PyLiveCall {
     /// A live call of `registry`'s tools.
@@ -31,6 +38,7 @@ impl PyLiveCall {
         Self {
             registry,
             live: Arc::new(live),
+            closed: watch::Sender::new(false),
         }
     }
 }
@@ -46,6 +54,15 @@ fn deferred<'py>(
     helpers(start.py())?
         .getattr("deferred")?
         .call1((start, arguments))
+}
+
+/// Arguments Python holds but JSON cannot (a lone surrogate, NaN) as the JSON text the model
+/// meant (`hark._bridge.arguments_text`), so the core refuses them in its own words.
+fn arguments_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    helpers(value.py())?
+        .getattr("arguments_text")?
+        .call1((value,))?
+        .extract()
 }
 
 /// One model reply and its tool calls.
@@ -120,6 +137,26 @@ impl PyCallResult {
             ask_model_reply: result.ask_model_reply,
             ends_conversation: result.ends_conversation,
             prechecked: result.prechecked,
+            state: live.state.values(),
+        }
+    }
+
+    /// A call that `close` ended while it ran: failed, and the model reads
+    /// `{"error": "cancelled"}`, as for any cancelled call.
+    fn closed(tool: String, live: &LiveCall) -> Self {
+        let error = json!({"error": "cancelled"});
+        Self {
+            model_text: error.to_string(),
+            tool,
+            status: CallStatus::Failed,
+            result: error.clone(),
+            model_result: error,
+            announced: Vec::new(),
+            said: Vec::new(),
+            saved: Vec::new(),
+            ask_model_reply: false,
+            ends_conversation: false,
+            prechecked: false,
             state: live.state.values(),
         }
     }
@@ -253,29 +290,41 @@ impl PyLiveCall {
     ) -> PyResult<Bound<'py, PyAny>> {
         let given = match arguments.filter(|a| !a.is_none()) {
             None => Given::None,
-            Some(text) if text.is_instance_of::<PyString>() => Given::Text(text.extract()?),
-            Some(value) if value.is_instance_of::<pyo3::types::PyDict>() => {
-                Given::Json(to_value(value)?)
-            }
+            Some(text) if text.is_instance_of::<PyString>() => match text.extract() {
+                Ok(text) => Given::Text(text),
+                Err(_) => Given::Text(arguments_text(text)?),
+            },
+            Some(value) if value.is_instance_of::<pyo3::types::PyDict>() => match to_value(value) {
+                Ok(value) => Given::Json(value),
+                Err(_) => Given::Text(arguments_text(value)?),
+            },
             Some(_) => {
                 return Err(PyTypeError::new_err(
                     "arguments are the model's JSON text, a dict or None",
                 ));
             }
         };
+        if *self.closed.borrow() {
+            return Err(PyRuntimeError::new_err(CLOSED));
+        }
         bridge::remember_loop(py);
         let generation = generation.get().inner.clone();
         let registry = self.registry.clone();
         let live = self.live.clone();
+        let mut closed = self.closed.subscribe();
         let future = driver::on_loop(py, async move {
             let raw = match &given {
                 Given::None => RawArguments::None,
                 Given::Text(text) => RawArguments::Text(text),
                 Given::Json(value) => RawArguments::Json(value),
             };
-            match registry.call_live(&name, raw, &live, &generation).await {
-                Ok(result) => Ok(Some(PyCallResult::new(result, &live))),
-                Err(_discarded) => Ok(None),
+            tokio::select! {
+                called = registry.call_live(&name, raw, &live, &generation) => match called {
+                    Ok(result) => Ok(Some(PyCallResult::new(result, &live))),
+                    Err(_discarded) => Ok(None),
+                },
+                // Dropping the call's future cancels the tool's Python task.
+                _ = closed.wait_for(|closed| *closed) => Ok(Some(PyCallResult::closed(name, &live))),
             }
         })?;
         Ok(future)
@@ -306,8 +355,12 @@ impl PyLiveCall {
         })
     }
 
-    /// The end of the call: background work (webhooks that do not wait) finishes, for at most
-    /// ten seconds. Returns how many background tasks were still running then.
+    /// The end of the call: each `run` still pending returns at once, a failed `CallResult`
+    /// whose model text is `{"error": "cancelled"}` (its tool is cancelled, but a `continue`
+    /// tool that started runs to its end, its result dropped); a later `run`
+    /// raises `RuntimeError` ("this call is closed: ..."). Background work (webhooks that do not
+    /// wait) finishes, for at most ten seconds. Returns how many background tasks were still
+    /// running then.
     fn close<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         deferred(slf.getattr("_start_close")?, PyTuple::empty(slf.py()))
     }
@@ -315,6 +368,7 @@ impl PyLiveCall {
     /// The start of [`close`](Self::close), on the event loop's thread.
     #[pyo3(name = "_start_close")]
     fn start_close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.closed.send_replace(true);
         let live = self.live.clone();
         driver::on_loop(py, async move {
             Ok(live.hooks.drain(DRAIN_LIMIT).await.unfinished)
