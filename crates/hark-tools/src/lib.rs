@@ -149,7 +149,7 @@ mod walk;
 pub use builtin::{current_datetime_tool, end_call_tool, user_phone_number_tool};
 pub use call::{CALL_VALUES, CallInfo, CallType};
 pub use context::{Arguments, ToolContext, TranscriptMessage};
-pub use error::{ToolError, ToolErrorKind};
+pub use error::{ArgumentsFault, ToolError, ToolErrorKind};
 pub use executor::ToolExecutor;
 pub use hark_macros::tool;
 pub use hark_schema::{ToolArguments, ToolDefinition};

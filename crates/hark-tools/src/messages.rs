@@ -164,6 +164,21 @@ pub fn fits_several_choices(value: &serde_json::Value) -> String {
     )
 }
 
+/// The arguments the model sent, read as no object of named arguments, in words that name why:
+/// [`arguments_not_an_object`], or nested too deep, a number out of range, `NaN`/`Infinity`, an
+/// invalid `\u` escape.
+pub fn arguments_unreadable(tool: &str, fault: crate::error::ArgumentsFault) -> String {
+    use crate::error::ArgumentsFault;
+    let why = match fault {
+        ArgumentsFault::NotAnObject => return arguments_not_an_object(tool),
+        ArgumentsFault::TooDeep => "are nested too deeply to read (more than 128 levels)",
+        ArgumentsFault::NumberOutOfRange => "hold a number too large to read, like 1e400",
+        ArgumentsFault::NotANumber => "hold NaN or Infinity, which is not a JSON number",
+        ArgumentsFault::BadEscape => "hold an invalid \\u escape, like a lone surrogate \\ud800",
+    };
+    format!("The arguments of {tool} {why}. Call {tool} again with valid JSON.")
+}
+
 /// The arguments were not a JSON object (or not JSON at all).
 pub fn arguments_not_an_object(tool: &str) -> String {
     format!(

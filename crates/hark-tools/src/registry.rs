@@ -21,6 +21,7 @@ use hark_schema::{ToolArguments, ToolDefinition};
 use serde_json::{Map, Value};
 
 use crate::context::{Arguments, ToolContext};
+use crate::error::ArgumentsFault;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::hooks::{CallHooks, HookCall, Next, Wrapped};
 use crate::messages;
@@ -622,9 +623,9 @@ impl ToolRegistry {
                     .with_event_text("unknown tool"),
             );
         };
-        let mut arguments = parse_arguments(raw).map_err(|()| {
-            ToolError::refused(messages::arguments_not_an_object(name))
-                .with_event_text("arguments are not a JSON object")
+        let mut arguments = parse_arguments(raw).map_err(|fault| {
+            ToolError::refused(messages::arguments_unreadable(name, fault))
+                .with_event_text(fault.event_text())
         })?;
         self.fill_locked(tool, &mut arguments, context)?;
         let arguments = check_arguments(tool, arguments)
@@ -884,23 +885,23 @@ fn model_view(tool: &ToolSpec, result: &Value) -> Value {
     }
 }
 
-/// Turns what the provider sent into an argument object. `Err` when it is not an object.
-pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ()> {
-    fn from_value(value: Value, depth: u8) -> Result<Arguments, ()> {
+/// Turns what the provider sent into an argument object. `Err` names why it is not one.
+pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ArgumentsFault> {
+    fn from_value(value: Value, depth: u8) -> Result<Arguments, ArgumentsFault> {
         match value {
             Value::Null => Ok(Map::new()),
             Value::Object(map) => Ok(map),
             Value::String(text) if depth == 0 => from_text(&text, depth + 1),
-            _ => Err(()),
+            _ => Err(ArgumentsFault::NotAnObject),
         }
     }
-    fn from_text(text: &str, depth: u8) -> Result<Arguments, ()> {
+    fn from_text(text: &str, depth: u8) -> Result<Arguments, ArgumentsFault> {
         if hark_schema::no_arguments(text) {
             return Ok(Map::new());
         }
         match serde_json::from_str::<Value>(text.trim()) {
             Ok(value) => from_value(value, depth),
-            Err(_) => Err(()),
+            Err(error) => Err(ArgumentsFault::of(&error, text)),
         }
     }
     match raw {
@@ -908,7 +909,7 @@ pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, ()> {
         RawArguments::Text(text) => from_text(text, 0),
         RawArguments::Json(value) => from_value(value.clone(), 0),
         RawArguments::Read(ToolArguments::Object(map)) => Ok(map.clone()),
-        RawArguments::Read(ToolArguments::Unreadable { .. }) => Err(()),
+        RawArguments::Read(ToolArguments::Unreadable { .. }) => Err(ArgumentsFault::NotAnObject),
     }
 }
 

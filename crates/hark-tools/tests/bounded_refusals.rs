@@ -108,3 +108,46 @@ async fn many_argument_errors_show_ten_lines() {
     assert_eq!(lines[0], "extra.e0: 0 is not of type \"string\"");
     assert_eq!(lines[10], "… and 4,990 more problems");
 }
+
+#[tokio::test]
+async fn unreadable_arguments_name_their_fault() {
+    let deep = format!(
+        r#"{{"text": "a", "extra": {}{}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    for (arguments, why) in [
+        (
+            deep.as_str(),
+            "are nested too deeply to read (more than 128 levels)",
+        ),
+        (
+            r#"{"text": "a", "n": 1e400}"#,
+            "hold a number too large to read, like 1e400",
+        ),
+        (
+            r#"{"text": "a", "n": NaN}"#,
+            "hold NaN or Infinity, which is not a JSON number",
+        ),
+        (
+            r#"{"text": "\ud800"}"#,
+            "hold an invalid \\u escape, like a lone surrogate \\ud800",
+        ),
+    ] {
+        let outcome = registry()
+            .call("note", arguments, &ToolContext::default())
+            .await;
+        assert_eq!(
+            outcome.model_result["refused"],
+            format!("The arguments of note {why}. Call note again with valid JSON."),
+            "{arguments}"
+        );
+    }
+    let junk = registry()
+        .call("note", "not json", &ToolContext::default())
+        .await;
+    assert_eq!(
+        junk.model_result["refused"],
+        hark_tools::messages::arguments_not_an_object("note")
+    );
+}
