@@ -112,8 +112,8 @@ async def test_nan_arguments_pipecat_parses_get_harks_refusal_not_an_error(
         _, second = await openai_server.wait_for_requests(2)
     assert ran == []
     refusal = {
-        "refused": "The arguments of book_table must be a JSON object of named arguments. "
-        "Call book_table again with one."
+        "refused": "The arguments of book_table hold NaN or Infinity, which is not a JSON number. "
+        "Call book_table again with valid JSON."
     }
     assert contents(second) == [json.dumps(refusal, ensure_ascii=False)]
     assert tool_call_ids(second) == ["call_1_0"]

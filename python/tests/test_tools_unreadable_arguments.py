@@ -12,9 +12,10 @@ from pydantic import BaseModel
 from hark import ToolRegistry, local_tool
 from recording_speech import RecordingSpeech
 
-REFUSAL = (
-    '{"refused":"The arguments of note must be a JSON object of named arguments. '
-    'Call note again with one."}'
+NAN = '{"refused":"The arguments of note hold NaN or Infinity, which is not a JSON number. Call note again with valid JSON."}'
+SURROGATE = (
+    '{"refused":"The arguments of note hold an invalid \\\\u escape, like a lone surrogate \\\\ud800. '
+    'Call note again with valid JSON."}'
 )
 
 
@@ -23,18 +24,18 @@ class Out(BaseModel):
 
 
 @pytest.mark.parametrize(
-    "arguments",
+    ("arguments", "refusal"),
     [
-        {"text": "a", "extra": {"x": math.nan}},
-        {"text": "a", "extra": [math.inf]},
-        {"text": "\ud800"},
-        '{"text": "\ud800"}',
-        '{"text": "\\ud800"}',
-        '{"text": "a", "extra": NaN}',
+        ({"text": "a", "extra": {"x": math.nan}}, NAN),
+        ({"text": "a", "extra": [math.inf]}, NAN),
+        ({"text": "\ud800"}, SURROGATE),
+        ('{"text": "\ud800"}', SURROGATE),
+        ('{"text": "\\ud800"}', SURROGATE),
+        ('{"text": "a", "extra": NaN}', NAN),
     ],
     ids=["dict-nan", "dict-inf", "dict-surrogate", "text-surrogate", "text-escape", "text-nan"],
 )
-async def test_arguments_json_cannot_hold_are_refused_in_harks_words(arguments: object) -> None:
+async def test_arguments_json_cannot_hold_are_refused_in_harks_words(arguments: object, refusal: str) -> None:
     ran: list[str] = []
 
     def note(text: str, extra: object = None) -> Out:
@@ -44,7 +45,7 @@ async def test_arguments_json_cannot_hold_are_refused_in_harks_words(arguments: 
 
     live = ToolRegistry([local_tool(note)]).start_call(RecordingSpeech())
     result = await live.run("note", arguments, live.generation())
-    assert (result.status, result.model_text) == ("refused", REFUSAL)
+    assert (result.status, result.model_text) == ("refused", refusal)
     assert ran == []
 
 
