@@ -119,6 +119,7 @@ fn the_reference_lists_every_flag_and_variable_of_hark_and_no_other() {
         help(&["--help"]),
         help(&["serve", "--help"]),
         help(&["check", "--help"]),
+        help(&["worker", "--help"]),
     ]
     .join("\n");
     let section = section();
