@@ -9,6 +9,11 @@ import json
 from typing import Any
 
 import pytest
+from livekit import rtc
+from livekit.agents import AgentSession
+from livekit.agents.job import JobAcceptArguments, JobContext, JobExecutorType, JobProcess, RunningJobInfo
+from livekit.protocol import agent, models
+from livekit.rtc._proto import participant_pb2
 from pydantic import BaseModel
 
 from hark import (
@@ -29,37 +34,67 @@ from scripted_openai import calls, openai_server, text  # noqa: F401  (the fixtu
 from test_tools_webhooks import Hooks
 
 
-class Participant:
-    """What the job's room holds of a SIP caller (the attributes LiveKit's SIP service sets)."""
+def livekit_job(participant: rtc.RemoteParticipant | None) -> tuple[JobContext, list[str]]:
+    """A real LiveKit ``JobContext`` of the room ``casa-pepe-room-7`` (not connected: the room's
+    info and its remote participant are what the server would have sent), and the reasons
+    ``shutdown`` was called with."""
+    room = rtc.Room()
+    room._info.name = "casa-pepe-room-7"
+    if participant is not None:
+        room._remote_participants[participant.identity] = participant
+    reasons: list[str] = []
+    job = JobContext(
+        proc=JobProcess(executor_type=JobExecutorType.PROCESS, user_arguments=None, http_proxy=None),
+        info=RunningJobInfo(
+            accept_arguments=JobAcceptArguments(name="", identity="agent", metadata=""),
+            job=agent.Job(id="AJ_1", room=models.Room(name="casa-pepe-room-7")),
+            url="ws://localhost:7880",
+            token="token",
+            worker_id="W_1",
+            fake_job=True,
+        ),
+        room=room,
+        on_connect=lambda: None,
+        on_shutdown=reasons.append,
+        inference_executor=None,  # type: ignore[arg-type]
+    )
+    return job, reasons
 
-    identity = "sip_+14155550123"
-    attributes = {"sip.phoneNumber": "+14155550123", "sip.callID": "SCL_abc123"}
+
+def remote_participant(identity: str, kind: int, **attributes: str) -> rtc.RemoteParticipant:
+    """A real ``rtc.RemoteParticipant`` as LiveKit builds it from the server's participant info
+    (a SIP caller carries the attributes LiveKit's SIP service sets)."""
+    owned = participant_pb2.OwnedParticipant()
+    owned.info.identity = identity
+    owned.info.kind = kind
+    for name, value in attributes.items():
+        owned.info.attributes[name] = value
+    return rtc.RemoteParticipant(owned)
 
 
-class Room:
-    name = "casa-pepe-room-7"
-    remote_participants = {"sip_+14155550123": Participant()}
+def sip_caller() -> rtc.RemoteParticipant:
+    return remote_participant(
+        "sip_+14155550123",
+        rtc.ParticipantKind.PARTICIPANT_KIND_SIP,
+        **{"sip.phoneNumber": "+14155550123", "sip.callID": "SCL_abc123"},
+    )
 
 
-class Job:
-    """What hark.livekit reads of a ``JobContext`` (its room, where shutdown callbacks go), and
-    nothing else."""
-
-    def __init__(self) -> None:
-        self.room = Room()
-        self.shutdown_callbacks: list[Any] = []
-
-    def add_shutdown_callback(self, callback: Any) -> None:
-        self.shutdown_callbacks.append(callback)
-
-
-def test_outside_a_job_there_are_no_call_values():
-    assert call_values(object()) is None  # type: ignore[arg-type]
-    assert call_values(object(), Job()) == {  # type: ignore[arg-type]
+def test_call_values_of_a_livekit_job():
+    session = AgentSession()
+    assert call_values(session) is None  # outside a job
+    job, _ = livekit_job(sip_caller())
+    assert call_values(session, job) == {
         "session_id": "casa-pepe-room-7",
+        "participant": "sip_+14155550123",
         "remote_number": "+14155550123",
         "carrier_call_id": "SCL_abc123",
     }
+    browser = remote_participant("web-user-42", rtc.ParticipantKind.PARTICIPANT_KIND_STANDARD)
+    job, _ = livekit_job(browser)
+    assert call_values(session, job) == {"session_id": "casa-pepe-room-7", "participant": "web-user-42"}
+    job, _ = livekit_job(None)
+    assert call_values(session, job) == {"session_id": "casa-pepe-room-7"}
 
 
 async def test_call_values_come_from_the_livekit_job(openai_server):
@@ -68,19 +103,25 @@ async def test_call_values_come_from_the_livekit_job(openai_server):
 
     hark = ToolRegistry(
         [
-            local_tool(transfer, announce="Transferring {{call.session_id}}, call {{call.carrier_call_id}}."),
+            local_tool(
+                transfer,
+                announce="Transferring {{call.participant}} in {{call.session_id}}, call {{call.carrier_call_id}}.",
+            ),
             user_phone_number_tool(),
         ]
     )
     openai_server.add(calls(("transfer", "{}"), ("user_phone_number", "{}")), text("Done."))
-    job = Job()
+    job, _ = livekit_job(sip_caller())
     tools = function_tools(hark, job=job)
     async with agent_session(openai_server, tools) as session:
         result = await session.run(user_input="Transfer me")
-    assert spoken(result.events)[0] == "Transferring casa-pepe-room-7, call SCL_abc123."
+    assert spoken(result.events)[0] == "Transferring sip_+14155550123 in casa-pepe-room-7, call SCL_abc123."
     read = [json.loads(m) for m in tool_messages(openai_server.requests[1])]
     assert {"available": True, "phone_number": "+14155550123", "call_type": None} in read
-    assert job.shutdown_callbacks == [tools.call.close]
+    # The job's process awaits its shutdown callbacks: closing the call is one of them.
+    (shutdown,) = job._shutdown_callbacks
+    assert shutdown.__qualname__ == "LiveKitCall.close"
+    await shutdown("job ended")
 
 
 class State(BaseModel):

@@ -24,7 +24,7 @@ pub enum Scope {
     /// `{{name}}`, `{{name.field}}`: a State value or an argument of this call.
     Value,
     /// `{{call.name}}`: what the call carries (`session_id`, `remote_number`, `carrier_call_id`,
-    /// `call_type`, `end_reason`).
+    /// `participant`, `call_type`, `end_reason`).
     Call,
     /// `{{result.field}}`: the tool's result (reply lines only).
     Result,

@@ -12,7 +12,7 @@ use crate::context::Arguments;
 use crate::walk;
 
 /// The names `{{call.name}}` may read.
-pub(crate) const CALL_FIELDS: [&str; 5] = crate::call::CALL_VALUES;
+pub(crate) const CALL_FIELDS: [&str; 6] = crate::call::CALL_VALUES;
 
 /// True when `path` (after `call.`) names something a call carries.
 pub(crate) fn is_call_field(path: &[String]) -> bool {
@@ -32,6 +32,11 @@ pub(crate) fn call_value(call: &CallInfo, name: &str) -> Option<(Value, SayAs)> 
             .map(|v| (v, SayAs::Phone)),
         "carrier_call_id" => call
             .carrier_call_id
+            .as_deref()
+            .and_then(text)
+            .map(|v| (v, SayAs::Plain)),
+        "participant" => call
+            .participant
             .as_deref()
             .and_then(text)
             .map(|v| (v, SayAs::Plain)),

@@ -414,7 +414,7 @@ pub fn result_outside_reply(tool: &str, placeholder: &str) -> String {
 pub fn unknown_call_value(tool: &str, placeholder: &str) -> String {
     format!(
         "{tool}: {placeholder} is not something a call carries. Use call.session_id, call.remote_number, \
-         call.carrier_call_id, call.call_type or call.end_reason."
+         call.carrier_call_id, call.participant, call.call_type or call.end_reason."
     )
 }
 

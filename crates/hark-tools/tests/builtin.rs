@@ -144,7 +144,7 @@ fn announce_lines_are_checked_at_build() {
             .problems,
         vec![
             "find: {{result.order_id}} reads the result, which only reply lines can read. Read a State value or {{call.name}} instead.",
-            "find: {{call.phone}} is not something a call carries. Use call.session_id, call.remote_number, call.carrier_call_id, call.call_type or call.end_reason.",
+            "find: {{call.phone}} is not something a call carries. Use call.session_id, call.remote_number, call.carrier_call_id, call.participant, call.call_type or call.end_reason.",
         ]
     );
     let announced = tool().announce(["Checking {{nme}}."]).unwrap();
@@ -193,4 +193,41 @@ fn a_precheck_must_return_the_tools_output() {
             "find: the precheck returned an outcome that does not fit AnyValue. Return the tool's output type."
         ]
     );
+}
+
+// ------------------------------------------------------------------- call.participant
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Who {
+    who: String,
+}
+
+/// `{{call.participant}}` is a call value like the others: a locked value reads who the call's
+/// platform says the agent talks with, and a call that does not carry one is refused in the
+/// spec's words.
+#[test]
+fn call_participant_is_read_by_a_locked_value_and_refused_when_not_carried() {
+    let tool = ToolSpec::local("note", "Note who called.", |w: Who| async move {
+        Ok::<_, ToolError>(json!({"who": w.who}))
+    })
+    .unwrap()
+    .lock("who", "{{call.participant}}")
+    .unwrap();
+    let registry = ToolRegistry::new(vec![tool]).unwrap();
+    let context = ToolContext {
+        call: CallInfo {
+            session_id: "room-7".into(),
+            participant: Some("sip_+14155550123".into()),
+            ..CallInfo::default()
+        },
+        ..ToolContext::default()
+    };
+    let outcome = block(registry.call("note", "{}", &context));
+    assert_eq!(outcome.model_result, json!({"who": "sip_+14155550123"}));
+    let outcome = block(registry.call("note", "{}", &ToolContext::default()));
+    assert_eq!(
+        outcome.model_result,
+        json!({"refused": "This tool reads call.participant, which this call does not carry."})
+    );
+    assert!(hark_tools::CALL_VALUES.contains(&"participant"));
 }

@@ -24,6 +24,7 @@ fn live() -> LiveCall {
         session_id: "s-1".into(),
         remote_number: None,
         carrier_call_id: None,
+        participant: None,
         call_type: CallType::Inbound,
         end_reason: None,
     };

@@ -88,6 +88,7 @@ fn call_info() -> CallInfo {
         session_id: "s-1".into(),
         remote_number: Some("+14155550123".into()),
         carrier_call_id: None,
+        participant: None,
         call_type: CallType::Inbound,
         end_reason: None,
     }

@@ -215,6 +215,7 @@ mod tests {
             session_id: "s-42".into(),
             remote_number: Some("+14155550123".into()),
             carrier_call_id: None,
+            participant: None,
             call_type: CallType::None,
             end_reason: None,
         };

@@ -207,6 +207,7 @@ async fn the_envelope_carries_the_call() {
             session_id: "s-42".into(),
             remote_number: Some("+14155550123".into()),
             carrier_call_id: Some("CA-9".into()),
+            participant: None,
             call_type: CallType::Inbound,
             end_reason: None,
         },
@@ -932,6 +933,7 @@ fn call_info() -> CallInfo {
         session_id: "s-42".into(),
         remote_number: Some("+14155550123".into()),
         carrier_call_id: None,
+        participant: None,
         call_type: CallType::Inbound,
         end_reason: None,
     }

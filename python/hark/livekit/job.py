@@ -1,8 +1,11 @@
 """What a LiveKit job carries, as the values ``{{call.*}}`` templates read.
 
-``session_id`` is the room's name; for a participant who dialled in or was dialled over SIP,
-``remote_number`` is their phone number (``sip.phoneNumber``), ``carrier_call_id`` the SIP call
-id (``sip.callID``). Outside a job (a test, a console session without a room) there is nothing to read.
+``session_id`` is the room's name and ``participant`` the identity of the participant the session
+talks with (the one ``RoomIO`` links, else the room's only remote participant); for a participant
+who dialled in or was dialled over SIP, ``remote_number`` is their phone number
+(``sip.phoneNumber``, the attribute LiveKit's SIP service sets) and ``carrier_call_id`` the SIP
+call id (``sip.callID``). Outside a job (a test, a console session without a room) there is
+nothing to read.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ def call_values(session: AgentSession[Any], job: Any | None = None) -> dict[str,
     if isinstance(name, str) and name:
         values["session_id"] = name
     participant = _participant(session, room)
+    identity = getattr(participant, "identity", None) if participant else None
+    if isinstance(identity, str) and identity:
+        values["participant"] = identity
     attributes = dict(getattr(participant, "attributes", None) or {}) if participant else {}
     if phone := attributes.get("sip.phoneNumber"):
         values["remote_number"] = phone

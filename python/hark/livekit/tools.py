@@ -243,7 +243,8 @@ def function_tools(
     ``state`` is the call state (a ``CallState``, a State model instance or a dict) and ``call``
     the call's ``CallHooks``, a ``CallState`` (then its state is the tools' state) or the call
     values; without call values, the LiveKit job gives them (the room's name as
-    ``call.session_id``, a SIP caller's number as ``call.remote_number``). Reply lines say dates
+    ``call.session_id``, the participant's identity as ``call.participant``, a SIP caller's
+    number as ``call.remote_number`` and the SIP call id as ``call.carrier_call_id``). Reply lines say dates
     and times in ``language`` (a BCP 47 tag) and ``timezone`` (an IANA zone; ``ValueError``
     otherwise). ``job`` is the entrypoint's ``JobContext``; by default, the job this code runs
     in."""

@@ -38,7 +38,7 @@ impl PyCallState {
 }
 
 /// What a call carries, from a dict of `session_id`, `remote_number`, `carrier_call_id`,
-/// `call_type` (`"inbound"`, `"outbound"` or `None`) and `end_reason`.
+/// `participant`, `call_type` (`"inbound"`, `"outbound"` or `None`) and `end_reason`.
 pub fn call_info(call: Option<&Bound<'_, PyAny>>) -> PyResult<CallInfo> {
     let Some(call) = call.filter(|c| !c.is_none()) else {
         return Ok(CallInfo::default());
