@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use hark_speak::{Clock, Speaker, SystemClock, Template, Unfilled};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -247,8 +247,7 @@ impl ToolRegistry {
                         late.push(Late { tool: name.to_string(), arguments: hook_arguments, handle });
                     }
                     tracing::info!(tool = name, "tool keeps running after an interruption");
-                    let text = messages::still_running(name);
-                    let result = json!({"status": "running", "note": text});
+                    let result = messages::still_running_result(name);
                     return ToolOutcome {
                         tool: name.to_string(),
                         status: CallStatus::StillRunning,

@@ -342,6 +342,14 @@ pub fn still_running(tool: &str) -> String {
     )
 }
 
+/// The whole result the model reads for a tool whose reply was cut off while it keeps running:
+/// `{"status":"running","note":` [`still_running`] `}`. Every runtime that keeps a tool running
+/// (a `continue` tool in Hark's call path; any tool in LiveKit, which never cancels one) gives the
+/// model this value.
+pub fn still_running_result(tool: &str) -> serde_json::Value {
+    serde_json::json!({"status": "running", "note": still_running(tool)})
+}
+
 /// The note that carries a late result of a `continue` tool into a later request, once.
 pub fn late_result(tool: &str, result: &str) -> String {
     format!("{tool} finished: {result}")

@@ -8,18 +8,18 @@ at once; :class:`LateResults` lets each waiting tool call take its own, exactly 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from typing import Any
+
+from hark import _core
 
 __all__ = ["LateResults", "still_running"]
 
 
 def still_running(name: str) -> str:
     """What the model reads for the tool ``name`` while it keeps running after its reply was cut
-    off: the text Hark's core gives a ``continue`` tool, as JSON text."""
-    note = f"{name} is still running. Its result comes in a later reply; do not say it is done yet."
-    return json.dumps({"status": "running", "note": note}, separators=(",", ":"))
+    off, as JSON text: the core's text for a ``continue`` tool (``hark._core.still_running``)."""
+    return _core.still_running(name)
 
 
 class LateResults:

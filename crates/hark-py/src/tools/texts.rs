@@ -1,5 +1,5 @@
 //! The Rust API's own texts and checks the Python layer needs: a value refused by its format,
-//! a phone number in E.164.
+//! a phone number in E.164, what the model reads for a tool that keeps running.
 
 use hark_tools::{Phone, messages};
 use pyo3::exceptions::PyValueError;
@@ -38,11 +38,21 @@ fn replies_to(result: &Bound<'_, PyAny>, spoke: bool) -> PyResult<bool> {
     ))
 }
 
+/// What the model reads, as JSON text, for the tool `tool` while it keeps running after the
+/// reply that called it was cut off: `{"status":"running","note":"<tool> is still running. …"}`
+/// (the core's text for a `continue` tool; an adapter whose framework keeps every tool running
+/// gives it for the others too).
+#[pyfunction]
+fn still_running(tool: &str) -> String {
+    messages::still_running_result(tool).to_string()
+}
+
 /// Adds the functions to the module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(format_refused, module)?)?;
     module.add_function(wrap_pyfunction!(parse_phone, module)?)?;
     module.add_function(wrap_pyfunction!(phone_description, module)?)?;
     module.add_function(wrap_pyfunction!(replies_to, module)?)?;
+    module.add_function(wrap_pyfunction!(still_running, module)?)?;
     Ok(())
 }
