@@ -80,7 +80,7 @@ def sip_caller() -> rtc.RemoteParticipant:
     )
 
 
-def test_call_values_of_a_livekit_job():
+async def test_call_values_of_a_livekit_job():
     session = AgentSession()
     assert call_values(session) is None  # outside a job
     job, _ = livekit_job(sip_caller())

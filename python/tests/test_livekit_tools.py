@@ -81,6 +81,8 @@ async def test_a_result_reaches_the_model_as_json_text(openai_server):
         result = await session.run(user_input="Friday for four")
     assert ran == [(date(2026, 10, 16), 4, "inside", "+14155550123")]
     assert tool_messages(openai_server.requests[1]) == ['{"reference":"B-12","day":"2026-10-16"}']
+    (output,) = outputs(result.events)
+    assert output.is_error is False
     assert spoken(result.events) == ["Booked: B-12."]
 
 
@@ -118,8 +120,9 @@ async def test_an_argument_refusal_is_read_by_the_model_and_the_tool_does_not_ru
     assert ran == []
     (read,) = tool_messages(openai_server.requests[1])
     assert json.loads(read) == model_reads
+    # LiveKit records an error output (raised as its ToolError), its text Hark's JSON as it is.
     (output,) = outputs(result.events)
-    assert output.is_error is False and output.output == read
+    assert output.is_error is True and output.output == read
     assert spoken(result.events) == ["How many people?"]
 
 
@@ -131,8 +134,11 @@ async def test_a_missing_argument_after_a_reply_that_spoke_gets_no_model_reply(o
     assert ran == []
     assert len(openai_server.requests) == 1 and openai_server.exhausted == 0
     (output,) = outputs(result.events)
-    assert output.reply_required is False
-    assert json.loads(output.output)["missing"] == ["party"]
+    assert output.is_error is True and output.reply_required is False
+    assert json.loads(output.output) == {
+        "refused": "party is missing. Ask the caller for it, then call book_table again.",
+        "missing": ["party"],
+    }
     assert spoken(result.events) == ["For how many people?"]
 
 
@@ -149,8 +155,10 @@ async def test_a_failure_is_read_by_the_model_never_livekit_s_internal_error(ope
         text("Sorry, nothing is free."),
     )
     async with agent_session(openai_server, function_tools(hark)) as session:
-        await session.run(user_input="Friday")
+        result = await session.run(user_input="Friday")
     read = tool_messages(openai_server.requests[1])
+    assert sorted(o.output for o in outputs(result.events)) == sorted(read)
+    assert [o.is_error for o in outputs(result.events)] == [True, True]
     # LiveKit puts the outputs in the order the tools finished.
     assert sorted(read) == [
         '{"error":"No table is free that day. Offer another day."}',

@@ -7,10 +7,14 @@ output, assign rows, reply rows); the model reads Hark's text, as JSON text.
 
 How a call ends in LiveKit's terms:
 
-- a result, a refusal or a failure: ``ToolResult(text)``, never an exception (so the model
-  never reads LiveKit's "An internal error occurred");
-- a reply row spoken, or a missing-argument refusal after a reply that already spoke:
-  ``ToolResult(text, reply_required=False)``: the text stays in the history, no model reply;
+- a result: ``ToolResult(text)``;
+- a refusal or a failure: LiveKit's ``ToolError(text)``, so LiveKit records an error output
+  (``FunctionCallOutput.is_error``) whose text is Hark's JSON as it is (the model never reads
+  LiveKit's "An internal error occurred", which any other exception would give);
+- a reply row spoken, or a missing-argument refusal after a reply that already spoke: the text
+  stays in the history with no model reply (``ToolResult(text, reply_required=False)``; for a
+  refusal, its error output is marked ``reply_required=False`` when LiveKit reports the step's
+  outputs in ``function_tools_executed``, as ``ToolError`` takes no such flag);
 - a reply cut off while a tool runs: LiveKit never cancels it (``interruption`` left at
   ``provider_default`` or ``"continue"``): the model reads Hark's still-running text at once
   (``RunContext.update``), and the tool's result comes later in a reply of its own, once; a
@@ -26,7 +30,7 @@ import logging
 from typing import Any
 
 from livekit.agents import RunContext, function_tool
-from livekit.agents.llm import RawFunctionTool, ToolResult
+from livekit.agents.llm import RawFunctionTool, ToolError, ToolResult
 
 from hark import replies_to
 from hark.livekit.job import call_values, current_job
@@ -61,6 +65,8 @@ class LiveKitCall:
         self.speech = LiveKitSpeech()
         self._state, self._call, self._hooks = _split_call(state, call)
         self._session: Any | None = None
+        # Call ids of error outputs the model must not reply to (see _on_tools_executed).
+        self._no_reply: set[str] = set()
         self._job_values = self._call is None and not _is_call_state(self._state)
         # Started now, so a bad option raises here rather than at the first tool call.
         self.live = registry.start_call(
@@ -90,12 +96,23 @@ class LiveKitCall:
                     # The call goes on without them; a template that reads one is refused.
                     logger.exception("hark.livekit: could not read the call values of the job")
             session.on("close", self._on_close)
+            session.on("function_tools_executed", self._on_tools_executed)
             job = current_job(self._job)
             if job is not None:
                 # The job's process waits for its shutdown callbacks: webhooks finish first.
                 job.add_shutdown_callback(self.close)
         self.speech.bind(context)
         return self.live
+
+    def _on_tools_executed(self, event: Any) -> None:
+        """LiveKit reports a step's outputs before it decides whether the model replies: the
+        error outputs of refusals that get no model reply are marked so here."""
+        if not self._no_reply:
+            return
+        for output in event.function_call_outputs:
+            if output.call_id in self._no_reply:
+                self._no_reply.discard(output.call_id)
+                output.reply_required = False
 
     def _on_close(self, _event: Any) -> None:
         self._closing = asyncio.ensure_future(self.close())
@@ -136,7 +153,12 @@ class LiveKitCall:
         if result.ends_conversation:
             self._end_after(context)
             return ToolResult(result.model_text, reply_required=False)
-        return ToolResult(result.model_text, reply_required=await self._replies(result, context))
+        replies = await self._replies(result, context)
+        if result.status in ("refused", "failed"):
+            if not replies:
+                self._no_reply.add(context.function_call.call_id)
+            raise ToolError(result.model_text)
+        return ToolResult(result.model_text, reply_required=replies)
 
     async def _replies(self, result: Any, context: RunContext[Any]) -> bool:
         """Whether the model replies to ``result``. For a refusal, the reply that made the call
