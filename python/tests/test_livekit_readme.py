@@ -45,6 +45,17 @@ def test_the_readmes_livekit_block_runs(monkeypatch, capsys):
     finally:
         del sys.modules[module.__name__]
     assert len(server.requests) == 5 and server.exhausted == 0
+    # What the model reads of the second turn in the third: the announce line in the message of
+    # the reply that called the tool, before the tool's result, as the caller heard it.
+    second = [
+        (m["role"], m.get("content"), [c["function"]["name"] for c in m.get("tool_calls", [])])
+        for m in server.requests[4]["messages"]
+    ][6:9]
+    assert second == [
+        ("assistant", "Let me book that.", ["book_table"]),
+        ("tool", '{"error":"Casa Pepe is closed on Mondays. Offer another day."}', []),
+        ("assistant", "We are closed on Mondays. Would Friday suit you?", []),
+    ]
     printed = capsys.readouterr().out.splitlines()
     turns: list[list[str]] = []
     for line in printed:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from datetime import date
 
+import pytest
+
 from livekit.agents import AgentSession
 from livekit.agents.llm import ChatMessage
 from livekit.agents.voice import SpeechHandle
@@ -47,6 +49,75 @@ async def test_an_announce_line_is_said_before_the_tool_runs(openai_server):
     assert seen == [["Let me check Friday, October 16, 2026."]]
     assert spoken(result.events) == ["Let me check Friday, October 16, 2026.", "Friday is open."]
     assert tool_messages(openai_server.requests[1]) == ['{"ok":true}']
+
+
+def _model_reads(request: dict) -> list[tuple]:
+    """The assistant and tool messages of one request: (role, content, tool calls)."""
+    return [
+        (m["role"], m.get("content"), [c["function"]["name"] for c in m.get("tool_calls", [])])
+        for m in request["messages"]
+        if m["role"] in ("assistant", "tool")
+    ]
+
+
+@pytest.mark.parametrize("announce_wait", [False, True], ids=["no_wait", "wait"])
+@pytest.mark.parametrize("reply_said", [None, "Sure."], ids=["reply_silent", "reply_spoke"])
+async def test_the_announce_line_precedes_the_tool_s_result_in_what_the_model_reads(
+    openai_server, announce_wait, reply_said
+):
+    def check_day(day: date) -> Done:
+        """Check a day."""
+
+    hark = ToolRegistry(
+        [local_tool(check_day, announce="Let me check {{day}}.", announce_wait=announce_wait)]
+    )
+    openai_server.add(
+        calls(("check_day", '{"day": "2026-10-16"}'), text=reply_said or ""),
+        text("Friday is open."),
+        text("Goodbye."),
+    )
+    async with agent_session(openai_server, function_tools(hark, language="en-US")) as session:
+        await session.run(user_input="Is Friday open?")
+        await session.run(user_input="Thanks")
+    line = "Let me check Friday, October 16, 2026."
+    # The caller heard the reply, then the line, then the tool ran: the line is in the message
+    # of the reply that made the call, which comes before the call's result.
+    heard = line if reply_said is None else f"{reply_said}\n{line}"
+    assert _model_reads(openai_server.requests[2]) == [
+        ("assistant", heard, ["check_day"]),
+        ("tool", '{"ok":true}', []),
+        ("assistant", "Friday is open.", []),
+    ]
+    said = [
+        (item.type, item.text_content if item.type == "message" else None)
+        for item in session.history.items
+        if item.type in ("function_call_output", "message") and getattr(item, "role", "") != "user"
+    ]
+    assert said[:2] == [("message", heard), ("function_call_output", None)]
+
+
+async def test_a_reply_row_stays_after_the_result_the_announce_line_before_it(openai_server):
+    class Table(BaseModel):
+        day: date
+
+    def book(day: date) -> Table:
+        """Book a table."""
+        return Table(day=day)
+
+    hark = ToolRegistry(
+        [local_tool(book, announce="Let me book that.")],
+        replies=[ToolReply(tool="book", say=["Booked for {{result.day}}."])],
+    )
+    openai_server.add(calls(("book", '{"day": "2026-10-16"}')), text("You're welcome."))
+    async with agent_session(openai_server, function_tools(hark, language="en-US")) as session:
+        await session.run(user_input="Friday")
+        await session.run(user_input="Thanks")
+    assert len(openai_server.requests) == 2
+    assert _model_reads(openai_server.requests[1]) == [
+        ("assistant", "Let me book that.", ["book"]),
+        ("tool", '{"day":"2026-10-16"}', []),
+        ("assistant", "Booked for Friday, October 16, 2026.", []),
+    ]
 
 
 async def test_a_line_being_waited_for_cannot_be_cut_off():

@@ -141,6 +141,8 @@ class LiveKitCall:
         except asyncio.CancelledError:
             run.cancel()
             raise
+        if result is not None:
+            self.speech.settle(result.announced, result.said, context.function_call)
         if result is None:
             # Not reached on LiveKit (the generation is marked spoken); kept for the contract.
             return ToolResult("", reply_required=False)
@@ -150,6 +152,7 @@ class LiveKitCall:
             if late is None:
                 return ToolResult(result.model_text, reply_required=False)
             result = late
+            self.speech.settle(result.announced, result.said, context.function_call)
         if result.ends_conversation:
             self._end_after(context)
             return ToolResult(result.model_text, reply_required=False)
