@@ -167,21 +167,23 @@ class BookingNote(BaseModel):
 async def test_background_webhooks_finish_when_the_session_closes(openai_server):
     crm = Hooks()
     try:
-        crm.routes["/crm"] = (200, "{}", 0.5)
+        crm.routes["/crm"] = (200, "{}", 1.0)
         tool = webhook_tool(
             "notify_crm", "Tell the CRM.", crm.url("/crm"), input=BookingNote, output=Accepted,
             allow_private_network=True, wait_for_response=False,
         )
         call_hooks = CallHooks()
+        tools = function_tools(ToolRegistry([tool]), call=call_hooks)
         openai_server.add(calls(("notify_crm", '{"note": "booked"}')), text("Noted."))
-        async with agent_session(openai_server, function_tools(ToolRegistry([tool]), call=call_hooks)) as session:
+        async with agent_session(openai_server, tools) as session:
             await session.run(user_input="Note it")
             assert call_hooks.background == 1
+            assert tools.call.closing is None
         assert tool_messages(openai_server.requests[1]) == ['{"ok":true,"accepted":true}']
-        for _ in range(100):
-            if call_hooks.background == 0:
-                break
-            await asyncio.sleep(0.05)
+        # Closing the session started the end of the call, which waits for the webhook.
+        closing = tools.call.closing
+        assert closing is not None and not closing.done() and call_hooks.background == 1
+        assert await asyncio.wait_for(closing, 12) == 0
         assert call_hooks.background == 0 and len(crm.requests) == 1
         assert json.loads(crm.requests[0]["body"]) == {"note": "booked"}
     finally:

@@ -117,6 +117,13 @@ class LiveKitCall:
     def _on_close(self, _event: Any) -> None:
         self._closing = asyncio.ensure_future(self.close())
 
+    @property
+    def closing(self) -> asyncio.Future[int] | None:
+        """The end of the call the session's close started (``None`` while the session is
+        open): done once background webhooks have finished, with how many were still running
+        after ten seconds."""
+        return self._closing
+
     async def handle(
         self, name: str, arguments: dict[str, Any], context: RunContext[Any]
     ) -> ToolResult:
