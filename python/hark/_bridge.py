@@ -189,8 +189,12 @@ async def awaited(future: Any) -> Any:
 
 async def deferred(start: Any, arguments: tuple[Any, ...]) -> Any:
     """Starts the core's work once the coroutine runs (``live.run`` and ``live.close`` return
-    one), so it may be made before the event loop runs."""
-    return await start(*arguments)
+    one), so it may be made before the event loop runs. ``start`` gives the core's future, or
+    the result itself when the work finished at once."""
+    started = start(*arguments)
+    if isinstance(started, asyncio.Future):
+        return await started
+    return started
 
 
 def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:
@@ -210,9 +214,9 @@ def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[s
     return ("internal", f"the tool raised {type(error).__name__}", None, [])
 
 
-def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
-    """(label, run takes context=, has validate, checks_extra_arguments); TypeError without an
-    async run."""
+def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool, bool]:
+    """(label, run takes context=, run reads its state, has validate, checks_extra_arguments);
+    TypeError without an async run."""
     run = getattr(executor, "run", None)
     if run is None or not inspect.iscoroutinefunction(run):
         raise TypeError(
@@ -227,6 +231,7 @@ def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
     return (
         type(executor).__name__,
         takes_context,
+        bool(getattr(executor, "takes_state", True)),
         callable(validate),
         bool(getattr(executor, "checks_extra_arguments", False)),
     )

@@ -242,6 +242,7 @@ class FunctionExecutor:
     plan is not sure of, goes through pydantic, whose values and refusals are the same."""
 
     checks_extra_arguments = False
+    takes_state = False  # the core passes None for the state: no snapshot is made
 
     def __init__(
         self,
@@ -258,6 +259,8 @@ class FunctionExecutor:
         self.output = output
         self.is_async = _bridge.is_async_function(function)
         self.plan = _decode.plan_of(model) if names is not None else None
+        # The values `validate` decoded, for the `run` of the same arguments that follows it.
+        self._validated: tuple[dict[str, Any], Any] | None = None
         self._dump_adapter: pydantic.TypeAdapter[Any] | None = None
         if not _is_model(output) and output not in (Done, None):
             try:
@@ -280,8 +283,20 @@ class FunctionExecutor:
         return {name: getattr(decoded, name) for name in self.names}
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        self.decode(arguments)
+        self._validated = (arguments, self.decode(arguments))
         return arguments
+
+    def decoded(self, arguments: dict[str, Any]) -> Any:
+        """The values of ``arguments``: those ``validate`` decoded just before, when they were
+        the same arguments (each handed out once), else decoded now."""
+        validated, self._validated = self._validated, None
+        if (
+            validated is not None
+            and validated[0] == arguments
+            and list(map(type, validated[0].values())) == list(map(type, arguments.values()))
+        ):
+            return validated[1]
+        return self.decode(arguments)
 
     def call_with(self, function: Callable[..., Any], values: Any, names: list[str] | None) -> Any:
         if names is None:
@@ -303,7 +318,7 @@ class FunctionExecutor:
         """Runs the function: an ``async def`` on the event loop, a plain ``def`` in a worker
         thread (``asyncio.to_thread``), so a blocking call in it never stalls the call's audio.
         A cancelled call stops waiting for the thread; the thread itself runs to its end."""
-        values = self.decode(arguments)
+        values = self.decoded(arguments)
         if self.is_async:
             result = self.call_with(self.function, values, self.names)
         else:
