@@ -5,12 +5,15 @@ objects an author hands over (executors, outputs, replies, State models). Not a 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import enum
 import inspect
 import json
 import logging
 import re
+import sys
+import types
 from typing import Any, Literal
 
 import pydantic
@@ -82,6 +85,98 @@ async def guarded(awaitable: Any, handle: Handle) -> Any:
     return awaitable
 
 
+class _Started:
+    """A coroutine started eagerly: how its first step ended."""
+
+    __slots__ = ("coroutine", "finished", "yielded")
+
+    def __init__(self, coroutine: Any) -> None:
+        self.coroutine = coroutine
+        self.finished = False
+        self.yielded: Any = None
+
+
+@types.coroutine
+def _rest(started: _Started) -> Any:
+    """The rest of a coroutine whose first step ran eagerly, as its task runs it: hands the task
+    what the coroutine yielded, then sends and throws what the task gives it on to the coroutine
+    (what ``await`` does). Returns at once when it finished in its first step (its outcome went
+    to the caller then)."""
+    if started.finished:
+        return None
+    coroutine, yielded = started.coroutine, started.yielded
+    while True:
+        try:
+            sent = yield yielded
+        except GeneratorExit:
+            coroutine.close()
+            raise
+        except BaseException as error:  # noqa: BLE001 - the task's cancellation, passed on
+            try:
+                yielded = coroutine.throw(error)
+            except StopIteration as stop:
+                return stop.value
+        else:
+            try:
+                yielded = coroutine.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+_EAGER_START = sys.version_info >= (3, 12)
+
+
+def eager(awaitable: Any) -> tuple[bool, Any]:
+    """Starts ``awaitable`` on the running loop's thread and runs it until it first waits, like
+    Python 3.12's eager tasks: ``(True, value)`` when it finished without waiting (its
+    exception is raised here), else ``(False, task)`` with the task that runs the rest.
+
+    It runs as that task (``asyncio.current_task()`` is it, so ``asyncio.timeout`` and
+    cancellation work) in a copy of the current context, as a task started the usual way."""
+    if not inspect.iscoroutine(awaitable):
+        if not inspect.isawaitable(awaitable):
+            return (True, awaitable)
+        awaitable = _awaited(awaitable)
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    if _EAGER_START:
+        task = asyncio.Task(awaitable, loop=loop, context=context, eager_start=True)  # type: ignore[call-arg]
+        if task.done():
+            return (True, task.result())
+        return (False, task)
+    started = _Started(awaitable)
+    task = loop.create_task(_rest(started), context=context)
+    current = asyncio.current_task(loop)
+    if current is not None:
+        asyncio.tasks._leave_task(loop, current)
+    asyncio.tasks._enter_task(loop, task)
+    try:
+        started.yielded = context.run(awaitable.send, None)
+    except StopIteration as stop:
+        started.finished = True
+        return (True, stop.value)
+    except BaseException:
+        started.finished = True
+        raise
+    finally:
+        asyncio.tasks._leave_task(loop, task)
+        if current is not None:
+            asyncio.tasks._enter_task(loop, current)
+    return (False, task)
+
+
+def handle_of(task: Any) -> Handle:
+    """A :class:`Handle` of a task that is running already."""
+    handle = Handle()
+    handle.task = task
+    handle.loop = task.get_loop()
+    return handle
+
+
 def start(coroutine: Any, done: Any) -> None:
     """Runs ``coroutine`` as a task of the running loop; ``done`` gets the finished task."""
     asyncio.ensure_future(coroutine).add_done_callback(done)
@@ -94,8 +189,12 @@ async def awaited(future: Any) -> Any:
 
 async def deferred(start: Any, arguments: tuple[Any, ...]) -> Any:
     """Starts the core's work once the coroutine runs (``live.run`` and ``live.close`` return
-    one), so it may be made before the event loop runs."""
-    return await start(*arguments)
+    one), so it may be made before the event loop runs. ``start`` gives the core's future, or
+    the result itself when the work finished at once."""
+    started = start(*arguments)
+    if isinstance(started, asyncio.Future):
+        return await started
+    return started
 
 
 def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:
@@ -115,9 +214,9 @@ def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[s
     return ("internal", f"the tool raised {type(error).__name__}", None, [])
 
 
-def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
-    """(label, run takes context=, has validate, checks_extra_arguments); TypeError without an
-    async run."""
+def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool, bool]:
+    """(label, run takes context=, run reads its state, has validate, checks_extra_arguments);
+    TypeError without an async run."""
     run = getattr(executor, "run", None)
     if run is None or not inspect.iscoroutinefunction(run):
         raise TypeError(
@@ -132,6 +231,7 @@ def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool]:
     return (
         type(executor).__name__,
         takes_context,
+        bool(getattr(executor, "takes_state", True)),
         callable(validate),
         bool(getattr(executor, "checks_extra_arguments", False)),
     )

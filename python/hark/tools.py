@@ -19,7 +19,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hark import _bridge, _core
+from hark import _bridge, _core, _decode
 from hark._core import (
     CallHooks,
     CallResult,
@@ -234,10 +234,15 @@ def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> Invalid
 
 
 class FunctionExecutor:
-    """Runs a Python function with checked arguments decoded by pydantic, and dumps its result
-    to JSON for the core's output check."""
+    """Runs a Python function with checked arguments as Python values, and dumps its result to
+    JSON for the core's output check.
+
+    Parameters of plain types (``int``, ``str``, ``Literal``, ``date``, ``Phone``, ... see
+    ``hark._decode``) are built straight from the checked JSON; any other type, and any value a
+    plan is not sure of, goes through pydantic, whose values and refusals are the same."""
 
     checks_extra_arguments = False
+    takes_state = False  # the core passes None for the state: no snapshot is made
 
     def __init__(
         self,
@@ -252,6 +257,10 @@ class FunctionExecutor:
         self.names = names  # None: the function takes the whole input model
         self.schema = schema
         self.output = output
+        self.is_async = _bridge.is_async_function(function)
+        self.plan = _decode.plan_of(model) if names is not None else None
+        # The values `validate` decoded, for the `run` of the same arguments that follows it.
+        self._validated: tuple[dict[str, Any], Any] | None = None
         self._dump_adapter: pydantic.TypeAdapter[Any] | None = None
         if not _is_model(output) and output not in (Done, None):
             try:
@@ -259,20 +268,42 @@ class FunctionExecutor:
             except Exception:  # noqa: BLE001 - a type pydantic cannot dump is sent as it is
                 self._dump_adapter = None
 
-    def decode(self, arguments: dict[str, Any]) -> BaseModel:
+    def decode(self, arguments: dict[str, Any]) -> Any:
+        """The function's keyword arguments (a dict), or the input model it takes whole."""
+        if self.plan is not None:
+            values = self.plan.values(arguments)
+            if values is not _decode.UNSURE:
+                return values
         try:
-            return self.model.model_validate(arguments)
+            decoded = self.model.model_validate(arguments)
         except ValidationError as error:
             raise invalid_arguments(error, self.schema) from None
+        if self.names is None:
+            return decoded
+        return {name: getattr(decoded, name) for name in self.names}
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        self.decode(arguments)
+        self._validated = (arguments, self.decode(arguments))
         return arguments
 
-    def call_with(self, function: Callable[..., Any], values: BaseModel, names: list[str] | None) -> Any:
+    def decoded(self, arguments: dict[str, Any]) -> Any:
+        """The values of ``arguments``: those ``validate`` decoded just before, when they were
+        the same arguments (each handed out once), else decoded now."""
+        validated, self._validated = self._validated, None
+        if (
+            validated is not None
+            and validated[0] == arguments
+            and list(map(type, validated[0].values())) == list(map(type, arguments.values()))
+        ):
+            return validated[1]
+        return self.decode(arguments)
+
+    def call_with(self, function: Callable[..., Any], values: Any, names: list[str] | None) -> Any:
         if names is None:
             return function(values)
-        return function(**{name: getattr(values, name) for name in names})
+        if names is self.names:
+            return function(**values)
+        return function(**{name: values[name] for name in names})
 
     def dump(self, result: Any) -> Any:
         if isinstance(result, BaseModel):
@@ -287,8 +318,8 @@ class FunctionExecutor:
         """Runs the function: an ``async def`` on the event loop, a plain ``def`` in a worker
         thread (``asyncio.to_thread``), so a blocking call in it never stalls the call's audio.
         A cancelled call stops waiting for the thread; the thread itself runs to its end."""
-        values = self.decode(arguments)
-        if _bridge.is_async_function(self.function):
+        values = self.decoded(arguments)
+        if self.is_async:
             result = self.call_with(self.function, values, self.names)
         else:
             result = await asyncio.to_thread(self.call_with, self.function, values, self.names)

@@ -30,6 +30,10 @@ __all__ = ["LlmVoice", "PipecatSpeech", "reply_text", "PLAYOUT_WAIT_SECS"]
 PLAYOUT_WAIT_SECS = 30.0
 """The longest a call waits for the bot to stop speaking (``announce_wait``, a goodbye)."""
 
+CATCH_UP_TURNS = 8
+"""How many turns of the event loop :meth:`LlmVoice.wait_playout` gives the bot's speaking state
+to catch up with the reply's text before it finds the bot silent."""
+
 _VOICE_ATTRIBUTE = "_hark_voice"
 
 
@@ -72,20 +76,34 @@ class LlmVoice:
 
     async def say(self, line: str) -> None:
         """Queues ``line`` as a ``TTSSpeakFrame`` after what the model has said; returns once it
-        is queued."""
+        is queued and the pipeline has had one turn of the event loop to take it on (a call's
+        tool starts at once when nothing waits, so without that turn a tool that does not wait
+        would hold the line back until it finished)."""
         self._pending = True
         self._stopped.clear()
         await self.llm.push_frame(TTSSpeakFrame(line))
+        await asyncio.sleep(0)
 
     async def wait_playout(self) -> None:
         """Returns when the bot has stopped speaking what was queued, at once when it is silent
         and nothing was queued, and after :attr:`playout_wait_secs` at most."""
+        if not (self._pending or self._speaking) and self._reply and self._workers:
+            await self._catch_up()
         if not (self._pending or self._speaking):
             return
         try:
             await asyncio.wait_for(self._stopped.wait(), self.playout_wait_secs)
         except TimeoutError:
             self._pending = False
+
+    async def _catch_up(self) -> None:
+        """Gives the pipeline a few turns of the event loop to report that the bot started
+        speaking the reply's text: that report comes back upstream from the output, a frame
+        hop per turn, and a tool call that does not wait runs sooner than that."""
+        for _ in range(CATCH_UP_TURNS):
+            await asyncio.sleep(0)
+            if self._speaking or self._pending:
+                return
 
     async def _on_upstream(self, worker: Any, frame: Frame) -> None:
         if isinstance(frame, BotStartedSpeakingFrame):

@@ -1,7 +1,11 @@
-//! Awaiting a Python coroutine from Rust so that dropping the Rust future cancels the Python task:
-//! the coroutine runs as a task of the call's event loop inside `hark._bridge.guarded`, whose
-//! handle the drop guard cancels; the task's done callback sends its outcome to the Rust side.
-//! Rust touches Python here only through the exit gate ([`crate::gate`]).
+//! Awaiting a Python coroutine from Rust so that dropping the Rust future cancels the Python task.
+//! On the event loop's thread (where a call's driver polls) the coroutine starts at once and runs
+//! until it first waits (`hark._bridge.eager`): one that finishes without waiting is done before
+//! the Rust side awaits it, so a call whose Python work does no I/O never gives the loop away.
+//! One that waits goes on as a task of the loop, whose handle the drop guard cancels; from other
+//! threads it starts as a task inside `hark._bridge.guarded`. The task's done callback sends its
+//! outcome to the Rust side. Rust touches Python here only through the exit gate
+//! ([`crate::gate`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -60,54 +64,91 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Schedules `awaitable` (a coroutine, or any value: a plain value is returned as it is) on the
-/// event loop of the asyncio task that awaits the call, and returns its Rust side.
+/// Runs `awaitable` (a coroutine, or any value: a plain value is returned as it is) on the event
+/// loop of the asyncio task that awaits the call, and returns its Rust side.
 ///
-/// The loop is the running one when this runs on the loop's thread (a call's driver polls there),
-/// else that of the `future_into_py` scope around it, else the last call's.
+/// On the loop's thread (a call's driver polls there) it starts at once ([`eagerly`]); from
+/// another thread it is scheduled on the loop of the `future_into_py` scope around it, else the
+/// last call's.
 pub fn awaiting(py: Python<'_>, awaitable: &Bound<'_, PyAny>) -> PyResult<Awaiting> {
     let module = bridge(py)?;
+    if on_running_loop(py) {
+        return eagerly(py, module, awaitable);
+    }
     let handle = module.getattr("Handle")?.call0()?;
     let guarded = module.getattr("guarded")?.call1((awaitable, &handle))?;
     let locals = match pyo3_async_runtimes::tokio::get_current_locals(py) {
         Ok(locals) => locals,
         Err(error) => last_loop().ok_or(error)?,
     };
-    let (tx, rx) = oneshot::channel();
-    let reply = Reply {
-        tx: Mutex::new(Some(tx)),
-    };
-    let event_loop = locals.event_loop(py);
-    let on_loop =
-        pyo3_async_runtimes::get_running_loop(py).is_ok_and(|running| running.is(&event_loop));
-    if on_loop {
-        // On the loop's thread: the task starts on the loop's next iteration, no wake-up needed.
-        // `context.run(create_task, ...)`: the task runs in a copy of the call's context, as
-        // `start` makes it from the other threads.
-        let create_task = event_loop.getattr(pyo3::intern!(py, "create_task"))?;
-        locals
-            .context(py)
-            .call_method1(pyo3::intern!(py, "run"), (create_task, guarded))?
-            .call_method1(pyo3::intern!(py, "add_done_callback"), (reply,))?;
-    } else {
-        let kwargs = PyDict::new(py);
-        kwargs.set_item(pyo3::intern!(py, "context"), locals.context(py))?;
-        event_loop.call_method(
-            pyo3::intern!(py, "call_soon_threadsafe"),
-            (module.getattr(pyo3::intern!(py, "start"))?, guarded, reply),
-            Some(&kwargs),
-        )?;
-    }
-    let future = async move {
-        // No reply: the loop dropped the task unrun (it closed).
-        rx.await
-            .unwrap_or_else(|_| Err(CancelledError::new_err("the event loop closed")))
-    };
+    let (reply, rx) = Reply::channel();
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(pyo3::intern!(py, "context"), locals.context(py))?;
+    locals.event_loop(py).call_method(
+        pyo3::intern!(py, "call_soon_threadsafe"),
+        (module.getattr(pyo3::intern!(py, "start"))?, guarded, reply),
+        Some(&kwargs),
+    )?;
     Ok(Awaiting {
-        future: Box::pin(future),
+        future: replied(rx),
         guard: CancelOnDrop {
             handle: Some(handle.unbind()),
         },
+    })
+}
+
+/// True on the thread of a running event loop (a call's driver polls there).
+fn on_running_loop(py: Python<'_>) -> bool {
+    pyo3_async_runtimes::get_running_loop(py).is_ok()
+}
+
+/// On the loop's thread: the awaitable runs at once, until it first waits
+/// (`hark._bridge.eager`, like Python 3.12's eager tasks), in a copy of the current context. A
+/// coroutine that finishes without waiting (a tool that does no I/O) is done before this
+/// returns, so the call does not give the loop away; one that waits goes on as a task.
+fn eagerly(
+    py: Python<'_>,
+    module: &Bound<'_, PyModule>,
+    awaitable: &Bound<'_, PyAny>,
+) -> PyResult<Awaiting> {
+    let started = module
+        .getattr(pyo3::intern!(py, "eager"))?
+        .call1((awaitable,));
+    let (finished, value): (bool, Bound<'_, PyAny>) = match started {
+        Ok(started) => started.extract()?,
+        Err(error) => {
+            return Ok(Awaiting {
+                future: Box::pin(std::future::ready(Err(error))),
+                guard: CancelOnDrop { handle: None },
+            });
+        }
+    };
+    if finished {
+        let value = value.unbind();
+        return Ok(Awaiting {
+            future: Box::pin(std::future::ready(Ok(value))),
+            guard: CancelOnDrop { handle: None },
+        });
+    }
+    let handle = module
+        .getattr(pyo3::intern!(py, "handle_of"))?
+        .call1((&value,))?;
+    let (reply, rx) = Reply::channel();
+    value.call_method1(pyo3::intern!(py, "add_done_callback"), (reply,))?;
+    Ok(Awaiting {
+        future: replied(rx),
+        guard: CancelOnDrop {
+            handle: Some(handle.unbind()),
+        },
+    })
+}
+
+/// The task's outcome, once its done callback sent it.
+fn replied(rx: oneshot::Receiver<PyResult<Py<PyAny>>>) -> PyFuture {
+    Box::pin(async move {
+        // No reply: the loop dropped the task unrun (it closed).
+        rx.await
+            .unwrap_or_else(|_| Err(CancelledError::new_err("the event loop closed")))
     })
 }
 
@@ -128,6 +169,18 @@ impl Awaiting {
 #[pyclass(name = "_Reply", module = "hark._core", frozen)]
 struct Reply {
     tx: Mutex<Option<oneshot::Sender<PyResult<Py<PyAny>>>>>,
+}
+
+impl Reply {
+    fn channel() -> (Self, oneshot::Receiver<PyResult<Py<PyAny>>>) {
+        let (tx, rx) = oneshot::channel();
+        (
+            Self {
+                tx: Mutex::new(Some(tx)),
+            },
+            rx,
+        )
+    }
 }
 
 #[pymethods]

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::ThreadId;
 
@@ -24,7 +24,8 @@ type Boxed = Pin<Box<dyn Future<Output = PyResult<Py<PyAny>>> + Send>>;
 #[pyclass(name = "_Driver", module = "hark._core", frozen)]
 pub struct Driver {
     future: Mutex<Option<Boxed>>,
-    result: Py<PyAny>,
+    /// The asyncio future of the output; made only when the first poll did not finish.
+    result: OnceLock<Py<PyAny>>,
     event_loop: Py<PyAny>,
     /// The loop's thread: a wake-up there schedules with `call_soon` (no self-pipe write).
     loop_thread: ThreadId,
@@ -78,6 +79,35 @@ impl Driver {
         let taken = self.future.lock().ok().and_then(|mut f| f.take());
         drop(taken);
     }
+
+    /// Polls the Rust future once; its output once it is done (a panic is a `RuntimeError`).
+    fn poll(slf: &Bound<'_, Self>) -> PyResult<Poll<PyResult<Py<PyAny>>>> {
+        let this = slf.get();
+        let waker = Waker::from(Arc::new(Wakeup(slf.clone().unbind())));
+        let mut context = Context::from_waker(&waker);
+        let Ok(mut slot) = this.future.lock() else {
+            return Err(PyRuntimeError::new_err("a tool call's driver was poisoned"));
+        };
+        let Some(future) = slot.as_mut() else {
+            return Ok(Poll::Pending);
+        };
+        let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
+        let polled =
+            std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut context)));
+        Ok(match polled {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => {
+                *slot = None;
+                Poll::Ready(output)
+            }
+            Err(_) => {
+                *slot = None;
+                Poll::Ready(Err(PyRuntimeError::new_err(
+                    "a tool call panicked in Hark's core",
+                )))
+            }
+        })
+    }
 }
 
 #[pymethods]
@@ -87,41 +117,23 @@ impl Driver {
         let py = slf.py();
         let this = slf.get();
         this.scheduled.store(false, Ordering::SeqCst);
-        let result = this.result.bind(py);
+        let Some(result) = this.result.get() else {
+            return Ok(());
+        };
+        let result = result.bind(py);
         if result.call_method0("done")?.is_truthy()? {
             this.drop_future();
             return Ok(());
         }
-        let waker = Waker::from(Arc::new(Wakeup(slf.clone().unbind())));
-        let mut context = Context::from_waker(&waker);
-        let polled = {
-            let Ok(mut slot) = this.future.lock() else {
-                return Err(PyRuntimeError::new_err("a tool call's driver was poisoned"));
-            };
-            let Some(future) = slot.as_mut() else {
-                return Ok(());
-            };
-            let _runtime = pyo3_async_runtimes::tokio::get_runtime().enter();
-            let polled =
-                std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut context)));
-            match polled {
-                Ok(Poll::Pending) => return Ok(()),
-                Ok(Poll::Ready(output)) => {
-                    *slot = None;
-                    output
-                }
-                Err(_) => {
-                    *slot = None;
-                    Err(PyRuntimeError::new_err(
-                        "a tool call panicked in Hark's core",
-                    ))
-                }
+        match Driver::poll(slf)? {
+            Poll::Pending => {}
+            Poll::Ready(Ok(value)) => {
+                result.call_method1("set_result", (value,))?;
             }
-        };
-        match polled {
-            Ok(value) => result.call_method1("set_result", (value,))?,
-            Err(error) => result.call_method1("set_exception", (error.value(py),))?,
-        };
+            Poll::Ready(Err(error)) => {
+                result.call_method1("set_exception", (error.value(py),))?;
+            }
+        }
         Ok(())
     }
 
@@ -138,8 +150,48 @@ where
     F: Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
+    match start(py, future)? {
+        Started::Pending(result) => Ok(result),
+        Started::Done(output) => {
+            let result = py
+                .import("asyncio")?
+                .call_method0("get_running_loop")?
+                .call_method0("create_future")?;
+            match output {
+                Ok(value) => result.call_method1("set_result", (value,))?,
+                Err(error) => result.call_method1("set_exception", (error.value(py),))?,
+            };
+            Ok(result)
+        }
+    }
+}
+
+/// [`on_loop`] for a caller that takes either: the output itself when the first poll finished
+/// (its error raised), else the asyncio future of the output. `hark._bridge.deferred` awaits
+/// only a future, so a call that waits for nothing costs no future and no loop turn.
+pub fn on_loop_or_value<'py, F, T>(py: Python<'py>, future: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    match start(py, future)? {
+        Started::Pending(result) => Ok(result),
+        Started::Done(output) => output.map(|value| value.into_bound(py)),
+    }
+}
+
+/// How the first poll ended.
+enum Started<'py> {
+    Done(PyResult<Py<PyAny>>),
+    Pending(Bound<'py, PyAny>),
+}
+
+fn start<'py, F, T>(py: Python<'py>, future: F) -> PyResult<Started<'py>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
     let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
-    let result = event_loop.call_method0("create_future")?;
     let boxed: Boxed = Box::pin(async move {
         let value = future.await?;
         gate::attach_py(|py| value.into_py_any(py))
@@ -148,13 +200,18 @@ where
         py,
         Driver {
             future: Mutex::new(Some(boxed)),
-            result: result.clone().unbind(),
-            event_loop: event_loop.unbind(),
+            result: OnceLock::new(),
+            event_loop: event_loop.clone().unbind(),
             loop_thread: std::thread::current().id(),
             scheduled: AtomicBool::new(false),
         },
     )?;
+    if let Poll::Ready(output) = Driver::poll(&driver)? {
+        return Ok(Started::Done(output));
+    }
+    let result = event_loop.call_method0("create_future")?;
+    // Woken during the first poll: that `_step` runs after this, on the loop, and finds it.
+    let _ = driver.get().result.set(result.clone().unbind());
     result.call_method1("add_done_callback", (driver.getattr("_on_done")?,))?;
-    Driver::_step(&driver)?;
-    Ok(result)
+    Ok(Started::Pending(result))
 }

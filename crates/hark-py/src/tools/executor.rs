@@ -1,5 +1,6 @@
 //! `PyExecutor`: a tool executor that is a Python object with an async `run(arguments, state, *,
-//! context=None)`, an optional `validate(arguments) -> dict` and `checks_extra_arguments`.
+//! context=None)`, an optional `validate(arguments) -> dict`, `checks_extra_arguments` and
+//! `takes_state` (False: `run` gets `None` for the state).
 
 use futures::future::BoxFuture;
 use hark_tools::{Arguments, ToolContext, ToolError, ToolExecutor};
@@ -18,6 +19,8 @@ pub struct PyExecutor {
     object: Py<PyAny>,
     label: String,
     takes_context: bool,
+    /// False when `run` ignores its state (a `local_tool`): `None` is passed, no snapshot made.
+    takes_state: bool,
     validates: bool,
     checks_extra: bool,
 }
@@ -32,15 +35,21 @@ impl PyExecutor {
     /// Reads what `object` offers (`hark._bridge.executor_flags`): fails with `TypeError` when it
     /// has no async `run`.
     pub fn new(tool: &str, object: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (label, takes_context, validates, checks_extra): (String, bool, bool, bool) =
-            helpers(object.py())?
-                .getattr("executor_flags")?
-                .call1((tool, object))?
-                .extract()?;
+        let (label, takes_context, takes_state, validates, checks_extra): (
+            String,
+            bool,
+            bool,
+            bool,
+            bool,
+        ) = helpers(object.py())?
+            .getattr("executor_flags")?
+            .call1((tool, object))?
+            .extract()?;
         Ok(Self {
             object: object.clone().unbind(),
             label,
             takes_context,
+            takes_state,
             validates,
             checks_extra,
         })
@@ -58,7 +67,11 @@ impl ToolExecutor for PyExecutor {
             // there), or in a task that found the loop when it started.
             let awaiting = gate::attach_py(|py| -> PyResult<bridge::Awaiting> {
                 let arguments = to_py(py, &Value::Object(arguments))?;
-                let state = Py::new(py, PyCallState::snapshot(context))?;
+                let state = if self.takes_state {
+                    Py::new(py, PyCallState::snapshot(context))?.into_any()
+                } else {
+                    py.None()
+                };
                 let kwargs = PyDict::new(py);
                 if self.takes_context {
                     let event = match &context.event {

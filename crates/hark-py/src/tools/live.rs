@@ -312,7 +312,7 @@ impl PyLiveCall {
         let registry = self.registry.clone();
         let live = self.live.clone();
         let mut closed = self.closed.subscribe();
-        let future = driver::on_loop(py, async move {
+        let future = driver::on_loop_or_value(py, async move {
             let raw = match &given {
                 Given::None => RawArguments::None,
                 Given::Text(text) => RawArguments::Text(text),
