@@ -220,6 +220,19 @@ pub fn result_too_large_event() -> String {
     format!("result larger than {}", bounds::RESULT_CAP_WORDS)
 }
 
+/// What sinks get for a result that does not fit its output: `result does not fit Order:
+/// status (type)`; `detail` names fields, never a value.
+pub fn result_does_not_fit_event(output: &str, detail: &str) -> String {
+    format!("result does not fit {output}: {detail}")
+}
+
+/// Whether a `tool.failed` event's error is one the registry judged from the result (it does
+/// not fit, it is too large), which a log should show.
+pub fn is_judged_result(event_error: &str) -> bool {
+    event_error.starts_with("result does not fit ")
+        || event_error.starts_with("result larger than ")
+}
+
 /// The log line for a `ToolError` with no words: the model reads [`failed_before_completing`].
 pub fn blank_tool_error(tool: &str) -> String {
     format!(

@@ -745,9 +745,9 @@ impl ToolRegistry {
                         output,
                         &mismatch.model_detail,
                     ))
-                    .with_event_text(format!(
-                        "result does not fit {output}: {}",
-                        mismatch.log_detail
+                    .with_event_text(messages::result_does_not_fit_event(
+                        output,
+                        &mismatch.log_detail,
                     ));
                     failed(name, error, ms)
                 }
