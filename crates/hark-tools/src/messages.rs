@@ -556,6 +556,28 @@ pub fn unknown_line_value(tool: &str, placeholder: &str, known: &[String]) -> St
     )
 }
 
+/// An announce line that reads a value that is not an argument of the tool, on a registry built
+/// without a State type: `book: {{dya}} is not an argument of book, and the registry has no State
+/// type to read it from. Use one of: day, party, or call.session_id, call.remote_number,
+/// call.carrier_call_id, call.call_type, call.end_reason; for a State value, build the registry
+/// with its State type.`
+pub fn unknown_line_value_without_state(
+    tool: &str,
+    placeholder: &str,
+    arguments: &[String],
+) -> String {
+    let arguments = if arguments.is_empty() {
+        String::new()
+    } else {
+        format!("{}, or ", arguments.join(", "))
+    };
+    format!(
+        "{tool}: {placeholder} is not an argument of {tool}, and the registry has no State type to read it from. \
+         Use one of: {arguments}call.session_id, call.remote_number, call.carrier_call_id, call.call_type, call.end_reason; \
+         for a State value, build the registry with its State type (state= in Python)."
+    )
+}
+
 /// A registry row that needs a State type, on a registry built without one.
 pub fn needs_state(tool: &str, what: &str) -> String {
     format!("{tool}: {what} needs the State type. Build the registry with .state::<State>().")
