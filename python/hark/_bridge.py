@@ -72,17 +72,46 @@ class Handle:
                 pass
 
 
+class Stopped(Exception):
+    """A ``SystemExit`` or ``KeyboardInterrupt`` raised inside a tool (or any piece a call
+    awaits), carried as an ordinary failure so it neither ends the process from inside a call nor
+    vanishes: the call fails and the log keeps the traceback."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(type(error).__name__)
+        self.error = error
+
+
+def _interrupt(error: BaseException) -> None:
+    raise error
+
+
 async def guarded(awaitable: Any, handle: Handle) -> Any:
-    """Runs ``awaitable`` (or returns a plain value) as the task ``handle`` can cancel."""
+    """Runs ``awaitable`` (or returns a plain value) as the task ``handle`` can cancel.
+
+    A ``SystemExit`` inside it fails the call (a tool must not end the process). A
+    ``KeyboardInterrupt`` fails the call too, and is raised again on the loop once the call has
+    its failure, so Ctrl-C still stops the program."""
     handle.task = asyncio.current_task()
     handle.loop = asyncio.get_running_loop()
     if handle.cancelled:
         if inspect.iscoroutine(awaitable):
             awaitable.close()
         raise asyncio.CancelledError
-    if inspect.isawaitable(awaitable):
+    if not inspect.isawaitable(awaitable):
+        return awaitable
+    try:
         return await awaitable
-    return awaitable
+    except (SystemExit, KeyboardInterrupt) as error:
+        # Logged here: after a KeyboardInterrupt the loop stops before the core reads the failure.
+        if isinstance(error, KeyboardInterrupt):
+            log.error("a tool call raised KeyboardInterrupt; it failed, and the interrupt is raised again", exc_info=error)
+            # Two hops: the task's done callback (the call's failure) runs before the raise.
+            loop = handle.loop
+            loop.call_soon(loop.call_soon, _interrupt, error)
+        else:
+            log.error("a tool call raised SystemExit; it failed, not ending the process", exc_info=error)
+        raise Stopped(error) from error
 
 
 class _Started:
@@ -209,6 +238,8 @@ def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[s
         return ("failed", error.message, error.event_text, [])
     if isinstance(error, asyncio.CancelledError):
         return ("cancelled", "cancelled", None, [])
+    if isinstance(error, Stopped):  # logged with its traceback when it was caught
+        return ("internal", f"the tool raised {type(error.error).__name__}", None, [])
     # The details go to the log only: the model reads "failed before completing".
     log.error("a tool raised %s", type(error).__name__, exc_info=error)
     return ("internal", f"the tool raised {type(error).__name__}", None, [])
@@ -235,6 +266,55 @@ def executor_flags(tool: str, executor: Any) -> tuple[str, bool, bool, bool, boo
         callable(validate),
         bool(getattr(executor, "checks_extra_arguments", False)),
     )
+
+
+def _name_of(function: Any) -> str:
+    return getattr(function, "__qualname__", None) or type(function).__name__
+
+
+def check_sink(sink: Any) -> None:
+    """TypeError for what ``listen`` cannot call: not callable, or an ``async def`` (a sink is
+    called as the call goes and never awaited)."""
+    if not callable(sink):
+        raise TypeError(
+            f"listen(sink): sink is a function sink(stage: str, data: dict); got {type(sink).__name__} {sink!r:.60}."
+        )
+    if is_async_function(sink):
+        raise TypeError(
+            f"listen(sink): {_name_of(sink)} is an async def, but a sink is called as the call goes and "
+            "never awaited. Give a plain def sink(stage, data); for async work, start a task from it "
+            "with asyncio.get_running_loop().create_task(...)."
+        )
+
+
+def call_sink(sink: Any, stage: str, data: dict[str, Any]) -> None:
+    """Calls a sink; what it raises is logged and never breaks the call. An awaitable it returns
+    anyway is closed unrun, and logged."""
+    try:
+        returned = sink(stage, data)
+    except Exception as error:  # noqa: BLE001 - a sink never breaks the call
+        log.warning(
+            "the sink %s raised %s on %s; the call goes on",
+            _name_of(sink),
+            type(error).__name__,
+            stage,
+            exc_info=error,
+        )
+        return
+    if inspect.isawaitable(returned):
+        if inspect.iscoroutine(returned):
+            returned.close()
+        log.warning(
+            "the sink %s returned an awaitable on %s, which is never awaited: a sink is a plain def.",
+            _name_of(sink),
+            stage,
+        )
+
+
+def tool_event_logged(stage: str, tool: str, error: str) -> None:
+    """A failure Hark judged (a result that does not fit, one too large) or a save the State
+    refused: names the tool and the field, never a value."""
+    log.warning("%s %s: %s", tool, stage, error)
 
 
 def is_async_function(function: Any) -> bool:

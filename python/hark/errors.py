@@ -11,6 +11,17 @@ class ToolError(Exception):
     to the status only); by default the same text."""
 
     def __init__(self, message: str, *, event_text: str | None = None) -> None:
+        if not isinstance(message, str):
+            raise TypeError(
+                f"{type(self).__name__}(message): message is the words the model reads, a str; got "
+                f"{type(message).__name__} {message!r:.60}. Write the words, like "
+                f'{type(self).__name__}("No table is free that day. Offer another day.").'
+            )
+        if event_text is not None and not isinstance(event_text, str):
+            raise TypeError(
+                f"{type(self).__name__}(event_text=): event_text is the text logs and sinks get, a str "
+                f"or None; got {type(event_text).__name__}."
+            )
         super().__init__(message)
         self.message = message
         self.event_text = event_text

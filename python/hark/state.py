@@ -17,9 +17,9 @@ __all__ = ["CallState", "Phone"]
 class Phone(str):
     """A valid phone number in E.164 (``+14155550123``).
 
-    Parsed from text in international format (``"+1 415-555-0123"``); text that is not a valid
-    number is refused with "is not a phone number: give it in international format, like
-    +14155550123". Its JSON Schema is ``{"type": "string", "format": "phone", ...}``.
+    Parsed from text in international format (``"+1 415-555-0123"``); as a tool's argument, text
+    that is not a valid number is refused quoting it with what is wrong (``phone: "12" has no
+    country code: give it starting with + and the country code, like +14155550123``). Its JSON Schema is ``{"type": "string", "format": "phone", ...}``.
     """
 
     __slots__ = ()

@@ -213,15 +213,16 @@ def _format_at(schema: dict[str, Any], path: Sequence[Any]) -> str | None:
 
 def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> InvalidArguments:
     """A pydantic refusal of checked arguments in the core's words: a value of a format Hark
-    knows reads that format's words (`day: is not a date: give it as year-month-day, like
-    2026-10-16`), any other the reason pydantic gives. The event text names fields only."""
+    knows is quoted with what is wrong with it (`day: "2026-02-30" is not a day on the calendar:
+    February 2026 has days 01 to 28`), any other reads the reason pydantic gives. The event text
+    names fields only, never a value."""
     lines: list[str] = []
     fields: list[str] = []
-    for item in error.errors(include_input=False, include_url=False):
+    for item in error.errors(include_url=False):
         location = [part for part in item["loc"] if not (isinstance(part, str) and "[" in part)]
         path = ".".join(str(part) for part in location)
         form = _format_at(schema, location)
-        reason = _core.format_refused(form) if form else None
+        reason = _core.format_refused(form, item.get("input")) if form else None
         if reason is None:
             reason = item["msg"]
             fields.append(f"{path or '(arguments)'} (type)")

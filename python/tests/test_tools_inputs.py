@@ -85,13 +85,29 @@ async def test_a_value_its_type_refuses_reads_the_formats_words():
     registry = ToolRegistry([local_tool(book_table)])
     bad_day, _ = await run_once(registry, "book_table", {"day": "2026-02-30"})
     assert bad_day.model_result["refused"] == (
-        "day: is not a date: give it as year-month-day, like 2026-10-16\n"
+        'day: "2026-02-30" is not a day on the calendar: February 2026 has days 01 to 28\n'
         "Fix these arguments, asking the caller if needed, then call book_table again."
     )
     bad_phone, _ = await run_once(registry, "book_table", {"day": "2026-10-16", "phone": "12"})
-    assert bad_phone.model_result["refused"].startswith(
-        "phone: is not a phone number: give it in international format, like +14155550123\n"
+    assert bad_phone.model_result["refused"] == (
+        'phone: "12" has no country code: give it starting with + and the country code, '
+        "like +14155550123\n"
+        "Fix these arguments, asking the caller if needed, then call book_table again."
     )
+    letters, _ = await run_once(registry, "book_table", {"day": "2026-10-16", "phone": "call me maybe"})
+    assert letters.model_result["refused"].startswith(
+        'phone: "call me maybe" is not a phone number: it has letters. '
+        "Give its digits in international format, like +14155550123\n"
+    )
+    events: list[tuple[str, dict]] = []
+    registry.listen(lambda stage, data: events.append((stage, data)))
+    not_written, _ = await run_once(registry, "book_table", {"day": "next friday"})
+    assert not_written.model_result["refused"].startswith(
+        'day: "next friday" is not written year-month-day: give the day like 2026-10-16\n'
+    )
+    # What sinks (and logs) get names the field, never the value.
+    assert events[-1][0] == "tool.refused"
+    assert "day (format)" in repr(events[-1][1]) and "next friday" not in repr(events)
     assert seen == []
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
+import pytest
 from pydantic import BaseModel, Field
 
 from hark import (
@@ -119,8 +120,12 @@ async def test_a_line_that_reads_an_unset_value_refuses_the_call_with_its_hint()
     assert speech.lines == [] and ran == []
     assert result.ends_conversation is False
 
-    plain = ToolRegistry([local_tool(check_day, announce="Checking {{brand}}.")])
+    # With a State type that has no description for it, the hint has no brackets.
+    plain = ToolRegistry([local_tool(check_day, announce="Checking {{brand}}.")], state=State)
     result, _ = await run_once(plain, "check_day", "{}")
     assert result.model_result == {
         "refused": "brand not set yet. Get it from the caller, then call this tool again."
     }
+    # Without a State type, a name that is no argument fails the build (test_tools_build_errors.py).
+    with pytest.raises(ValueError, match=r"\{\{brand\}\} is not an argument of check_day"):
+        ToolRegistry([local_tool(check_day, announce="Checking {{brand}}.")])

@@ -20,6 +20,34 @@ pub const NAMES_LISTED: usize = 10;
 pub const LINES_LISTED: usize = 10;
 /// Characters of one line of an argument error before `…`.
 pub const LINE_CHARS: usize = 400;
+/// The most a result the model reads may be, as JSON: 64 KiB, the cap of a webhook's request
+/// and answer too (`hark_webhook::BODY_CAP` is this constant). A larger result fails the call.
+pub const RESULT_CAP: usize = 64 * 1024;
+/// [`RESULT_CAP`] as the texts say it.
+pub const RESULT_CAP_WORDS: &str = "64 KiB";
+
+/// Whether `value` written as JSON is longer than `limit` bytes. Stops writing once it is, so a
+/// 100 MB result costs no 100 MB copy.
+pub fn json_longer_than(value: &Value, limit: usize) -> bool {
+    struct Counter {
+        left: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            match self.left.checked_sub(bytes.len()) {
+                Some(left) => {
+                    self.left = left;
+                    Ok(bytes.len())
+                }
+                None => Err(std::io::Error::other("over the limit")),
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(&mut Counter { left: limit }, value).is_err()
+}
 
 /// `text` cut to `limit` characters, then `…`; as it is when it fits.
 pub fn cut_to(text: &str, limit: usize) -> String {

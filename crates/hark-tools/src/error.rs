@@ -163,6 +163,23 @@ impl ToolError {
     }
 }
 
+/// Why a text is not a phone number, so the refusal can say what to fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhoneFault {
+    /// It has letters (`"call me maybe"`).
+    Letters,
+    /// It does not start with `+` and a country code (`"4155550123"`).
+    NoCountryCode,
+    /// It starts with `+` and digits that are no country code (`"+999 1234567"`).
+    UnknownCountryCode,
+    /// Too few digits for a phone number (`"+1 12"`).
+    TooShort,
+    /// More digits than a phone number has (more than 15).
+    TooLong,
+    /// Digits that fit no number of its country (`"+1 099 555 0123"`).
+    NoSuchNumber,
+}
+
 /// Why the arguments the model sent are no object of named arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgumentsFault {

@@ -198,6 +198,52 @@ pub fn failed_before_completing(tool: &str) -> String {
     format!("{tool} failed before completing. Do not claim success.")
 }
 
+/// What the model reads for a result larger than [`bounds::RESULT_CAP`] as JSON.
+pub fn result_too_large(tool: &str) -> String {
+    format!(
+        "{tool} returned a result larger than the {} the model may read, so it failed. Do not claim success.",
+        bounds::RESULT_CAP_WORDS
+    )
+}
+
+/// The log line for a result larger than [`bounds::RESULT_CAP`]: names the tool, never a value.
+pub fn result_too_large_log(tool: &str) -> String {
+    format!(
+        "{tool} returned a result larger than {} as JSON, so the call failed. Return less: leave fields \
+         out with hidden=, or use show_result=False.",
+        bounds::RESULT_CAP_WORDS
+    )
+}
+
+/// What sinks get for a result larger than [`bounds::RESULT_CAP`].
+pub fn result_too_large_event() -> String {
+    format!("result larger than {}", bounds::RESULT_CAP_WORDS)
+}
+
+/// What sinks get for a result that does not fit its output: `result does not fit Order:
+/// status (type)`; `detail` names fields, never a value.
+pub fn result_does_not_fit_event(output: &str, detail: &str) -> String {
+    format!("result does not fit {output}: {detail}")
+}
+
+/// Whether a `tool.failed` event's error is one the registry judged from the result (it does
+/// not fit, it is too large), which a log should show.
+pub fn is_judged_result(event_error: &str) -> bool {
+    event_error.starts_with("result does not fit ")
+        || event_error.starts_with("result larger than ")
+}
+
+/// The log line for a `ToolError` with no words: the model reads [`failed_before_completing`].
+pub fn blank_tool_error(tool: &str) -> String {
+    format!(
+        "{tool} raised a ToolError with no words, so the model reads that it failed before completing. \
+         Give the ToolError the words the model should read."
+    )
+}
+
+/// What sinks get for a `ToolError` with no words.
+pub const BLANK_ERROR_EVENT: &str = "failed with no words";
+
 /// "A result the model does not read" point 4: the description with its result instructions.
 pub fn description_with_instructions(description: &str, instructions: &str) -> String {
     format!("{description}\n\nUse the result like this: {instructions}")
@@ -273,19 +319,99 @@ pub fn not_a_date_time() -> String {
 }
 
 /// What the model reads for a value its type refused when the schema gives it a `format` hark
-/// knows (after the argument's path): [`not_a_date`], [`not_a_time`], [`not_a_date_time`],
+/// knows and the value is not at hand: [`not_a_date`], [`not_a_time`], [`not_a_date_time`],
 /// [`not_a_phone_number`]; another format reads `does not fit its format. <its words>`, like
 /// `does not fit its format. An email address.` `None` for the number formats schemars writes
-/// (`uint8`, `int32`…), which say nothing beyond the type.
-pub fn format_refused(format: &str) -> Option<String> {
+/// (`uint8`, `int32`…), which say nothing beyond the type. With the value,
+/// [`crate::format_refused`] quotes it and says what is wrong with it.
+pub fn format_refused_unquoted(format: &str) -> Option<String> {
     match format {
         "date" => Some(not_a_date()),
         "time" => Some(not_a_time()),
         "date-time" => Some(not_a_date_time()),
         "phone" => Some(not_a_phone_number()),
-        other => hark_schema::messages::describe_format(other)
-            .map(|words| format!("does not fit its format. {words}")),
+        other => other_format_refused(other),
     }
+}
+
+/// A value of a format other than the dates and phone numbers: `does not fit its format. An
+/// email address.`, or `None` for a number format.
+pub fn other_format_refused(format: &str) -> Option<String> {
+    hark_schema::messages::describe_format(format)
+        .map(|words| format!("does not fit its format. {words}"))
+}
+
+/// A value of another format, quoted: `"bob" does not fit its format. An email address.`
+pub fn value_does_not_fit_format(quoted: &str, words: &str) -> String {
+    format!("{quoted} {words}")
+}
+
+/// A `date` written year-month-day that is no day on the calendar:
+/// `"2026-02-30" is not a day on the calendar: February 2026 has days 01 to 28`.
+pub fn date_not_on_calendar(quoted: &str, month_and_year: &str, days: i8) -> String {
+    format!("{quoted} is not a day on the calendar: {month_and_year} has days 01 to {days}")
+}
+
+/// A `date` written year-month-day whose month is not 01 to 12.
+pub fn month_not_on_calendar(quoted: &str) -> String {
+    format!("{quoted} is not a day on the calendar: the months are 01 to 12")
+}
+
+/// A `date` not written year-month-day: `"next friday" is not written year-month-day: give the
+/// day like 2026-10-16`.
+pub fn date_not_written_as_one(quoted: &str) -> String {
+    format!("{quoted} is not written year-month-day: give the day like 2026-10-16")
+}
+
+/// A `time` written hours:minutes outside a 24-hour clock.
+pub fn time_not_on_the_clock(quoted: &str) -> String {
+    format!("{quoted} is not a time of day: the hours are 00 to 23 and the minutes 00 to 59")
+}
+
+/// A `time` not written hours:minutes.
+pub fn time_not_written_as_one(quoted: &str) -> String {
+    format!("{quoted} is not written hours:minutes: give it on a 24-hour clock, like 09:30")
+}
+
+/// A `date-time` that is no date and time.
+pub fn not_a_date_time_quoted(quoted: &str) -> String {
+    format!("{quoted} {}", not_a_date_time())
+}
+
+/// A phone number refused for `fault`, quoted:
+/// `"call me maybe" is not a phone number: it has letters. Give its digits in international
+/// format, like +14155550123`.
+pub fn phone_refused(quoted: &str, fault: crate::error::PhoneFault) -> String {
+    use crate::error::PhoneFault;
+    const LIKE: &str = "in international format, like +14155550123";
+    match fault {
+        PhoneFault::Letters => {
+            format!("{quoted} is not a phone number: it has letters. Give its digits {LIKE}")
+        }
+        PhoneFault::NoCountryCode => format!(
+            "{quoted} has no country code: give it starting with + and the country code, like +14155550123"
+        ),
+        PhoneFault::UnknownCountryCode => {
+            format!("{quoted} does not start with a country code that exists: give it {LIKE}")
+        }
+        PhoneFault::TooShort => {
+            format!("{quoted} is too short for a phone number: give all its digits {LIKE}")
+        }
+        PhoneFault::TooLong => {
+            format!("{quoted} is too long for a phone number: give only its digits {LIKE}")
+        }
+        PhoneFault::NoSuchNumber => format!(
+            "{quoted} is not a phone number that exists: check its digits with the caller, and give it {LIKE}"
+        ),
+    }
+}
+
+/// A phone number that is not text at all: `4155550123 is not a phone number: give it as text
+/// in international format, like +14155550123`.
+pub fn phone_not_text(quoted: &str) -> String {
+    format!(
+        "{quoted} is not a phone number: give it as text in international format, like +14155550123"
+    )
 }
 
 /// Text of a phone number that does not parse.
@@ -435,6 +561,28 @@ pub fn unknown_line_value(tool: &str, placeholder: &str, known: &[String]) -> St
         } else {
             known.join(", ")
         }
+    )
+}
+
+/// An announce line that reads a value that is not an argument of the tool, on a registry built
+/// without a State type: `book: {{dya}} is not an argument of book, and the registry has no State
+/// type to read it from. Use one of: day, party, or call.session_id, call.remote_number,
+/// call.carrier_call_id, call.call_type, call.end_reason; for a State value, build the registry
+/// with its State type.`
+pub fn unknown_line_value_without_state(
+    tool: &str,
+    placeholder: &str,
+    arguments: &[String],
+) -> String {
+    let arguments = if arguments.is_empty() {
+        String::new()
+    } else {
+        format!("{}, or ", arguments.join(", "))
+    };
+    format!(
+        "{tool}: {placeholder} is not an argument of {tool}, and the registry has no State type to read it from. \
+         Use one of: {arguments}call.session_id, call.remote_number, call.carrier_call_id, call.call_type, call.end_reason; \
+         for a State value, build the registry with its State type (state= in Python)."
     )
 }
 

@@ -745,9 +745,9 @@ impl ToolRegistry {
                         output,
                         &mismatch.model_detail,
                     ))
-                    .with_event_text(format!(
-                        "result does not fit {output}: {}",
-                        mismatch.log_detail
+                    .with_event_text(messages::result_does_not_fit_event(
+                        output,
+                        &mismatch.log_detail,
                     ));
                     failed(name, error, ms)
                 }
@@ -761,6 +761,7 @@ impl ToolRegistry {
                 outcome
             }
         };
+        let outcome = capped(outcome);
         let stage = match outcome.status {
             CallStatus::Succeeded => ToolStage::Succeeded,
             CallStatus::Failed => ToolStage::Failed,
@@ -852,11 +853,34 @@ fn failed(name: &str, error: ToolError, ms: u64) -> ToolOutcome {
     }
 }
 
+/// A result the model would read that is larger than [`bounds::RESULT_CAP`] as JSON fails the
+/// call (a runaway result must not overflow the next request); the log names the tool only.
+fn capped(outcome: ToolOutcome) -> ToolOutcome {
+    if outcome.error.is_some()
+        || !crate::bounds::json_longer_than(&outcome.model_result, crate::bounds::RESULT_CAP)
+    {
+        return outcome;
+    }
+    let name = outcome.tool.as_str();
+    tracing::warn!(tool = name, "{}", messages::result_too_large_log(name));
+    let error = ToolError::new(messages::result_too_large(name))
+        .with_event_text(messages::result_too_large_event());
+    failed(name, error, outcome.ms)
+}
+
 /// Puts the tool's name into the texts that need it: argument errors get their closing hint,
 /// an internal failure reads "<tool> failed before completing. Do not claim success." (its
-/// details go to the log only).
+/// details go to the log only), and so does a failure or refusal with no words (a blank
+/// `ToolError("")` would read `{"error": ""}`, which is a success).
 pub(crate) fn finish_error(name: &str, error: ToolError) -> ToolError {
+    let blank = error.model_text().trim().is_empty();
     match error.kind().clone() {
+        ToolErrorKind::Failed | ToolErrorKind::Refused if blank => {
+            tracing::warn!(tool = name, "{}", messages::blank_tool_error(name));
+            error
+                .with_model_text(messages::failed_before_completing(name))
+                .with_event_text(messages::BLANK_ERROR_EVENT.to_string())
+        }
         ToolErrorKind::InvalidArguments(lines) => {
             error.with_model_text(messages::invalid_arguments(name, &lines))
         }

@@ -115,6 +115,29 @@ pub(crate) fn compile(tools: &[ToolSpec], rows: Rows) -> Result<Compiled, Vec<St
                     }
                 }
             }
+        } else {
+            // Without a State type a line can read only the tool's arguments and call values.
+            let arguments: Vec<String> = tool
+                .parameters()
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
+            let variants = tool.announce_in.iter().flat_map(|(_, lines)| lines);
+            for line in tool.announce.iter().chain(variants) {
+                for p in line.placeholders() {
+                    if p.scope == Scope::Value && !arguments.contains(&p.path[0]) {
+                        let problem = messages::unknown_line_value_without_state(
+                            tool.name(),
+                            &p.to_string(),
+                            &arguments,
+                        );
+                        if !problems.contains(&problem) {
+                            problems.push(problem);
+                        }
+                    }
+                }
+            }
         }
         for reply in &tool.replies {
             if let Some(other) = reply.tool.as_deref().filter(|o| *o != tool.name()) {

@@ -847,9 +847,9 @@ pub fn decode<I: DeserializeOwned>(arguments: Arguments) -> Result<I, ToolError>
 }
 
 /// Like [`decode`], with the input's JSON Schema: a value the type refuses whose schema gives a
-/// `format` hark knows reads that format's words, never a library's
-/// (`day: is not a date: give it as year-month-day, like 2026-10-16`; see
-/// [`messages::format_refused`]). Other failures read `<path>: <the type's reason>`. Sinks and
+/// `format` hark knows reads that format's words, never a library's: the value quoted and what is
+/// wrong with it (`day: "2026-02-30" is not a day on the calendar: February 2026 has days 01 to
+/// 28`; see [`crate::format_refused`]). Other failures read `<path>: <the type's reason>`. Sinks and
 /// logs get `<path> (format)` or `<path> (type)`, never the value.
 pub fn decode_with<I: DeserializeOwned>(
     arguments: Arguments,
@@ -878,7 +878,7 @@ fn decode_in<I: DeserializeOwned>(
         };
         let friendly = schema
             .and_then(|s| crate::walk::format_at(s, s, &segments))
-            .and_then(messages::format_refused);
+            .and_then(|format| crate::format_refused(format, value_at(&value, &segments)));
         match friendly {
             Some(reason) => ToolError::invalid_arguments(
                 vec![messages::decode_error_line(&path, &reason)],

@@ -159,6 +159,27 @@ fn announce_lines_are_checked_at_build() {
             "find: {{nme}} is neither an argument of find nor a State value. Use one of: order_id, name."
         ]
     );
+    // Without a State type, a name that is no argument fails the build too: every call would
+    // otherwise be refused. An argument and a call value still build.
+    let problems = ToolRegistry::new(vec![tool().announce(["Checking {{nme}}."]).unwrap()])
+        .unwrap_err()
+        .problems;
+    assert_eq!(
+        problems,
+        vec![
+            "find: {{nme}} is not an argument of find, and the registry has no State type to read it from. \
+             Use one of: order_id, or call.session_id, call.remote_number, call.carrier_call_id, call.call_type, \
+             call.end_reason; for a State value, build the registry with its State type (state= in Python)."
+        ]
+    );
+    assert!(
+        ToolRegistry::new(vec![
+            tool()
+                .announce(["Checking {{order_id}} for {{call.remote_number}}."])
+                .unwrap()
+        ])
+        .is_ok()
+    );
 }
 
 #[test]

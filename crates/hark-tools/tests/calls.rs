@@ -204,8 +204,11 @@ fn a_bad_phone_is_refused_with_its_field() {
         r#"{"day": "2026-10-16", "phone": "12"}"#,
         &ToolContext::default(),
     ));
-    let text = out.model_result["refused"].as_str().unwrap();
-    assert!(text.starts_with("phone: is not a phone number"), "{text}");
+    assert_eq!(
+        out.model_result["refused"],
+        "phone: \"12\" has no country code: give it starting with + and the country code, like +14155550123\n\
+         Fix these arguments, asking the caller if needed, then call book_table again."
+    );
 }
 
 #[test]
@@ -566,9 +569,26 @@ fn tool_error_text_is_shown_as_written_and_other_failures_are_hidden() {
             Arc::new(Fails(ToolError::internal("connection reset by 10.0.0.7"))),
         ),
         no_args("panics", Arc::new(Panics)),
+        no_args("blank", Arc::new(Fails(ToolError::new("")))),
+        no_args("spaces", Arc::new(Fails(ToolError::refused("  \n")))),
     ])
     .unwrap();
     let ctx = ToolContext::default();
+    // A failure with no words never reads as a success ({"error": ""} is one): the model reads
+    // the reference's text for a failure it is not told about.
+    let out = block(reg.call("blank", "{}", &ctx));
+    assert_eq!(out.status, CallStatus::Failed);
+    assert_eq!(
+        out.model_result,
+        json!({"error": "blank failed before completing. Do not claim success."})
+    );
+    assert_eq!(out.error.unwrap().event_text(), "failed with no words");
+    let out = block(reg.call("spaces", "{}", &ctx));
+    assert_eq!(out.status, CallStatus::Refused);
+    assert_eq!(
+        out.model_result,
+        json!({"refused": "spaces failed before completing. Do not claim success."})
+    );
     let out = block(reg.call("full", "{}", &ctx));
     assert_eq!(
         out.model_result,
@@ -789,4 +809,46 @@ fn macro_reads_doc_comments_and_limits() {
         policy.model_parameters()["properties"]["name"]["description"],
         "The name on the policy."
     );
+}
+
+// ---- a result too large for the model -----------------------------------------------------
+
+#[test]
+fn a_result_larger_than_the_cap_fails_the_call_with_a_clear_text() {
+    let huge = "x".repeat(hark_tools::bounds::RESULT_CAP);
+    let texts = |name: &str, value: Value| {
+        ToolSpec::new(
+            name,
+            "Does it.",
+            json!({"type": "object", "properties": {}}),
+            Output::json("Text", json!({"type": "object"})),
+            Arc::new(Fixed(value)),
+        )
+        .unwrap()
+    };
+    let reg = ToolRegistry::new(vec![
+        texts("dump", json!({"text": huge})),
+        texts("fits", json!({"text": "x".repeat(1000)})),
+        // An error result is capped too: the model reads it as well.
+        texts("loud_error", json!({"error": huge})),
+    ])
+    .unwrap();
+    let ctx = ToolContext::default();
+    let out = block(reg.call("dump", "{}", &ctx));
+    assert_eq!(out.status, CallStatus::Failed);
+    assert_eq!(
+        out.model_result,
+        json!({"error": "dump returned a result larger than the 64 KiB the model may read, so it failed. Do not claim success."})
+    );
+    assert_eq!(out.error.unwrap().event_text(), "result larger than 64 KiB");
+    assert_eq!(
+        block(reg.call("fits", "{}", &ctx)).status,
+        CallStatus::Succeeded
+    );
+    let out = block(reg.call("loud_error", "{}", &ctx));
+    assert_eq!(
+        out.model_result["error"],
+        "loud_error returned a result larger than the 64 KiB the model may read, so it failed. Do not claim success."
+    );
+    assert_eq!(hark_tools::bounds::RESULT_CAP, 65536);
 }

@@ -336,43 +336,48 @@ async fn refused(tool: ToolSpec, arguments: Value) -> (String, String) {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_value_its_type_refuses_reads_the_words_of_its_format() {
-    let date = messages::not_a_date();
+    // The value is quoted and the words say what is wrong with it; the event names the field only.
     for (arguments, line, event) in [
         (
             json!({"day": "yesterday"}),
-            format!("day: {date}"),
+            "day: \"yesterday\" is not written year-month-day: give the day like 2026-10-16",
             "day (format)",
         ),
         (
             json!({"day": "2026-02-30"}),
-            format!("day: {date}"),
+            "day: \"2026-02-30\" is not a day on the calendar: February 2026 has days 01 to 28",
             "day (format)",
         ),
         (
             json!({"day": "2026-10-16", "later": "soon"}),
-            format!("later: {date}"),
+            "later: \"soon\" is not written year-month-day: give the day like 2026-10-16",
             "later (format)",
         ),
         (
             json!({"day": "2026-10-16", "at": "noonish"}),
-            format!("at: {}", messages::not_a_time()),
+            "at: \"noonish\" is not written hours:minutes: give it on a 24-hour clock, like 09:30",
+            "at (format)",
+        ),
+        (
+            json!({"day": "2026-10-16", "at": "24:30"}),
+            "at: \"24:30\" is not a time of day: the hours are 00 to 23 and the minutes 00 to 59",
             "at (format)",
         ),
         (
             json!({"day": "2026-10-16", "when": "tomorrow at 9"}),
-            format!("when: {}", messages::not_a_date_time()),
+            "when: \"tomorrow at 9\" is not a date and time: give it like 2026-10-16T09:30:00+02:00",
             "when (format)",
         ),
         (
             json!({"day": "2026-10-16", "guests": [{"born": "2001-02-29"}]}),
-            format!("guests.0.born: {date}"),
+            "guests.0.born: \"2001-02-29\" is not a day on the calendar: February 2001 has days 01 to 28",
             "guests.0.born (format)",
         ),
     ] {
         let (text, event_text) = refused(promise(), arguments.clone()).await;
         assert_eq!(
             text,
-            messages::invalid_arguments("promise", &[line]),
+            messages::invalid_arguments("promise", &[line.to_string()]),
             "{arguments}"
         );
         assert_eq!(event_text, event, "{arguments}");
@@ -380,6 +385,47 @@ async fn a_value_its_type_refuses_reads_the_words_of_its_format() {
     assert_eq!(
         messages::not_a_date(),
         "is not a date: give it as year-month-day, like 2026-10-16"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_refused_phone_number_is_quoted_with_what_is_wrong() {
+    #[allow(dead_code)] // decoded only to be refused
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Caller {
+        phone: hark_tools::Phone,
+    }
+    let tool = ToolSpec::local("promise", "Record a promise.", |_: Caller| async {
+        Ok::<_, ToolError>(json!({"ok": true}))
+    })
+    .unwrap();
+    for (phone, line) in [
+        (
+            "call me maybe",
+            "phone: \"call me maybe\" is not a phone number: it has letters. Give its digits in international format, like +14155550123",
+        ),
+        (
+            "+1 12",
+            "phone: \"+1 12\" is too short for a phone number: give all its digits in international format, like +14155550123",
+        ),
+    ] {
+        let (text, event) = refused(tool.clone(), json!({ "phone": phone })).await;
+        assert_eq!(
+            text,
+            messages::invalid_arguments("promise", &[line.to_string()])
+        );
+        // The event (what logs and sinks get) names the field, never the number.
+        assert_eq!(event, "phone (format)");
+    }
+    // A runaway value is quoted as every refusal quotes one: 60 characters, then "…".
+    let long = format!("+1 {}", "9".repeat(10_000));
+    let (text, _) = refused(tool, json!({ "phone": long })).await;
+    assert_eq!(
+        text.lines().next().unwrap(),
+        format!(
+            "phone: \"+1 {}… is too long for a phone number: give only its digits in international format, like +14155550123",
+            "9".repeat(56)
+        )
     );
 }
 
@@ -412,7 +458,13 @@ async fn a_precheck_and_a_macro_tool_read_the_format_words_too() {
     let (text, event) = refused(checked, json!({"day": "yesterday"})).await;
     assert_eq!(
         text,
-        messages::invalid_arguments("promise", &[format!("day: {}", messages::not_a_date())])
+        messages::invalid_arguments(
+            "promise",
+            &[
+                "day: \"yesterday\" is not written year-month-day: give the day like 2026-10-16"
+                    .to_string()
+            ]
+        )
     );
     assert_eq!(event, "day (format)");
 
@@ -431,7 +483,13 @@ async fn a_precheck_and_a_macro_tool_read_the_format_words_too() {
         .await;
     assert_eq!(
         outcome.error.unwrap().model_text(),
-        messages::invalid_arguments("book", &[format!("day: {}", messages::not_a_date())])
+        messages::invalid_arguments(
+            "book",
+            &[
+                "day: \"2026-02-30\" is not a day on the calendar: February 2026 has days 01 to 28"
+                    .to_string()
+            ]
+        )
     );
 }
 

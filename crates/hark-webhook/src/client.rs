@@ -9,8 +9,9 @@ use url::Url;
 use crate::guard::{GuardRefusal, GuardResolve, NetworkGuard};
 use crate::messages;
 
-/// The cap on a request body and on an answer body: 64 KiB.
-pub const BODY_CAP: usize = 64 * 1024;
+/// The cap on a request body and on an answer body: 64 KiB, the one cap on what a tool's result
+/// the model reads may be ([`hark_tools::bounds::RESULT_CAP`]).
+pub const BODY_CAP: usize = hark_tools::bounds::RESULT_CAP;
 
 /// The default deadline of one webhook request: 10 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

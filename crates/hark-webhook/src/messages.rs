@@ -6,7 +6,7 @@
 //! was wrong, then what to do, and end a failed call with "Do not claim success."
 
 /// The size cap, as the texts say it.
-pub const CAP_WORDS: &str = "64 KiB";
+pub const CAP_WORDS: &str = hark_tools::bounds::RESULT_CAP_WORDS;
 
 /// Ends every failure the model reads, so it never reports a success.
 const NO_SUCCESS: &str = "Do not claim success.";

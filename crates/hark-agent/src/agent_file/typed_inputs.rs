@@ -131,21 +131,26 @@ fn check(
 }
 
 /// `Ok(None)`: the text is of its type as it is; `Ok(Some(text))`: it is, written this way
-/// (a phone number in E.164); `Err(reason)`: it is not.
+/// (a phone number in E.164); `Err(reason)`: it is not, in the Rust API's words, which quote the
+/// text and say what is wrong with it ([`hark_tools::format_refused`]).
 fn checked(kind: FieldType, text: &str) -> Result<Option<String>, String> {
+    let refused = |format: &str, fallback: fn() -> String| {
+        hark_tools::format_refused(format, Some(&Value::String(text.to_string())))
+            .unwrap_or_else(fallback)
+    };
     match kind {
         FieldType::Date => is_date(text)
             .then_some(None)
-            .ok_or_else(messages::not_a_date),
+            .ok_or_else(|| refused("date", messages::not_a_date)),
         FieldType::Time => is_time(text)
             .then_some(None)
-            .ok_or_else(messages::not_a_time),
+            .ok_or_else(|| refused("time", messages::not_a_time)),
         FieldType::DateTime => is_date_time(text)
             .then_some(None)
-            .ok_or_else(messages::not_a_date_time),
+            .ok_or_else(|| refused("date-time", messages::not_a_date_time)),
         FieldType::Phone => Phone::parse(text.trim())
             .map(|phone| Some(phone.as_str().to_string()))
-            .map_err(|e| e.to_string()),
+            .map_err(|_| refused("phone", hark_tools::messages::not_a_phone_number)),
         _ => Ok(None),
     }
 }
@@ -240,7 +245,11 @@ mod tests {
         );
         assert_eq!(
             checked(FieldType::Phone, "555"),
-            Err(hark_tools::messages::not_a_phone_number())
+            Err(
+                "\"555\" has no country code: give it starting with + and the country code, \
+                 like +14155550123"
+                    .to_string()
+            )
         );
     }
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use hark_tools::{
     Assign, CallState, Dialect, FixedClock, LiveCall, RawArguments, SinkError, StateModel,
-    ToolEvent, ToolRegistry, ToolSpec,
+    ToolEvent, ToolRegistry, ToolSpec, ToolStage,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -90,7 +90,8 @@ fn dialect(name: &str) -> PyResult<Dialect> {
     })
 }
 
-/// A Python sink: called with `(stage, data)`; what it raises is logged, never the call's end.
+/// A Python sink: called with `(stage, data)` through `hark._bridge.call_sink`, which logs what
+/// it raises (Python's `logging`, logger `hark`): never the call's end.
 struct PySink(Py<PyAny>);
 
 impl hark_tools::ToolSink for PySink {
@@ -103,9 +104,34 @@ impl hark_tools::ToolSink for PySink {
                 "error": event.error,
             });
             let data = to_py(py, &data)?;
-            self.0
-                .bind(py)
-                .call1((event.stage.as_str(), data))
+            bridge(py)?
+                .getattr(pyo3::intern!(py, "call_sink"))?
+                .call1((self.0.bind(py), event.stage.as_str(), data))
+                .map(drop)
+        })
+        .map_err(|e| Box::new(e) as SinkError)
+    }
+}
+
+/// The sink every Python registry holds: writes to Python's `logging` (logger `hark`) what the
+/// Rust core logs through `tracing`, which a Python program does not see: a result that does not
+/// fit or is too large, and a save the State refused. Names the tool and the field, never a value.
+struct LogSink;
+
+impl hark_tools::ToolSink for LogSink {
+    fn on_event(&self, event: &ToolEvent) -> Result<(), SinkError> {
+        let logged = match (event.stage, event.error.as_deref()) {
+            (ToolStage::Failed, Some(error)) if hark_tools::messages::is_judged_result(error) => {
+                Some(error)
+            }
+            (ToolStage::SaveRefused, Some(error)) => Some(error),
+            _ => None,
+        };
+        let Some(error) = logged else { return Ok(()) };
+        gate::attach_py(|py| {
+            bridge(py)?
+                .getattr("tool_event_logged")?
+                .call1((event.stage.as_str(), &event.tool, error))
                 .map(drop)
         })
         .map_err(|e| Box::new(e) as SinkError)
@@ -150,10 +176,9 @@ impl PyToolRegistry {
         if let Some(replies) = replies.filter(|r| !r.is_none()) {
             builder = builder.replies(reply_rows(replies)?);
         }
-        Ok(Self::wrap(
-            builder.build().map_err(build_error)?,
-            Vec::new(),
-        ))
+        let registry = builder.build().map_err(build_error)?;
+        registry.listen(Arc::new(LogSink));
+        Ok(Self::wrap(registry, Vec::new()))
     }
 
     /// Starts a call that speaks through `speech` (the adapter's object: `say`, `wait_playout`,
@@ -390,11 +415,7 @@ impl PyToolRegistry {
     /// Adds a sink `sink(stage, data)`; a sink the registry already holds is not added again.
     /// Returns whether it was added.
     fn listen(&self, sink: &Bound<'_, PyAny>) -> PyResult<bool> {
-        if !sink.is_callable() {
-            return Err(PyTypeError::new_err(
-                "listen takes a function sink(stage: str, data: dict)",
-            ));
-        }
+        bridge(sink.py())?.getattr("check_sink")?.call1((sink,))?;
         let mut held = self.sinks.lock().unwrap_or_else(|p| p.into_inner());
         if held.iter().any(|(object, _)| object.is(sink)) {
             return Ok(false);

@@ -5,11 +5,15 @@ use hark_tools::{Phone, messages};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// What the model reads for a value its type refused when its schema gives `format`
-/// (`is not a date: give it as year-month-day, like 2026-10-16`), or `None`.
+/// What the model reads for `value` (a JSON value, or `None` when not at hand) refused by its
+/// `format`: the Rust API's words, which quote it and say what is wrong
+/// (`"2026-02-30" is not a day on the calendar: February 2026 has days 01 to 28`), or `None`.
 #[pyfunction]
-fn format_refused(format: &str) -> Option<String> {
-    messages::format_refused(format)
+#[pyo3(signature = (format, value=None))]
+fn format_refused(format: &str, value: Option<&Bound<'_, PyAny>>) -> Option<String> {
+    // A value that is not JSON (pydantic may hand over any object) is quoted as not at hand.
+    let value = value.and_then(|v| super::json::to_value(v).ok());
+    hark_tools::format_refused(format, value.as_ref())
 }
 
 /// A phone number in international format as E.164 (`+14155550123`); `ValueError` with the
