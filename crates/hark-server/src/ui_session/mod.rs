@@ -57,6 +57,13 @@
 //! app that asked. The session and its running groups go on, and other sessions have their own
 //! count.
 //!
+//! ## With a bus on Redis
+//!
+//! With [`UiSessionConfig::remote_bus`] (`hark serve --bus`), each session's `screen` and
+//! `respond` jobs go to the worker named [`UiSessionConfig::worker_name`] on the session's own
+//! Redis channel, and its UI messages are forwarded both ways as Pipecat's `PipelineWorker`
+//! forwards them ([`remote`]).
+//!
 //! [`UiHandlerFactory::session`] gives a running session's [`UiSession`] (tests and apps reach
 //! its worker, bus and job groups through it); a session leaves the map when it ends.
 //!
