@@ -195,6 +195,16 @@ pub struct ServeArgs {
     /// it is logged by tool name.
     #[arg(long, env = "HARK_DRAIN_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub drain_timeout: Duration,
+    /// Put each session's bus on this Redis server (redis://host:port[/db] or
+    /// unix:///path/to/socket), on its own channel: the session's screen and respond jobs go to
+    /// the ui worker on that channel (hark worker, or Pipecat's UIWorker). Needs --agent or
+    /// --demo; without it the UI worker runs in process.
+    #[arg(long, env = "HARK_SERVE_BUS", value_name = "URL")]
+    pub bus: Option<String>,
+    /// With --bus: each session's channel is this prefix and the session id (e.g. hark:s7).
+    #[arg(long, env = "HARK_BUS_CHANNEL_PREFIX",
+          default_value = crate::ui_session::DEFAULT_CHANNEL_PREFIX)]
+    pub bus_channel_prefix: String,
 }
 
 /// `--max-snapshot-nodes`: a whole number, at least 1.
@@ -407,6 +417,8 @@ mod tests {
         "--max-job-groups",
         "--max-connections",
         "--drain-timeout",
+        "--bus",
+        "--bus-channel-prefix",
         "--agent",
         "--log",
     ];
@@ -431,6 +443,8 @@ mod tests {
         "HARK_MAX_JOB_GROUPS",
         "HARK_MAX_CONNECTIONS",
         "HARK_DRAIN_TIMEOUT",
+        "HARK_SERVE_BUS",
+        "HARK_BUS_CHANNEL_PREFIX",
         "HARK_AGENT",
         "RUST_LOG",
     ];

@@ -111,5 +111,5 @@ pub use session::{
 };
 pub use sessions::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
 pub use ui_session::{
-    UiHandlerFactory, UiSession, UiSessionConfig, UiSessionHandler, UiSetupError,
+    RemoteBusConfig, UiHandlerFactory, UiSession, UiSessionConfig, UiSessionHandler, UiSetupError,
 };

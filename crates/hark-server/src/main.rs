@@ -52,8 +52,18 @@ async fn main() -> ExitCode {
             // (no key in the environment) the offline screen mode: each typed message becomes
             // `screen` jobs and a one-sentence answer.
             let mut served = None;
+            if args.bus.is_some() && !(args.demo || args.agent.is_some()) {
+                eprintln!("hark: {}", hark_server::messages::BUS_NEEDS_AGENT);
+                return ExitCode::from(2);
+            }
+            // With --bus URL, each session's bus is on Redis (its own channel).
+            let bus = args.bus.as_ref().map(|url| {
+                let mut bus = hark_server::RemoteBusConfig::new(url.clone());
+                bus.channel_prefix = args.bus_channel_prefix.clone();
+                bus
+            });
             let bound = if args.demo || args.agent.is_some() {
-                match hark_server::serve::agent_sessions(args.agent.as_deref()).await {
+                match hark_server::serve::agent_sessions_on(args.agent.as_deref(), bus).await {
                     Ok(mut s) => {
                         s.drain_limit = args.drain_timeout;
                         let factory = s.factory.clone();

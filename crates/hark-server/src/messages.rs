@@ -219,6 +219,20 @@ pub fn too_many_jobs(job: &str, limit: usize) -> String {
     format!("Too many {job} jobs waiting (limit {limit}); wait for one to finish, then ask again.")
 }
 
+/// The error a model (or requester) reads when a session's job could not be asked of its
+/// worker on the session's Redis channel (`hark serve --bus`): `why` says what was wrong.
+pub fn remote_worker_unreachable(worker: &str, job: &str, channel: &str, why: &str) -> String {
+    format!(
+        "The screen could not be asked: the {job} job found no worker {worker} on Redis channel \
+         {channel} ({why}). Check that Redis runs and that a {worker} worker (hark worker, or \
+         Pipecat's UIWorker) listens on that channel."
+    )
+}
+
+/// `hark serve --bus` without a session handler that has a UI side.
+pub const BUS_NEEDS_AGENT: &str =
+    "--bus needs --agent FILE or --demo: only sessions with a UI worker send jobs over the bus";
+
 /// The HTTP 503 body for a `/ws` upgrade when `limit` sessions are already open.
 pub fn server_full(limit: usize, retry_after_secs: u64) -> String {
     format!(

@@ -9,6 +9,9 @@
 //!   (`examples/shop.toml`, built into the binary): a real LLM when `OPENAI_API_KEY` is set,
 //!   else the offline screen mode.
 //! - Neither: the built-in no-agent handler.
+//! - `--bus URL` (with `--agent` or `--demo`): each session's bus on Redis, on the channel
+//!   `--bus-channel-prefix` + the session id ([`agent_sessions_on`]); the session's jobs go to
+//!   the `ui` worker answering there (`hark worker`, or Pipecat's Python `UIWorker`).
 //!
 //! Every session's background webhooks (`background = true`) register in [`Served::drain`];
 //! at shutdown, after the sessions closed, `hark serve` gives them [`Served::drain_limit`] to
@@ -26,7 +29,7 @@ use tracing::{info, warn};
 
 use crate::agent_session::VoiceAgentConfig;
 use crate::demo::{self, DemoShop};
-use crate::ui_session::{UiHandlerFactory, UiSessionConfig};
+use crate::ui_session::{RemoteBusConfig, UiHandlerFactory, UiSessionConfig};
 
 /// The sessions' handler factory and the demo shop it relies on (keep it alive while serving:
 /// dropping it stops the order service).
@@ -81,6 +84,19 @@ impl Served {
 /// One text listing every problem of the file, each with its line and fix, or saying why the
 /// demo's order service or the UI worker cannot start.
 pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
+    agent_sessions_on(file, None).await
+}
+
+/// [`agent_sessions`], with each session's bus on Redis when `bus` says where (`hark serve
+/// --bus`): the sessions' `screen` and `respond` jobs go to the `ui` worker on each session's
+/// channel ([`crate::ui_session::remote`]).
+///
+/// # Errors
+/// As [`agent_sessions`].
+pub async fn agent_sessions_on(
+    file: Option<&Path>,
+    bus: Option<RemoteBusConfig>,
+) -> Result<Served, String> {
     let (shown, parsed) = match file {
         Some(path) => (path.display().to_string(), AgentFile::load(path)),
         None => ("examples/shop.toml".to_string(), demo::agent_file()),
@@ -104,7 +120,11 @@ pub async fn agent_sessions(file: Option<&Path>) -> Result<Served, String> {
         warn!("{}", warning.located(&shown));
     }
     let drain = BackgroundDrain::new();
-    let (config, voice) = session_config_with(&setup, Some(drain.clone()));
+    let (mut config, voice) = session_config_with(&setup, Some(drain.clone()));
+    if let Some(bus) = bus {
+        info!(url = %bus.url, prefix = %bus.channel_prefix, "each session's bus on Redis, one channel per session");
+        config = config.remote_bus(bus);
+    }
     if voice {
         info!(agent = %setup.name, tools = ?setup.registry.names(), "voice agent on every session");
     } else {

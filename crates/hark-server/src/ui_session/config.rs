@@ -5,6 +5,7 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_classify::{Classifier, LocalClassifier};
@@ -12,12 +13,47 @@ use hark_llm::Provider;
 use hark_ui::{Bus, JobHandler, JobRoutes, UiContextOptions, UiEvent, UiEvents, UiWorker};
 
 use crate::agent_session::VoiceAgentConfig;
+use crate::sessions::id::SessionId;
 
 /// The UI worker's default name: the name jobs and job groups address it by.
 pub const DEFAULT_UI_WORKER: &str = "ui";
 
 /// The requester name [`UiSession::screen_jobs`](crate::UiSession::screen_jobs) uses by default (the voice side of the call).
 pub const DEFAULT_SCREEN_SOURCE: &str = "voice";
+
+/// The default channel prefix: session `s7`'s bus is `hark:s7`.
+pub const DEFAULT_CHANNEL_PREFIX: &str = "hark:";
+
+/// Where every session's bus is: one Redis server, one channel per session
+/// (`<channel_prefix><session id>`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteBusConfig {
+    /// `redis://host:port[/db]` or `unix:///path/to/socket`.
+    pub url: String,
+    /// Put before the session id to name its channel (default [`DEFAULT_CHANNEL_PREFIX`]).
+    pub channel_prefix: String,
+    /// Larger bus messages are dropped on the way in and refused on the way out.
+    pub max_message_bytes: usize,
+    /// How long a job waits for its worker's registry and then for its answer.
+    pub job_timeout: Duration,
+}
+
+impl RemoteBusConfig {
+    /// `url` with the default prefix, 4 MiB messages and 30 s jobs (Pipecat's `screen` timeout).
+    pub fn new(url: impl Into<String>) -> Self {
+        RemoteBusConfig {
+            url: url.into(),
+            channel_prefix: DEFAULT_CHANNEL_PREFIX.to_owned(),
+            max_message_bytes: hark_bus::redis_bus::DEFAULT_MAX_MESSAGE_BYTES,
+            job_timeout: hark_ui::DEFAULT_SCREEN_TIMEOUT,
+        }
+    }
+
+    /// Session `id`'s channel.
+    pub fn channel(&self, id: SessionId) -> String {
+        format!("{}{id}", self.channel_prefix)
+    }
+}
 
 /// An app's handler of one UI event: gets the session's worker (to act on the page) and the
 /// event; runs in its own task.
@@ -41,6 +77,7 @@ pub struct UiSessionConfig {
     pub(super) offline: bool,
     pub(super) agent: Option<VoiceAgentConfig>,
     pub(super) max_job_groups: Option<usize>,
+    pub(super) remote: Option<RemoteBusConfig>,
 }
 
 impl fmt::Debug for UiSessionConfig {
@@ -63,6 +100,7 @@ impl fmt::Debug for UiSessionConfig {
             .field("offline", &self.offline)
             .field("agent", &self.agent)
             .field("max_job_groups", &self.max_job_groups)
+            .field("remote", &self.remote)
             .finish()
     }
 }
@@ -90,7 +128,17 @@ impl UiSessionConfig {
             offline: false,
             agent: None,
             max_job_groups: None,
+            remote: None,
         }
+    }
+
+    /// Each session's bus on Redis, on its own channel (`hark serve --bus`): the session's
+    /// `screen` and `respond` jobs go to whichever worker named [`Self::worker_name`] answers
+    /// on that channel, and the client's UI messages and the workers' commands are forwarded
+    /// as Pipecat's `PipelineWorker` forwards them (see [`crate::ui_session`]'s bus section).
+    pub fn remote_bus(mut self, remote: RemoteBusConfig) -> Self {
+        self.remote = Some(remote);
+        self
     }
 
     /// At most `max` job groups of a session run at once (0 reads as 1);

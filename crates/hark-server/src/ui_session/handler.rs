@@ -114,6 +114,9 @@ impl SessionHandler for UiSessionHandler {
         Box::pin(async move {
             match input {
                 SessionInput::Snapshot(snapshot) => {
+                    if let Some(remote) = &self.session.remote {
+                        remote.snapshot(&snapshot);
+                    }
                     self.session.worker.on_snapshot(snapshot);
                 }
                 SessionInput::UiEvent(event) => {
@@ -124,12 +127,24 @@ impl SessionHandler for UiSessionHandler {
                         let _ = outbox.send(crate::wire::error(&refusal)).await;
                         return;
                     }
+                    if let Some(remote) = &self.session.remote {
+                        remote.event(&event);
+                    }
                     let name = event.event.clone();
                     let dispatched = self.session.events.dispatch(event);
                     debug!(event = %name, ?dispatched, "ui-event");
                 }
                 SessionInput::CancelJobGroup { request_id, cancel } => {
                     let outcome = self.session.groups.cancel(&cancel);
+                    if let Some(remote) = &self.session.remote {
+                        // The groups of the workers on the bus are theirs to know: the cancel
+                        // goes to them, as Pipecat's PipelineWorker sends it, with no refusal.
+                        remote.cancel_group(&cancel);
+                        if outcome != CancelOutcome::Cancelled {
+                            debug!(job_id = %cancel.job_id, "ui-cancel-job-group sent to the bus");
+                            return;
+                        }
+                    }
                     let refusal = match outcome {
                         CancelOutcome::Cancelled => {
                             info!(job_id = %cancel.job_id, reason = cancel.reason_or_default(), "job group cancelled by the client");
@@ -185,6 +200,9 @@ impl Drop for UiSessionHandler {
         // A job group started by a tool or app task ends with the session.
         self.session.groups.close();
         self.sink.close();
+        if let Some(remote) = &self.session.remote {
+            remote.close();
+        }
         if let Some(sessions) = self.sessions.upgrade() {
             lock(&sessions).remove(&self.session.id);
         }

@@ -57,6 +57,13 @@
 //! app that asked. The session and its running groups go on, and other sessions have their own
 //! count.
 //!
+//! ## With a bus on Redis
+//!
+//! With [`UiSessionConfig::remote_bus`] (`hark serve --bus`), each session's `screen` and
+//! `respond` jobs go to the worker named [`UiSessionConfig::worker_name`] on the session's own
+//! Redis channel, and its UI messages are forwarded both ways as Pipecat's `PipelineWorker`
+//! forwards them ([`remote`]).
+//!
 //! [`UiHandlerFactory::session`] gives a running session's [`UiSession`] (tests and apps reach
 //! its worker, bus and job groups through it); a session leaves the map when it ends.
 //!
@@ -93,11 +100,13 @@
 mod config;
 mod handler;
 mod job_limit;
+pub mod remote;
 mod sink;
 mod worker;
 
 pub use config::{
-    DEFAULT_SCREEN_SOURCE, DEFAULT_UI_WORKER, UiEventHandler, UiSessionConfig, UiSetupError,
+    DEFAULT_CHANNEL_PREFIX, DEFAULT_SCREEN_SOURCE, DEFAULT_UI_WORKER, RemoteBusConfig,
+    UiEventHandler, UiSessionConfig, UiSetupError,
 };
 pub use handler::UiSessionHandler;
 pub use worker::UiSession;
@@ -117,6 +126,7 @@ use crate::session::{HandlerFactory, HandlerLimits, SessionHandler};
 use crate::sessions::id::SessionId;
 
 use job_limit::{JobLimit, server_job_group_limit};
+use remote::{RemoteLink, RemoteWorker};
 use sink::SessionSink;
 use worker::{SessionMap, lock};
 
@@ -196,9 +206,27 @@ impl UiHandlerFactory {
                 limit: job_limit.clone(),
             })
         };
-        let screen = limited("screen", Arc::new(ScreenJobHandler::new(worker.clone())));
-        let mut jobs: Vec<(&str, Arc<dyn JobHandler>)> = vec![("screen", screen)];
-        if let Some((provider, model)) = &c.respond {
+        // With a bus on Redis, the session's jobs go to the worker on its channel.
+        let remote = c.remote.as_ref().and_then(|remote| {
+            match RemoteLink::start(remote, id, sink.clone() as _) {
+                Ok(link) => Some((link, remote.job_timeout)),
+                Err(e) => {
+                    error!(session = %id, %e, "the session's bus cannot use Redis; its jobs run in process");
+                    None
+                }
+            }
+        });
+        let link = remote.as_ref().map(|(link, _)| link.clone());
+        let mut jobs: Vec<(&str, Arc<dyn JobHandler>)> = Vec::new();
+        if let Some((link, timeout)) = remote {
+            let worker: Arc<dyn JobHandler> = Arc::new(RemoteWorker { link, timeout });
+            jobs.push(("screen", limited("screen", worker.clone())));
+            jobs.push(("respond", limited("respond", worker)));
+        } else {
+            let screen = limited("screen", Arc::new(ScreenJobHandler::new(worker.clone())));
+            jobs.push(("screen", screen));
+        }
+        if let Some((provider, model)) = c.respond.as_ref().filter(|_| link.is_none()) {
             let mut builder = Responder::builder(worker.clone(), provider.clone(), model.clone())
                 .context(context.clone())
                 // Beside a voice agent, the worker answers with the reply tool: its answer is
@@ -215,7 +243,7 @@ impl UiHandlerFactory {
                 // Unreachable: the job names above are distinct.
                 Err(e) => {
                     error!(%e, "UI worker route not added");
-                    return self.register(id, worker, context, bus, sink, job_limit);
+                    return self.register(id, worker, context, bus, sink, job_limit, link);
                 }
             };
         }
@@ -230,9 +258,11 @@ impl UiHandlerFactory {
                 error!(%e, "worker not registered on the session bus");
             }
         }
-        self.register(id, worker, context, bus, sink, job_limit)
+        self.register(id, worker, context, bus, sink, job_limit, link)
     }
 
+    // The parts `handler` built, each once; a struct for them would only be unpacked here.
+    #[allow(clippy::too_many_arguments)]
     fn register(
         &self,
         id: SessionId,
@@ -241,6 +271,7 @@ impl UiHandlerFactory {
         bus: Arc<Bus>,
         sink: Arc<SessionSink>,
         job_limit: Arc<AtomicUsize>,
+        remote: Option<Arc<RemoteLink>>,
     ) -> UiSessionHandler {
         let mut builder = UiEvents::builder().context(context.clone());
         for (name, handler) in &self.config.events {
@@ -267,6 +298,7 @@ impl UiHandlerFactory {
             bus,
             groups: Arc::new(groups),
             events: Arc::new(events),
+            remote,
         };
         lock(&self.sessions).insert(id, session.clone());
         let offline = self

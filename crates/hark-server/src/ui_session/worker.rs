@@ -13,6 +13,7 @@ use hark_ui::{
 use crate::sessions::id::SessionId;
 
 use super::config::DEFAULT_SCREEN_SOURCE;
+use super::remote::RemoteLink;
 
 /// One session's UI side. Cheap to clone (all `Arc`s).
 #[derive(Debug, Clone)]
@@ -23,6 +24,8 @@ pub struct UiSession {
     pub(super) bus: Arc<Bus>,
     pub(super) groups: Arc<JobGroups>,
     pub(super) events: Arc<UiEvents>,
+    /// The session's bus on Redis (`hark serve --bus`), when it has one.
+    pub(super) remote: Option<Arc<RemoteLink>>,
 }
 
 impl UiSession {
@@ -51,6 +54,11 @@ impl UiSession {
     /// cancelled by the client's `ui-cancel-job-group`.
     pub fn job_groups(&self) -> &Arc<JobGroups> {
         &self.groups
+    }
+
+    /// The session's Redis channel (`hark serve --bus`); `None`: its bus is in process.
+    pub fn bus_channel(&self) -> Option<&str> {
+        self.remote.as_deref().map(RemoteLink::channel)
     }
 
     /// The app's UI event handlers of this session.
