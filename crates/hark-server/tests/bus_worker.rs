@@ -3,14 +3,15 @@
 //! their UI commands (the local classifier's model from scripts/fetch-model.sh), cancels, a 10 MB message, an unknown class, and the end of the worker.
 //!
 //! They need `HARK_TEST_REDIS_URL` (scripts/test.sh starts a server and sets it); without it
-//! each test prints why it skipped, except under `CI=true`, where a missing server fails.
+//! each test prints why it skipped, except under `CI=true`, where a missing server fails. The
+//! setup is `hark_bus::test_support`'s, shared with hark-bus's own Redis tests.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_bus::redis_bus::BusEvent;
+use hark_bus::test_support::{self, redis_url};
 use hark_bus::wire::{Shutdown, UiEventMessage};
 use hark_bus::{
     BusMessage, JobCancel, JobReply, JobRequest, JobResponse, JobUpdates, RedisBus, RedisBusConfig,
@@ -21,22 +22,6 @@ use hark_rtvi::JobStatus;
 use hark_server::bus_worker::{BusWorkerConfig, Ended, run};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
-
-fn redis_url(test: &str) -> Option<String> {
-    match std::env::var("HARK_TEST_REDIS_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "HARK_TEST_REDIS_URL is not set under CI: scripts/test.sh starts redis-server and sets it"
-            );
-            eprintln!(
-                "skipping {test}: HARK_TEST_REDIS_URL is not set (scripts/test.sh starts a redis-server and sets it)"
-            );
-            None
-        }
-    }
-}
 
 /// A classifier that never answers: its `find` jobs stay held until cancelled.
 #[derive(Debug)]
@@ -282,31 +267,12 @@ async fn a_cancel_answers_a_held_job_once_and_a_cancel_for_another_job_is_ignore
     h.end().await;
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn a_10_mb_snapshot_and_an_unknown_class_are_dropped_and_the_worker_keeps_serving() {
     let Some(url) = redis_url("a_10_mb_snapshot_and_an_unknown_class_are_dropped") else {
         return;
     };
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let _guard = tracing::subscriber::set_default(
-        tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish(),
-    );
+    let (captured, _guard) = test_support::capture_logs(tracing::Level::INFO);
     let mut h = start(&url, "large", Arc::new(Stuck)).await;
     h.ready().await;
     let huge = WireMessage::UiEvent(UiEventMessage {
@@ -343,7 +309,7 @@ async fn a_10_mb_snapshot_and_an_unknown_class_are_dropped_and_the_worker_keeps_
         JobReply::Response(JobResponse::completed(json!({"elements": [
             {"role": "checkbox", "name": "Gift wrap", "state": [], "value": null}]})))
     );
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let line = format!(
         "a bus message of {size} bytes on Redis channel {} is larger than the limit of 4194304 bytes: it was dropped; send less (a smaller snapshot or payload) or raise the limit",
         h.channel
