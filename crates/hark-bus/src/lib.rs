@@ -13,8 +13,8 @@
 //! - [`job_group`]: [`JobGroups`], job groups reported through a [`CommandSink`] ([`sink`]).
 //! - [`wire`]: [`WireMessage`], everything a network bus carries (the job messages and
 //!   pipecat's registry, UI event, UI command and shutdown messages) in pipecat's envelope.
-//! - [`redis_bus`]: [`RedisBus`], pipecat's Redis bus (one pub/sub channel), also a
-//!   [`Transport`] with a job timeout.
+//! - [`redis_bus`]: [`RedisBus`], pipecat's Redis bus (one pub/sub channel, or every channel
+//!   of a pattern on one connection), also a [`Transport`] with a job timeout.
 //! - [`names`]: the UI worker's job names and the `screen` tool's name.
 //! - [`messages`]: every text hark-bus says.
 //!
@@ -53,6 +53,8 @@ pub mod messages;
 pub mod names;
 pub mod redis_bus;
 pub mod sink;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod wire;
 
 pub use bus::{Bus, BusError, JobHandler, JobReply, JobRoutes, JobUpdates, RouteTaken, Transport};
@@ -61,6 +63,8 @@ pub use job_group::{JobGroupParams, JobGroupReport, JobGroups};
 pub use message::{
     BusMessage, JobCancel, JobRequest, JobResult, JobStream, JobUpdate, JobUpdateRequest,
 };
-pub use redis_bus::{BusEvent, PublishError, RedisBus, RedisBusConfig};
+pub use redis_bus::{
+    BusEvent, ChannelBus, ChannelEvent, PublishError, RedisBus, RedisBusConfig, is_channel_pattern,
+};
 pub use sink::{CommandSink, SinkClosed};
 pub use wire::{Decoded, WireMessage};

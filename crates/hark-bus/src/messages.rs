@@ -70,6 +70,28 @@ pub fn message_too_large(bytes: usize, limit: usize, channel: &str) -> String {
     )
 }
 
+/// A message larger than the bus takes, naming the setting that raises the limit.
+pub fn message_too_large_set_by(
+    bytes: usize,
+    limit: usize,
+    channel: &str,
+    setting: &str,
+) -> String {
+    format!(
+        "a bus message of {bytes} bytes on Redis channel {channel} is larger than the limit of \
+         {limit} bytes ({setting}): it was dropped; send less (a smaller snapshot or payload) or \
+         raise {setting}"
+    )
+}
+
+/// The one log line for bus messages of a class Hark does not read (each class once).
+pub fn unknown_class_ignored(class: &str) -> String {
+    format!(
+        "ignored a bus message of class {class}, which Hark does not read (said once per class; \
+         later ones are ignored quietly)"
+    )
+}
+
 /// Publishing while the bus has no connection to Redis.
 pub fn redis_disconnected(url: &str, channel: &str) -> String {
     format!(
@@ -143,6 +165,17 @@ mod tests {
             message_too_large(10, 4, "c"),
             "a bus message of 10 bytes on Redis channel c is larger than the limit of 4 bytes: \
              it was dropped; send less (a smaller snapshot or payload) or raise the limit"
+        );
+        assert_eq!(
+            message_too_large_set_by(10, 4, "call:7", "--max-message-bytes"),
+            "a bus message of 10 bytes on Redis channel call:7 is larger than the limit of 4 \
+             bytes (--max-message-bytes): it was dropped; send less (a smaller snapshot or \
+             payload) or raise --max-message-bytes"
+        );
+        assert_eq!(
+            unknown_class_ignored("pipecat.bus.messages.BusFrameMessage"),
+            "ignored a bus message of class pipecat.bus.messages.BusFrameMessage, which Hark \
+             does not read (said once per class; later ones are ignored quietly)"
         );
         assert_eq!(
             redis_job_timed_out("ui", "screen", 0.5, "c"),

@@ -10,6 +10,13 @@
 //! envelope and messages larger than [`RedisBusConfig::max_message_bytes`] (both logged as
 //! warnings).
 //!
+//! **Many channels on one connection**: [`RedisBus::start_pattern`] takes a Redis glob pattern
+//! as the channel (`call:*`; [`is_channel_pattern`]) and PSUBSCRIBEs it, giving each message
+//! with the channel it came on ([`ChannelEvent`]); [`RedisBus::publish_on`],
+//! [`RedisBus::request_on`] and [`RedisBus::on_channel`] (a [`Transport`] for one channel) send
+//! on one channel. Still one subscribing and one publishing connection, whatever the number of
+//! channels.
+//!
 //! [`RedisBus`] is also a [`Transport`]: [`Transport::request`] publishes the job and waits
 //! for its worker's answer (updates forwarded) at most [`RedisBusConfig::job_timeout`]; on
 //! expiry it sends pipecat's `BusJobCancelMessage` (reason `timeout`) and answers status
@@ -52,6 +59,9 @@ pub struct RedisBusConfig {
     pub backoff_max: Duration,
     /// How long one publish may take.
     pub publish_timeout: Duration,
+    /// The setting that raises [`RedisBusConfig::max_message_bytes`] (`--max-message-bytes`),
+    /// named in the line logged for a message too large; `None` names none.
+    pub limit_setting: Option<String>,
 }
 
 impl RedisBusConfig {
@@ -66,6 +76,7 @@ impl RedisBusConfig {
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(5),
             publish_timeout: Duration::from_secs(5),
+            limit_setting: None,
         }
     }
 }
@@ -78,6 +89,27 @@ pub enum BusEvent {
     Connected,
     /// A message for this process.
     Message(WireMessage),
+}
+
+/// Whether `channel` is a Redis glob pattern (it holds `*`, `?` or `[`), which
+/// [`RedisBus::start_pattern`] PSUBSCRIBEs, rather than one channel's name.
+pub fn is_channel_pattern(channel: &str) -> bool {
+    channel.contains(['*', '?', '['])
+}
+
+/// What a bus started with [`RedisBus::start_pattern`] read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChannelEvent {
+    /// Subscribed to the pattern (first time or after a reconnect): announce yourself again on
+    /// every channel you serve.
+    Connected,
+    /// A message for this process, with the channel it came on.
+    Message {
+        /// The channel (one that matches the pattern).
+        channel: String,
+        /// The message (boxed: the event stays small in the queue).
+        message: Box<WireMessage>,
+    },
 }
 
 /// Why a publish failed.
@@ -135,9 +167,15 @@ struct Shared {
     config: RedisBusConfig,
     publisher: Mutex<Option<MultiplexedConnection>>,
     own_names: RwLock<HashSet<String>>,
-    known_workers: RwLock<HashSet<String>>,
+    /// The workers each channel's registries named.
+    known_workers: RwLock<HashMap<String, HashSet<String>>>,
     pending: Mutex<HashMap<String, PendingJob>>,
+    /// The classes Hark does not read that were logged already (each is logged once).
+    unknown_logged: Mutex<HashSet<String>>,
 }
+
+/// At most this many unknown classes are remembered as logged; past it they are not logged.
+const MAX_UNKNOWN_CLASSES_LOGGED: usize = 64;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -195,6 +233,35 @@ impl RedisBus {
     pub fn start(
         config: RedisBusConfig,
     ) -> Result<(RedisBus, mpsc::Receiver<BusEvent>), BadRedisUrl> {
+        RedisBus::start_with(config, false, |event| match event {
+            None => BusEvent::Connected,
+            Some((_channel, message)) => BusEvent::Message(message),
+        })
+    }
+
+    /// Starts reading every channel that matches the pattern `config.channel` (`call:*`,
+    /// PSUBSCRIBE) on one connection, and gives the bus and what it reads, each message with
+    /// its channel. Publish with [`RedisBus::publish_on`]; must run inside a tokio runtime.
+    ///
+    /// # Errors
+    /// [`BadRedisUrl`] when the URL cannot be parsed.
+    pub fn start_pattern(
+        config: RedisBusConfig,
+    ) -> Result<(RedisBus, mpsc::Receiver<ChannelEvent>), BadRedisUrl> {
+        RedisBus::start_with(config, true, |event| match event {
+            None => ChannelEvent::Connected,
+            Some((channel, message)) => ChannelEvent::Message {
+                channel,
+                message: Box::new(message),
+            },
+        })
+    }
+
+    fn start_with<E: Send + 'static>(
+        config: RedisBusConfig,
+        pattern: bool,
+        make: fn(Option<(String, WireMessage)>) -> E,
+    ) -> Result<(RedisBus, mpsc::Receiver<E>), BadRedisUrl> {
         let client = redis::Client::open(config.url.as_str()).map_err(|e| BadRedisUrl {
             url: config.url.clone(),
             detail: e.to_string(),
@@ -203,12 +270,20 @@ impl RedisBus {
             config,
             publisher: Mutex::new(None),
             own_names: RwLock::new(HashSet::new()),
-            known_workers: RwLock::new(HashSet::new()),
+            known_workers: RwLock::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
+            unknown_logged: Mutex::new(HashSet::new()),
         });
         let (stop, stopped) = watch::channel(false);
         let (tx, rx) = mpsc::channel(1024);
-        tokio::spawn(read_loop(client, Arc::downgrade(&shared), tx, stopped));
+        let reader = Reader {
+            client,
+            shared: Arc::downgrade(&shared),
+            pattern,
+            events: tx,
+            make,
+        };
+        tokio::spawn(reader.run(stopped));
         Ok((
             RedisBus {
                 shared,
@@ -242,30 +317,43 @@ impl RedisBus {
     /// # Errors
     /// [`PublishError`]: too large, not connected, or Redis failed.
     pub async fn publish(&self, message: &WireMessage) -> Result<(), PublishError> {
+        self.publish_on(&self.shared.config.channel, message).await
+    }
+
+    /// Publishes one message on `channel` (a bus started with [`RedisBus::start_pattern`]
+    /// answers on the channel a message came on).
+    ///
+    /// # Errors
+    /// [`PublishError`]: too large, not connected, or Redis failed.
+    pub async fn publish_on(
+        &self,
+        channel: &str,
+        message: &WireMessage,
+    ) -> Result<(), PublishError> {
         let config = &self.shared.config;
         let bytes = message.encode();
         if bytes.len() > config.max_message_bytes {
             return Err(PublishError::TooLarge {
                 bytes: bytes.len(),
                 limit: config.max_message_bytes,
-                channel: config.channel.clone(),
+                channel: channel.to_owned(),
             });
         }
         let conn = lock(&self.shared.publisher).clone();
         let Some(mut conn) = conn else {
             return Err(PublishError::Disconnected {
                 url: config.url.clone(),
-                channel: config.channel.clone(),
+                channel: channel.to_owned(),
             });
         };
         let failed = |detail: String| PublishError::Failed {
             url: config.url.clone(),
-            channel: config.channel.clone(),
+            channel: channel.to_owned(),
             detail,
         };
         let sent = tokio::time::timeout(
             config.publish_timeout,
-            conn.publish::<_, _, i64>(&config.channel, bytes),
+            conn.publish::<_, _, i64>(channel, bytes),
         )
         .await;
         match sent {
@@ -286,6 +374,17 @@ impl RedisBus {
 
     /// Runs one job on its target over Redis (see the module docs).
     pub async fn request(&self, job: JobRequest, updates: JobUpdates) -> JobReply {
+        let channel = self.shared.config.channel.clone();
+        self.request_on(&channel, job, updates).await
+    }
+
+    /// Runs one job on its target over `channel`, as [`RedisBus::request`].
+    pub async fn request_on(
+        &self,
+        channel: &str,
+        job: JobRequest,
+        updates: JobUpdates,
+    ) -> JobReply {
         let config = &self.shared.config;
         self.add_own_name(job.source.clone());
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -301,7 +400,7 @@ impl RedisBus {
             job_id: &job.job_id,
         };
         let request = WireMessage::Job(BusMessage::JobRequest(job.clone()));
-        if let Err(e) = self.publish(&request).await {
+        if let Err(e) = self.publish_on(channel, &request).await {
             return JobResponse::error(messages::redis_job_not_sent(
                 &job.target,
                 &job.name,
@@ -332,16 +431,67 @@ impl RedisBus {
             job_id: job.job_id.clone(),
             reason: Some("timeout".into()),
         }));
-        if let Err(e) = self.publish(&cancel).await {
+        if let Err(e) = self.publish_on(channel, &cancel).await {
             tracing::debug!(job_id = %job.job_id, "the timed-out job's cancel was not sent: {e}");
         }
         JobResponse::error(messages::redis_job_timed_out(
             &job.target,
             &job.name,
             config.job_timeout.as_secs_f64(),
-            &config.channel,
+            channel,
         ))
         .into()
+    }
+
+    /// Whether a registry on `channel` named the worker `name`.
+    pub fn has_worker_on(&self, channel: &str, name: &str) -> bool {
+        self.shared
+            .known_workers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(channel)
+            .is_some_and(|names| names.contains(name))
+    }
+
+    /// Forgets the workers `channel`'s registries named (its call ended).
+    pub fn forget_channel(&self, channel: &str) {
+        self.shared
+            .known_workers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(channel);
+    }
+
+    /// A [`Transport`] that sends jobs on `channel` of this bus.
+    pub fn on_channel(&self, channel: impl Into<String>) -> ChannelBus {
+        ChannelBus {
+            bus: self.clone(),
+            channel: channel.into(),
+        }
+    }
+}
+
+/// One channel of a [`RedisBus`] as a [`Transport`] ([`RedisBus::on_channel`]).
+#[derive(Debug, Clone)]
+pub struct ChannelBus {
+    bus: RedisBus,
+    channel: String,
+}
+
+impl ChannelBus {
+    /// The channel.
+    pub fn channel(&self) -> &str {
+        &self.channel
+    }
+}
+
+impl Transport for ChannelBus {
+    fn request(&self, job: JobRequest, updates: JobUpdates) -> BoxFuture<'_, JobReply> {
+        Box::pin(self.bus.request_on(&self.channel, job, updates))
+    }
+
+    fn has_worker(&self, name: &str) -> bool {
+        self.bus.has_worker_on(&self.channel, name)
     }
 }
 
@@ -363,112 +513,133 @@ impl Transport for RedisBus {
     }
 
     fn has_worker(&self, name: &str) -> bool {
-        self.shared
-            .known_workers
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(name)
+        self.has_worker_on(&self.shared.config.channel, name)
     }
 }
 
-/// Subscribes, reads until the connection drops, and reconnects with backoff, until stopped
-/// or every [`RedisBus`] is gone.
-async fn read_loop(
+/// The task that subscribes, reads until the connection drops, and reconnects with backoff,
+/// until stopped or every [`RedisBus`] is gone.
+struct Reader<E> {
     client: redis::Client,
     shared: std::sync::Weak<Shared>,
-    events: mpsc::Sender<BusEvent>,
-    mut stopped: watch::Receiver<bool>,
-) {
-    let Some(first) = shared.upgrade() else {
-        return;
-    };
-    let (url, channel, backoff_min, backoff_max) = (
-        first.config.url.clone(),
-        first.config.channel.clone(),
-        first.config.backoff_min,
-        first.config.backoff_max,
-    );
-    drop(first);
-    let mut backoff = backoff_min;
-    loop {
-        if *stopped.borrow() {
+    /// PSUBSCRIBE the channel as a pattern.
+    pattern: bool,
+    events: mpsc::Sender<E>,
+    /// An event from a message and its channel; `None`: connected.
+    make: fn(Option<(String, WireMessage)>) -> E,
+}
+
+impl<E> Reader<E> {
+    async fn run(self, mut stopped: watch::Receiver<bool>) {
+        let Some(first) = self.shared.upgrade() else {
             return;
-        }
-        match connect(&client, &channel).await {
-            Ok((pubsub, conn)) => {
-                let Some(s) = shared.upgrade() else { return };
-                *lock(&s.publisher) = Some(conn);
-                drop(s);
-                tracing::info!(%url, %channel, "connected to the Redis bus");
-                backoff = backoff_min;
-                if events.send(BusEvent::Connected).await.is_err() {
-                    return;
-                }
-                let mut stream = pubsub.into_on_message();
-                loop {
-                    tokio::select! {
-                        msg = stream.next() => {
-                            let Some(msg) = msg else { break };
-                            let Some(s) = shared.upgrade() else { return };
-                            if let Some(event) = accept(&s, msg.get_payload_bytes()) {
-                                drop(s);
-                                if events.send(event).await.is_err() {
-                                    return;
+        };
+        let (url, channel, backoff_min, backoff_max) = (
+            first.config.url.clone(),
+            first.config.channel.clone(),
+            first.config.backoff_min,
+            first.config.backoff_max,
+        );
+        drop(first);
+        let mut backoff = backoff_min;
+        loop {
+            if *stopped.borrow() {
+                return;
+            }
+            match connect(&self.client, &channel, self.pattern).await {
+                Ok((pubsub, conn)) => {
+                    let Some(s) = self.shared.upgrade() else {
+                        return;
+                    };
+                    *lock(&s.publisher) = Some(conn);
+                    drop(s);
+                    tracing::info!(%url, %channel, pattern = self.pattern, "connected to the Redis bus");
+                    backoff = backoff_min;
+                    if self.events.send((self.make)(None)).await.is_err() {
+                        return;
+                    }
+                    let mut stream = pubsub.into_on_message();
+                    loop {
+                        tokio::select! {
+                            msg = stream.next() => {
+                                let Some(msg) = msg else { break };
+                                let Some(s) = self.shared.upgrade() else { return };
+                                let on = msg.get_channel_name();
+                                if let Some(message) = accept(&s, on, msg.get_payload_bytes()) {
+                                    drop(s);
+                                    let event = (self.make)(Some((on.to_owned(), message)));
+                                    if self.events.send(event).await.is_err() {
+                                        return;
+                                    }
                                 }
                             }
+                            _ = stopped.changed() => return,
                         }
-                        _ = stopped.changed() => return,
                     }
+                    if let Some(s) = self.shared.upgrade() {
+                        lock(&s.publisher).take();
+                    }
+                    tracing::warn!(%url, %channel, "lost the connection to Redis; reconnecting");
                 }
-                if let Some(s) = shared.upgrade() {
-                    lock(&s.publisher).take();
+                Err(e) => {
+                    tracing::warn!(
+                        %url, %channel,
+                        "cannot reach Redis: {e}; retrying in {} ms",
+                        backoff.as_millis()
+                    );
                 }
-                tracing::warn!(%url, %channel, "lost the connection to Redis; reconnecting");
             }
-            Err(e) => {
-                tracing::warn!(
-                    %url, %channel,
-                    "cannot reach Redis: {e}; retrying in {} ms",
-                    backoff.as_millis()
-                );
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                _ = stopped.changed() => return,
             }
+            backoff = (backoff * 2).min(backoff_max);
         }
-        tokio::select! {
-            () = tokio::time::sleep(backoff) => {}
-            _ = stopped.changed() => return,
-        }
-        backoff = (backoff * 2).min(backoff_max);
     }
 }
 
 async fn connect(
     client: &redis::Client,
     channel: &str,
+    pattern: bool,
 ) -> redis::RedisResult<(redis::aio::PubSub, MultiplexedConnection)> {
     let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(channel).await?;
+    if pattern {
+        pubsub.psubscribe(channel).await?;
+    } else {
+        pubsub.subscribe(channel).await?;
+    }
     let conn = client.get_multiplexed_async_connection().await?;
     Ok((pubsub, conn))
 }
 
-/// What one message from Redis becomes: `None` for what this process drops.
-fn accept(shared: &Shared, bytes: &[u8]) -> Option<BusEvent> {
+/// What one message from Redis on `channel` becomes: `None` for what this process drops.
+fn accept(shared: &Shared, channel: &str, bytes: &[u8]) -> Option<WireMessage> {
     let config = &shared.config;
     if bytes.len() > config.max_message_bytes {
-        tracing::warn!(
-            "{}",
-            messages::message_too_large(bytes.len(), config.max_message_bytes, &config.channel)
-        );
+        let text = match &config.limit_setting {
+            Some(setting) => messages::message_too_large_set_by(
+                bytes.len(),
+                config.max_message_bytes,
+                channel,
+                setting,
+            ),
+            None => messages::message_too_large(bytes.len(), config.max_message_bytes, channel),
+        };
+        tracing::warn!("{text}");
         return None;
     }
     let message = match decode(bytes) {
         Ok(Decoded::Message(m)) => m,
         Ok(Decoded::Unknown(class)) => {
-            tracing::debug!(%class, "ignored a bus message of a class Hark does not read");
+            let mut logged = lock(&shared.unknown_logged);
+            if logged.len() < MAX_UNKNOWN_CLASSES_LOGGED && logged.insert(class.clone()) {
+                tracing::debug!(%channel, "{}", messages::unknown_class_ignored(&class));
+            }
             return None;
         }
         Err(e) => {
-            tracing::warn!(channel = %config.channel, "ignored a bus message: {e}");
+            tracing::warn!(%channel, "ignored a bus message: {e}");
             return None;
         }
     };
@@ -480,10 +651,13 @@ fn accept(shared: &Shared, bytes: &[u8]) -> Option<BusEvent> {
             .known_workers
             .write()
             .unwrap_or_else(|e| e.into_inner());
-        known.extend(registry.worker_names().map(str::to_owned));
+        known
+            .entry(channel.to_owned())
+            .or_default()
+            .extend(registry.worker_names().map(str::to_owned));
     }
     if shared.route_to_pending(&message) {
         return None;
     }
-    Some(BusEvent::Message(message))
+    Some(message)
 }

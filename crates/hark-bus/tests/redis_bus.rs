@@ -4,15 +4,13 @@
 //! They need `HARK_TEST_REDIS_URL` (scripts/test.sh starts a server and sets it); without it
 //! each test prints why it skipped, except under `CI=true`, where a missing server fails.
 //! The restart test starts its own `redis-server` (from `PATH`) so it restarts nobody else's.
+//! The setup is `hark_bus::test_support`'s, shared with hark-server's bus worker tests.
 
-use std::io::Write;
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use hark_bus::redis_bus::BusEvent;
+use hark_bus::redis_bus::{BusEvent, ChannelEvent};
+use hark_bus::test_support::{self, OwnRedis, redis_url};
 use hark_bus::wire::{UiEventMessage, WireMessage};
 use hark_bus::{
     BusMessage, JobReply, JobRequest, JobResponse, JobUpdates, RedisBus, RedisBusConfig, Transport,
@@ -22,27 +20,9 @@ use redis::AsyncCommands;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-/// The test server's URL, or `None` (with the reason printed) when a developer runs without
-/// one. Under CI a missing server is a failure.
-fn redis_url(test: &str) -> Option<String> {
-    match std::env::var("HARK_TEST_REDIS_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "HARK_TEST_REDIS_URL is not set under CI: scripts/test.sh starts redis-server and sets it"
-            );
-            eprintln!(
-                "skipping {test}: HARK_TEST_REDIS_URL is not set (scripts/test.sh starts a redis-server and sets it)"
-            );
-            None
-        }
-    }
-}
-
 /// A channel no other test uses.
 fn channel(test: &str) -> String {
-    format!("hark-test:{test}:{}", std::process::id())
+    test_support::channel("hark-test", test)
 }
 
 fn config(url: &str, channel: &str) -> RedisBusConfig {
@@ -165,20 +145,6 @@ async fn own_echoes_unknown_classes_and_garbage_are_dropped() {
     assert_eq!(next_message(&mut rx).await, snapshot_event("voice", "peer"));
 }
 
-/// Log lines written while a test runs, to pin what a dropped message logs.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn a_10_mb_message_is_dropped_with_a_log_line_and_the_bus_keeps_reading() {
     let Some(url) =
@@ -186,13 +152,7 @@ async fn a_10_mb_message_is_dropped_with_a_log_line_and_the_bus_keeps_reading() 
     else {
         return;
     };
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = test_support::capture_logs(tracing::Level::INFO);
 
     let ch = channel("large");
     let (bus, mut rx) = RedisBus::start(config(&url, &ch)).unwrap();
@@ -209,7 +169,7 @@ async fn a_10_mb_message_is_dropped_with_a_log_line_and_the_bus_keeps_reading() 
         snapshot_event("voice", "small")
     );
 
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let line = format!(
         "a bus message of {} bytes on Redis channel {ch} is larger than the limit of 4194304 bytes: it was dropped; send less (a smaller snapshot or payload) or raise the limit",
         bytes.len()
@@ -281,66 +241,13 @@ async fn a_job_over_redis_gets_its_update_and_one_answer() {
     }
 }
 
-/// A `redis-server` of this test's own on a free port, restartable.
-struct OwnRedis {
-    port: u16,
-    child: Option<Child>,
-}
-
-impl OwnRedis {
-    fn start(port: u16) -> OwnRedis {
-        let mut r = OwnRedis { port, child: None };
-        r.restart();
-        r
-    }
-
-    fn restart(&mut self) {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH (scripts/test.sh installs it)");
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not listen on {}", self.port);
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 #[tokio::test]
 async fn a_redis_restart_fails_the_job_by_its_timeout_and_the_bus_rejoins() {
-    if redis_url("a_redis_restart_fails_the_job_by_its_timeout_and_the_bus_rejoins").is_none() {
+    let Some(mut server) =
+        OwnRedis::start("a_redis_restart_fails_the_job_by_its_timeout_and_the_bus_rejoins")
+    else {
         return;
-    }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut server = OwnRedis::start(port);
+    };
     let ch = channel("restart");
     let mut cfg = config(&server.url(), &ch);
     cfg.job_timeout = Duration::from_millis(1500);
@@ -414,4 +321,126 @@ async fn a_redis_restart_fails_the_job_by_its_timeout_and_the_bus_rejoins() {
         reply,
         JobReply::Response(JobResponse::completed(json!({"echo": {"n": 3}})))
     );
+}
+
+#[tokio::test]
+async fn a_pattern_bus_reads_every_matching_channel_on_one_connection_and_answers_on_each() {
+    let Some(url) = redis_url("a_pattern_bus_reads_every_matching_channel") else {
+        return;
+    };
+    let prefix = channel("pattern");
+    let cfg = config(&url, &format!("{prefix}:call:*"));
+    let (bus, mut rx) = RedisBus::start_pattern(cfg).unwrap();
+    bus.add_own_name("ui");
+    match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+        Ok(Some(ChannelEvent::Connected)) => {}
+        other => panic!("expected Connected, got {other:?}"),
+    }
+    let (a, b) = (format!("{prefix}:call:a"), format!("{prefix}:call:b"));
+    let mut conn = raw(&url).await;
+    let _: i64 = conn
+        .publish(&a, snapshot_event("voice", "page a").encode())
+        .await
+        .unwrap();
+    let _: i64 = conn
+        .publish(&b, snapshot_event("voice", "page b").encode())
+        .await
+        .unwrap();
+    // A channel outside the pattern is not read.
+    let _: i64 = conn
+        .publish(
+            format!("{prefix}:other"),
+            snapshot_event("voice", "x").encode(),
+        )
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        match tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
+            Ok(Some(ChannelEvent::Message { channel, message })) => got.push((channel, *message)),
+            other => panic!("a message, got {other:?}"),
+        }
+    }
+    assert_eq!(
+        got,
+        [
+            (a.clone(), snapshot_event("voice", "page a")),
+            (b.clone(), snapshot_event("voice", "page b"))
+        ]
+    );
+
+    // Each channel's registry is its own: a worker known on b is not known on a.
+    let registry = hark_bus::wire::WorkerRegistry {
+        source: "runner-b".into(),
+        target: None,
+        runner: "runner-b".into(),
+        workers: vec![hark_bus::wire::RegistryEntry::Entry(
+            hark_bus::wire::WorkerRegistryEntry {
+                name: "helper".into(),
+                parent: None,
+                active: true,
+                bridged: false,
+                started_at: None,
+            },
+        )],
+    };
+    let _: i64 = conn
+        .publish(&b, WireMessage::Registry(registry).encode())
+        .await
+        .unwrap();
+    assert!(matches!(
+        tokio::time::timeout(Duration::from_secs(5), rx.recv()).await,
+        Ok(Some(ChannelEvent::Message { channel, .. })) if channel == b
+    ));
+    assert!(bus.has_worker_on(&b, "helper"));
+    assert!(!bus.has_worker_on(&a, "helper"));
+    assert!(Transport::has_worker(&bus.on_channel(b.clone()), "helper"));
+    bus.forget_channel(&b);
+    assert!(!bus.has_worker_on(&b, "helper"));
+
+    // A job on channel a through the channel's transport: sent on a, answered on a.
+    let (peer, mut peer_rx) = RedisBus::start(config(&url, &a)).unwrap();
+    peer.add_own_name("helper");
+    connected(&mut peer_rx).await;
+    spawn_echo_worker(peer, peer_rx, 1);
+    let job = JobRequest::new("j-a", "ui", "helper", "screen", json!({"on": "a"}));
+    let reply = Transport::request(
+        &bus.on_channel(a.clone()),
+        job.clone(),
+        JobUpdates::discard(&job),
+    )
+    .await;
+    assert_eq!(
+        reply,
+        JobReply::Response(JobResponse::completed(json!({"echo": {"on": "a"}})))
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_class_is_logged_once_by_its_class_without_its_payload() {
+    let Some(url) = redis_url("an_unknown_class_is_logged_once") else {
+        return;
+    };
+    let (captured, _guard) = test_support::capture_logs(tracing::Level::DEBUG);
+    let ch = channel("unknown-once");
+    let (bus, mut rx) = RedisBus::start(config(&url, &ch)).unwrap();
+    connected(&mut rx).await;
+    let mut conn = raw(&url).await;
+    for n in 0..3 {
+        let text = format!(
+            r#"{{"__type__":"pipecat.bus.messages.BusFrameMessage","__data__":{{"source":"voice","frame":"secret-payload-{n}"}}}}"#
+        );
+        let _: i64 = conn.publish(&ch, text).await.unwrap();
+    }
+    bus.publish(&snapshot_event("voice", "after"))
+        .await
+        .unwrap();
+    assert_eq!(
+        next_message(&mut rx).await,
+        snapshot_event("voice", "after")
+    );
+    let log = captured.text();
+    let line = "ignored a bus message of class pipecat.bus.messages.BusFrameMessage, which Hark does not read (said once per class; later ones are ignored quietly)";
+    assert_eq!(log.matches(line).count(), 1, "log: {log}");
+    assert!(!log.contains("secret-payload"), "log: {log}");
 }

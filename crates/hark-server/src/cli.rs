@@ -47,7 +47,10 @@ pub struct WorkerArgs {
     /// The Redis server of the bus: redis://host:port[/db] or unix:///path/to/socket.
     #[arg(long, env = "HARK_BUS", value_name = "URL")]
     pub bus: String,
-    /// The pub/sub channel, as given to Pipecat's RedisBus (its default: pipecat:bus).
+    /// The pub/sub channel, as given to Pipecat's RedisBus (its default: pipecat:bus). A Redis
+    /// glob pattern (with *, ? or [, like 'call:*') serves many calls: one UI worker per
+    /// matching channel, made on its first message, dropped when its call ends
+    /// (BusEndMessage/BusCancelMessage on that channel) or goes idle (--idle-timeout).
     #[arg(long, env = "HARK_BUS_CHANNEL", default_value = "pipecat:bus")]
     pub channel: String,
     /// The worker's name, the one the voice agent addresses (`screen_tools("ui")`).
@@ -61,6 +64,11 @@ pub struct WorkerArgs {
     #[arg(long, env = "HARK_BUS_MAX_MESSAGE_BYTES",
           default_value_t = hark_bus::redis_bus::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_message_bytes: usize,
+    /// With a channel pattern: a call's UI worker whose channel carries nothing for this many
+    /// seconds is dropped, its held jobs answered cancelled.
+    #[arg(long, env = "HARK_WORKER_IDLE_TIMEOUT", value_name = "SECONDS",
+          default_value_t = 600.0, value_parser = positive_seconds)]
+    pub idle_timeout: f64,
     /// Answer `screen` jobs without a classifier (only list, selection and actions on refs);
     /// by default the local classifier answers find, check and select.
     #[arg(long)]
@@ -388,6 +396,16 @@ where
 {
     let matches = command().try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// A number of seconds above zero (and finite), for `--idle-timeout`.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
+        _ => Err(format!(
+            "{text} is not a number of seconds above zero (like 600, or 0.5)"
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -3,14 +3,15 @@
 //! their UI commands (the local classifier's model from scripts/fetch-model.sh), cancels, a 10 MB message, an unknown class, and the end of the worker.
 //!
 //! They need `HARK_TEST_REDIS_URL` (scripts/test.sh starts a server and sets it); without it
-//! each test prints why it skipped, except under `CI=true`, where a missing server fails.
+//! each test prints why it skipped, except under `CI=true`, where a missing server fails. The
+//! setup is `hark_bus::test_support`'s, shared with hark-bus's own Redis tests.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_bus::redis_bus::BusEvent;
+use hark_bus::test_support::{self, redis_url};
 use hark_bus::wire::{Shutdown, UiEventMessage};
 use hark_bus::{
     BusMessage, JobCancel, JobReply, JobRequest, JobResponse, JobUpdates, RedisBus, RedisBusConfig,
@@ -21,22 +22,6 @@ use hark_rtvi::JobStatus;
 use hark_server::bus_worker::{BusWorkerConfig, Ended, run};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
-
-fn redis_url(test: &str) -> Option<String> {
-    match std::env::var("HARK_TEST_REDIS_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "HARK_TEST_REDIS_URL is not set under CI: scripts/test.sh starts redis-server and sets it"
-            );
-            eprintln!(
-                "skipping {test}: HARK_TEST_REDIS_URL is not set (scripts/test.sh starts a redis-server and sets it)"
-            );
-            None
-        }
-    }
-}
 
 /// A classifier that never answers: its `find` jobs stay held until cancelled.
 #[derive(Debug)]
@@ -63,13 +48,16 @@ async fn start(url: &str, test: &str, classifier: Arc<dyn Classifier>) -> Harnes
     let channel = format!("hark-test:worker:{test}:{}", std::process::id());
     let mut bus = RedisBusConfig::new(url, &channel);
     bus.job_timeout = Duration::from_secs(5);
+    let mut worker_bus = bus.clone();
+    worker_bus.limit_setting = Some("--max-message-bytes".into());
     let config = BusWorkerConfig {
-        bus: bus.clone(),
+        bus: worker_bus,
         name: "ui".into(),
         runner: "hark-test-runner".into(),
         classifier: Some(classifier),
         respond: None,
         instruction: None,
+        idle_timeout: Duration::from_secs(600),
     };
     // The voice side listens first, so it hears the worker's first announcement.
     let mut voice_config = bus;
@@ -272,6 +260,8 @@ async fn a_cancel_answers_a_held_job_once_and_a_cancel_for_another_job_is_ignore
         h.job("j-after", json!({"action": "list"})).await,
         JobReply::Response(r) if r.status == JobStatus::Completed
     ));
+    // A cancel for a job the worker answered already (it holds it no more): no answer.
+    h.voice.publish(&cancel("j-after")).await.unwrap();
     assert_eq!(
         tokio::time::timeout(Duration::from_millis(300), h.events.recv())
             .await
@@ -282,31 +272,12 @@ async fn a_cancel_answers_a_held_job_once_and_a_cancel_for_another_job_is_ignore
     h.end().await;
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn a_10_mb_snapshot_and_an_unknown_class_are_dropped_and_the_worker_keeps_serving() {
     let Some(url) = redis_url("a_10_mb_snapshot_and_an_unknown_class_are_dropped") else {
         return;
     };
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let _guard = tracing::subscriber::set_default(
-        tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish(),
-    );
+    let (captured, _guard) = test_support::capture_logs(tracing::Level::INFO);
     let mut h = start(&url, "large", Arc::new(Stuck)).await;
     h.ready().await;
     let huge = WireMessage::UiEvent(UiEventMessage {
@@ -343,9 +314,9 @@ async fn a_10_mb_snapshot_and_an_unknown_class_are_dropped_and_the_worker_keeps_
         JobReply::Response(JobResponse::completed(json!({"elements": [
             {"role": "checkbox", "name": "Gift wrap", "state": [], "value": null}]})))
     );
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     let line = format!(
-        "a bus message of {size} bytes on Redis channel {} is larger than the limit of 4194304 bytes: it was dropped; send less (a smaller snapshot or payload) or raise the limit",
+        "a bus message of {size} bytes on Redis channel {} is larger than the limit of 4194304 bytes (--max-message-bytes): it was dropped; send less (a smaller snapshot or payload) or raise --max-message-bytes",
         h.channel
     );
     assert!(log.contains(&line), "log: {log}");
@@ -398,4 +369,278 @@ async fn a_bus_end_message_ends_the_worker_and_held_jobs_are_answered_cancelled(
             source: "voice".into()
         }
     );
+}
+
+/// A classifier that answers nothing until released, then fails (the answer does not matter:
+/// only that one comes late).
+#[derive(Debug)]
+struct Gate(Arc<tokio::sync::Notify>);
+impl Classifier for Gate {
+    fn ask<'a>(
+        &'a self,
+        _state: &'a ClassifyState,
+        questions: &'a [(String, Question)],
+    ) -> BoxFuture<'a, Result<Vec<(String, Answer)>, ClassifierError>> {
+        Box::pin(async move {
+            self.0.notified().await;
+            Err(ClassifierError::new(format!(
+                "released after {} questions",
+                questions.len()
+            )))
+        })
+    }
+}
+
+fn pattern_config(url: &str, pattern: &str, classifier: Arc<dyn Classifier>) -> BusWorkerConfig {
+    let mut bus = RedisBusConfig::new(url, pattern);
+    bus.backoff_max = Duration::from_millis(300);
+    BusWorkerConfig {
+        bus,
+        name: "ui".into(),
+        runner: "hark-test-runner".into(),
+        classifier: Some(classifier),
+        respond: None,
+        instruction: None,
+        idle_timeout: Duration::from_secs(600),
+    }
+}
+
+/// A voice side on one call's channel.
+async fn voice_on(url: &str, channel: &str) -> (RedisBus, mpsc::Receiver<BusEvent>) {
+    let mut c = RedisBusConfig::new(url, channel);
+    c.job_timeout = Duration::from_secs(5);
+    let (voice, mut events) = RedisBus::start(c).unwrap();
+    voice.add_own_name("voice");
+    voice.add_own_name("runner-voice");
+    assert_eq!(next(&mut events).await, None, "connected first");
+    (voice, events)
+}
+
+fn page(button: &str) -> WireMessage {
+    WireMessage::UiEvent(UiEventMessage {
+        source: "voice".into(),
+        target: None,
+        event_name: "__ui_snapshot".into(),
+        payload: json!({"root": {"ref": "e1", "role": "generic", "children": [
+            {"ref": "e2", "role": "button", "name": button}]},
+            "captured_at": 1767225600000u64}),
+    })
+}
+
+async fn list(voice: &RedisBus, id: &str) -> JobReply {
+    let job = JobRequest::new(id, "voice", "ui", "screen", json!({"action": "list"}));
+    Transport::request(voice, job.clone(), JobUpdates::discard(&job)).await
+}
+
+fn listed(button: &str) -> JobReply {
+    JobReply::Response(JobResponse::completed(json!({"elements": [
+        {"role": "button", "name": button, "state": [], "value": null}]})))
+}
+
+fn held_find(id: &str) -> WireMessage {
+    BusMessage::JobRequest(JobRequest::new(
+        id,
+        "voice",
+        "ui",
+        "screen",
+        json!({"action": "find", "target": "pay"}),
+    ))
+    .into()
+}
+
+/// The registry the worker announced on this channel.
+async fn registry(events: &mut mpsc::Receiver<BusEvent>) {
+    match next_message(events).await {
+        WireMessage::Registry(r) => assert_eq!(r.worker_names().collect::<Vec<_>>(), ["ui"]),
+        other => panic!("the worker's registry, got {other:?}"),
+    }
+}
+
+async fn cancelled(events: &mut mpsc::Receiver<BusEvent>, id: &str) {
+    match next_message(events).await {
+        WireMessage::Job(BusMessage::JobResult(r)) => {
+            assert_eq!((r.job_id.as_str(), r.status), (id, JobStatus::Cancelled));
+        }
+        other => panic!("{id} answered cancelled, got {other:?}"),
+    }
+}
+
+async fn quiet(events: &mut mpsc::Receiver<BusEvent>, ms: u64) {
+    let got = tokio::time::timeout(Duration::from_millis(ms), events.recv()).await;
+    assert!(got.is_err(), "nothing more, got {got:?}");
+}
+
+#[tokio::test]
+async fn a_channel_pattern_runs_one_worker_per_call_and_an_end_stops_only_that_call() {
+    let Some(url) = redis_url("a_channel_pattern_runs_one_worker_per_call") else {
+        return;
+    };
+    let prefix = test_support::channel("hark-test:calls", "pattern");
+    let config = pattern_config(&url, &format!("{prefix}:call:*"), Arc::new(Stuck));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(run(config, async {
+        let _ = stopped.await;
+    }));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (a, mut a_events) = voice_on(&url, &format!("{prefix}:call:a")).await;
+    let (b, mut b_events) = voice_on(&url, &format!("{prefix}:call:b")).await;
+
+    // Each call's first message makes its worker, which announces itself on that channel.
+    a.publish(&page("Pay A")).await.unwrap();
+    registry(&mut a_events).await;
+    b.publish(&page("Pay B")).await.unwrap();
+    registry(&mut b_events).await;
+    // Each worker keeps its own call's snapshot and answers on its own channel.
+    assert_eq!(list(&a, "j-a1").await, listed("Pay A"));
+    assert_eq!(list(&b, "j-b1").await, listed("Pay B"));
+
+    // The end of call a: its held job answered cancelled, call b untouched.
+    a.publish(&held_find("j-a-held")).await.unwrap();
+    b.publish(&held_find("j-b-held")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    a.publish(&WireMessage::End(Shutdown {
+        source: "voice".into(),
+        target: None,
+        reason: Some("call over".into()),
+    }))
+    .await
+    .unwrap();
+    cancelled(&mut a_events, "j-a-held").await;
+    assert_eq!(list(&b, "j-b2").await, listed("Pay B"));
+    quiet(&mut b_events, 200).await;
+
+    // A later message on a makes a fresh worker: it announces itself and has no snapshot yet.
+    a.publish(&page("Pay A again")).await.unwrap();
+    registry(&mut a_events).await;
+    assert_eq!(list(&a, "j-a2").await, listed("Pay A again"));
+
+    // The process ends on its signal, answering b's held job cancelled.
+    let _ = stop.send(());
+    cancelled(&mut b_events, "j-b-held").await;
+    assert_eq!(
+        tokio::time::timeout(Duration::from_secs(5), worker)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap(),
+        Ended::Signal
+    );
+}
+
+#[tokio::test]
+async fn an_idle_call_is_dropped_with_its_held_jobs_answered_cancelled() {
+    let Some(url) = redis_url("an_idle_call_is_dropped") else {
+        return;
+    };
+    let prefix = test_support::channel("hark-test:calls", "idle");
+    let mut config = pattern_config(&url, &format!("{prefix}:call:*"), Arc::new(Stuck));
+    config.idle_timeout = Duration::from_millis(800);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let worker = tokio::spawn(run(config, async {
+        let _ = stopped.await;
+    }));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (a, mut a_events) = voice_on(&url, &format!("{prefix}:call:a")).await;
+    a.publish(&page("Pay")).await.unwrap();
+    registry(&mut a_events).await;
+    a.publish(&held_find("j-idle")).await.unwrap();
+    // Silent from here: dropped after the timeout, its held job answered cancelled.
+    cancelled(&mut a_events, "j-idle").await;
+    // Its snapshot went with it: a new worker on the next message has none.
+    a.publish(&WireMessage::Registry(hark_bus::wire::WorkerRegistry {
+        source: "runner-voice".into(),
+        target: None,
+        runner: "runner-voice".into(),
+        workers: vec![],
+    }))
+    .await
+    .unwrap();
+    registry(&mut a_events).await;
+    assert_ne!(list(&a, "j-after").await, listed("Pay"));
+    let _ = stop.send(());
+    worker.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn redis_restarted_mid_job_the_requester_errors_by_its_timeout_once_and_the_worker_rejoins() {
+    let Some(mut server) = test_support::OwnRedis::start("redis_restarted_mid_job") else {
+        return;
+    };
+    let url = server.url();
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let channel = test_support::channel("hark-test:worker", "restart");
+    let mut config = pattern_config(&url, &channel, Arc::new(Gate(gate.clone())));
+    config.bus.channel = channel.clone();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let mut c = RedisBusConfig::new(&url, &channel);
+    c.job_timeout = Duration::from_millis(1500);
+    c.backoff_max = Duration::from_millis(300);
+    let (voice, mut events) = RedisBus::start(c).unwrap();
+    voice.add_own_name("voice");
+    assert_eq!(next(&mut events).await, None, "connected first");
+    let worker = tokio::spawn(run(config, async {
+        let _ = stopped.await;
+    }));
+    registry(&mut events).await;
+    voice.publish(&snapshot()).await.unwrap();
+
+    // A find the gated classifier holds; Redis dies while the worker holds it.
+    let job = JobRequest::new(
+        "j-mid",
+        "voice",
+        "ui",
+        "screen",
+        json!({"action": "find", "target": "the checkout button"}),
+    );
+    let pending = {
+        let voice = voice.clone();
+        let job = job.clone();
+        tokio::spawn(async move {
+            Transport::request(&voice, job.clone(), JobUpdates::discard(&job)).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.kill();
+    // The requester's answer: its timeout's error, and only that.
+    let reply = pending.await.unwrap();
+    let JobReply::Response(r) = reply else {
+        panic!("an answer")
+    };
+    assert_eq!(r.status, JobStatus::Error);
+    assert_eq!(
+        r.response.unwrap()["error"],
+        format!(
+            "the worker ui did not answer the screen job within 1.5 s on Redis channel {channel}: \
+             check that Redis runs and that a worker named ui is on the channel"
+        )
+    );
+
+    // Redis is back: the worker rejoins and announces itself again.
+    server.restart();
+    assert_eq!(next(&mut events).await, None, "the voice side reconnected");
+    registry(&mut events).await;
+    // The held job's answer now comes late (the classifier is released): it reaches nobody as
+    // a reply; the requester was answered once, by its timeout.
+    gate.notify_waiters();
+    voice.publish(&snapshot()).await.unwrap();
+    let reply = list(&voice, "j-next").await;
+    assert_eq!(
+        reply,
+        JobReply::Response(JobResponse::completed(json!({"elements": [
+            {"role": "button", "name": "Checkout", "state": [], "value": null},
+            {"role": "checkbox", "name": "Gift wrap", "state": [], "value": null}]})))
+    );
+    // At most the one late answer for j-mid, never two.
+    let mut late = 0;
+    while let Ok(Some(event)) =
+        tokio::time::timeout(Duration::from_millis(500), events.recv()).await
+    {
+        if let BusEvent::Message(WireMessage::Job(BusMessage::JobResult(r))) = event {
+            assert_eq!(r.job_id, "j-mid");
+            late += 1;
+        }
+    }
+    assert!(late <= 1, "{late} late answers");
+    let _ = stop.send(());
+    worker.await.unwrap().unwrap();
 }

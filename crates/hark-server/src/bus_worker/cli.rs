@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hark_bus::RedisBusConfig;
 use hark_classify::LocalClassifier;
@@ -16,6 +17,7 @@ use crate::cli::WorkerArgs;
 pub async fn config(args: &WorkerArgs) -> BusWorkerConfig {
     let mut bus = RedisBusConfig::new(args.bus.clone(), args.channel.clone());
     bus.max_message_bytes = args.max_message_bytes;
+    bus.limit_setting = Some("--max-message-bytes".into());
     let classifier = if args.no_classifier {
         None
     } else {
@@ -46,6 +48,7 @@ pub async fn config(args: &WorkerArgs) -> BusWorkerConfig {
         classifier,
         respond,
         instruction: None,
+        idle_timeout: Duration::from_secs_f64(args.idle_timeout),
     }
 }
 

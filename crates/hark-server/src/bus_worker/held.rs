@@ -13,6 +13,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::outbox::Outbox;
+
 #[derive(Debug)]
 struct HeldJob {
     request: JobRequest,
@@ -30,13 +32,7 @@ impl Held {
 
     /// Runs `job` on `routes` as its own task: its updates, then its answer, go to `out` (from
     /// `worker`). A second request with the id of a running job is ignored.
-    pub fn start(
-        &self,
-        job: JobRequest,
-        routes: Arc<JobRoutes>,
-        out: mpsc::UnboundedSender<WireMessage>,
-        worker: &str,
-    ) {
+    pub fn start(&self, job: JobRequest, routes: Arc<JobRoutes>, out: Outbox, worker: &str) {
         let mut held = self.lock();
         if held.contains_key(&job.job_id) {
             tracing::debug!(job_id = %job.job_id, "a second request for a running job was ignored");

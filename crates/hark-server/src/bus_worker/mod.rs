@@ -18,34 +18,38 @@
 //!   inactive it takes no jobs);
 //! - ends on `BusEndMessage` or `BusCancelMessage` from another process, or on the caller's
 //!   shutdown signal, answering every job it still holds `cancelled` first.
+//!
+//! **Many calls per process**: when the channel is a Redis glob pattern (`call:*`,
+//! [`is_channel_pattern`]) one process PSUBSCRIBEs it on one connection and runs one such
+//! worker per matching channel (`calls.rs`): made on that channel's first message (a
+//! `BusEndMessage`/`BusCancelMessage` makes none), dropped when its call ends (those two
+//! messages on that channel end only its worker, not the process) or when the channel is
+//! silent for [`BusWorkerConfig::idle_timeout`]; either way its held jobs are answered
+//! `cancelled`. The process then ends only on the shutdown signal.
 
+mod calls;
 pub mod cli;
 mod held;
+pub mod outbox;
 pub mod sink;
+mod worker;
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hark_bus::redis_bus::{BadRedisUrl, BusEvent};
-use hark_bus::wire::{
-    CANCEL_JOB_GROUP_EVENT, RegistryEntry, UI_SNAPSHOT_EVENT, UiEventMessage, WorkerRegistry,
-    WorkerRegistryEntry,
-};
-use hark_bus::{BusMessage, JobGroups, JobRoutes, RedisBus, RedisBusConfig, WireMessage};
+use hark_bus::{RedisBus, RedisBusConfig, is_channel_pattern};
 use hark_classify::Classifier;
 use hark_llm::Provider;
-use hark_rtvi::{JobStatus, UiCancelJobGroup, UiEvent};
-use hark_ui::{
-    JobHandler, Responder, ScreenJobHandler, UiContextOptions, UiWorker, WorkerContext,
-    snapshot_from_json,
-};
 use tokio::sync::mpsc;
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 
-use held::Held;
-use sink::BusSink;
+use outbox::{Outbox, publish_loop};
+use worker::Worker;
+
+/// How long a call's channel may stay silent before its worker is dropped, by default.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// How a bus worker is named and what it answers with.
 #[derive(Debug, Clone)]
@@ -63,6 +67,9 @@ pub struct BusWorkerConfig {
     pub respond: Option<(Arc<dyn Provider>, String)>,
     /// The `respond` turn's system instruction.
     pub instruction: Option<String>,
+    /// With a channel pattern: how long a call's channel may be silent before its worker is
+    /// dropped (its held jobs answered `cancelled`). Unused on a plain channel.
+    pub idle_timeout: Duration,
 }
 
 /// Why [`run`] returned.
@@ -91,20 +98,6 @@ pub fn default_runner_name() -> String {
     format!("hark-{}-{ms}", std::process::id())
 }
 
-/// The worker's parts that live as long as [`run`].
-struct Worker {
-    config: BusWorkerConfig,
-    out: mpsc::UnboundedSender<WireMessage>,
-    ui: Arc<UiWorker>,
-    context: Arc<WorkerContext>,
-    routes: Arc<JobRoutes>,
-    groups: JobGroups,
-    held: Held,
-    runners_seen: HashSet<String>,
-    active: bool,
-    started_at: f64,
-}
-
 /// Serves as the UI worker on the bus until a `BusEndMessage`/`BusCancelMessage` or
 /// `shutdown` completes (see the module docs).
 ///
@@ -114,18 +107,22 @@ pub async fn run(
     config: BusWorkerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Ended, BadRedisUrl> {
+    if is_channel_pattern(&config.bus.channel) {
+        return calls::run(config, shutdown).await;
+    }
     let (bus, mut events) = RedisBus::start(config.bus.clone())?;
     bus.add_own_name(config.name.clone());
     bus.add_own_name(config.runner.clone());
     let (out, out_rx) = mpsc::unbounded_channel();
     let publisher = tokio::spawn(publish_loop(bus.clone(), out_rx));
-    let mut worker = Worker::new(config, bus.clone(), out);
     info!(
-        worker = %worker.config.name, runner = %worker.config.runner,
-        channel = %worker.config.bus.channel, url = %worker.config.bus.url,
-        respond = worker.config.respond.is_some(),
+        worker = %config.name, runner = %config.runner,
+        channel = %config.bus.channel, url = %config.bus.url,
+        respond = config.respond.is_some(),
         "UI worker on the Redis bus"
     );
+    let outbox = Outbox::new(config.bus.channel.as_str(), out);
+    let mut worker = Worker::new(Arc::new(config), Arc::new(bus.clone()), outbox);
     tokio::pin!(shutdown);
     let ended = loop {
         tokio::select! {
@@ -144,208 +141,18 @@ pub async fn run(
     info!(?ended, "the UI worker is stopping");
     worker.stop();
     drop(worker);
-    // Everything queued (the held jobs' `cancelled` answers) goes out before the bus closes.
+    flush(publisher).await;
+    bus.close();
+    Ok(ended)
+}
+
+/// Waits until everything queued (the held jobs' `cancelled` answers) went out, at most 5 s;
+/// every [`Outbox`] must be gone.
+async fn flush(publisher: tokio::task::JoinHandle<()>) {
     if tokio::time::timeout(Duration::from_secs(5), publisher)
         .await
         .is_err()
     {
         warn!("the last bus messages were not all sent within 5 s");
-    }
-    bus.close();
-    Ok(ended)
-}
-
-/// Publishes what the worker queues, in order, until every sender is gone.
-async fn publish_loop(bus: RedisBus, mut rx: mpsc::UnboundedReceiver<WireMessage>) {
-    while let Some(message) = rx.recv().await {
-        if let Err(e) = bus.publish(&message).await {
-            warn!("a bus message was not sent: {e}");
-        }
-    }
-}
-
-impl Worker {
-    fn new(
-        config: BusWorkerConfig,
-        bus: RedisBus,
-        out: mpsc::UnboundedSender<WireMessage>,
-    ) -> Self {
-        let sink = Arc::new(BusSink::new(config.name.clone(), out.clone()));
-        let mut ui = UiWorker::new(config.name.clone(), sink.clone());
-        if let Some(classifier) = &config.classifier {
-            ui = ui.with_classifier(classifier.clone());
-        }
-        let ui = Arc::new(ui);
-        let context = Arc::new(WorkerContext::new(
-            UiContextOptions::default(),
-            config.instruction.as_deref(),
-        ));
-        let mut jobs: Vec<(&str, Arc<dyn JobHandler>)> = vec![(
-            hark_bus::names::SCREEN_JOB,
-            Arc::new(ScreenJobHandler::new(ui.clone())),
-        )];
-        if let Some((provider, model)) = &config.respond {
-            let mut builder = Responder::builder(ui.clone(), provider.clone(), model.clone())
-                .context(context.clone());
-            if let Some(instruction) = &config.instruction {
-                builder = builder.instruction(instruction.clone());
-            }
-            jobs.push((hark_bus::names::RESPOND_JOB, Arc::new(builder.build())));
-        }
-        let mut routes = JobRoutes::new(config.name.clone());
-        for (job, handler) in jobs {
-            // The job names above differ, so each route is added.
-            let next = JobRoutes::new(config.name.clone());
-            routes = std::mem::replace(&mut routes, next)
-                .route(job, handler)
-                .unwrap_or_else(|e| {
-                    warn!("{e}");
-                    JobRoutes::new(config.name.clone())
-                });
-        }
-        let groups = JobGroups::new(config.name.clone(), Arc::new(bus.clone()), sink);
-        let started_at = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs_f64())
-            .unwrap_or_default();
-        Worker {
-            config,
-            out,
-            ui,
-            context,
-            routes: Arc::new(routes),
-            groups,
-            held: Held::default(),
-            runners_seen: HashSet::new(),
-            active: true,
-            started_at,
-        }
-    }
-
-    fn send(&self, message: WireMessage) {
-        // The publisher outlives the worker; a send fails only after it stopped.
-        let _ = self.out.send(message);
-    }
-
-    /// Publishes this runner's registry: the one worker.
-    fn announce(&self) {
-        self.send(WireMessage::Registry(WorkerRegistry {
-            source: self.config.runner.clone(),
-            target: None,
-            runner: self.config.runner.clone(),
-            workers: vec![RegistryEntry::Entry(WorkerRegistryEntry {
-                name: self.config.name.clone(),
-                parent: None,
-                active: self.active,
-                bridged: false,
-                started_at: Some(self.started_at),
-            })],
-        }));
-    }
-
-    fn for_me(&self, target: Option<&str>) -> bool {
-        target.is_none_or(|t| t == self.config.name)
-    }
-
-    /// Handles one message; `Some` when the worker must end.
-    fn on_message(&mut self, message: WireMessage) -> Option<Ended> {
-        let name = self.config.name.clone();
-        match message {
-            WireMessage::Job(BusMessage::JobRequest(job)) if job.target == name => {
-                if !self.active {
-                    debug!(job_id = %job.job_id, "inactive: a job request was ignored");
-                } else {
-                    self.held.start(
-                        job,
-                        self.routes.clone(),
-                        self.out.clone(),
-                        &self.config.name,
-                    );
-                }
-            }
-            WireMessage::Job(BusMessage::JobCancel(cancel)) if cancel.target == name => {
-                if self.held.cancel(&cancel.job_id) {
-                    self.send(held::answer(
-                        &name,
-                        &cancel.source,
-                        &cancel.job_id,
-                        JobStatus::Cancelled,
-                        None,
-                    ));
-                } else {
-                    debug!(job_id = %cancel.job_id, "a cancel for a job this worker does not hold was ignored");
-                }
-            }
-            WireMessage::UiEvent(event) if self.for_me(event.target.as_deref()) => {
-                self.on_ui_event(event);
-            }
-            WireMessage::Registry(registry)
-                if self.runners_seen.insert(registry.runner.clone()) =>
-            {
-                self.announce();
-            }
-            WireMessage::Activate(a) if a.target.as_deref() == Some(name.as_str()) => {
-                self.active = true;
-            }
-            WireMessage::Deactivate(a) if a.target.as_deref() == Some(name.as_str()) => {
-                self.active = false;
-            }
-            WireMessage::End(end) if end.target.is_none() => {
-                return Some(Ended::End { source: end.source });
-            }
-            WireMessage::Cancel(cancel) if cancel.target.is_none() => {
-                return Some(Ended::Cancel {
-                    source: cancel.source,
-                });
-            }
-            _ => {}
-        }
-        None
-    }
-
-    fn on_ui_event(&self, event: UiEventMessage) {
-        match event.event_name.as_str() {
-            UI_SNAPSHOT_EVENT => {
-                let decoded = serde_json::to_string(&event.payload)
-                    .map_err(|e| e.to_string())
-                    .and_then(|text| snapshot_from_json(&text).map_err(|e| e.to_string()));
-                match decoded {
-                    Ok(snapshot) => self.ui.on_snapshot(snapshot),
-                    Err(e) => {
-                        warn!(source = %event.source, "a __ui_snapshot was not a snapshot: {e}")
-                    }
-                }
-            }
-            CANCEL_JOB_GROUP_EVENT => {
-                match serde_json::from_value::<UiCancelJobGroup>(event.payload) {
-                    Ok(request) => {
-                        let outcome = self.groups.cancel(&request);
-                        debug!(job_id = %request.job_id, ?outcome, "__cancel_job_group");
-                    }
-                    Err(e) => warn!("a __cancel_job_group without a job_id was ignored: {e}"),
-                }
-            }
-            _ => {
-                let rendered = self.ui.render_ui_event(&UiEvent {
-                    event: event.event_name,
-                    payload: Some(event.payload.into()),
-                });
-                self.context.on_ui_event(&rendered);
-            }
-        }
-    }
-
-    /// Answers every held job `cancelled` and closes the job groups.
-    fn stop(&mut self) {
-        for job in self.held.take_all() {
-            self.send(held::answer(
-                &self.config.name,
-                &job.source,
-                &job.job_id,
-                JobStatus::Cancelled,
-                None,
-            ));
-        }
-        self.groups.close();
     }
 }

@@ -4,7 +4,8 @@
 use hark_bus::wire::UiCommandMessage;
 use hark_bus::{BusMessage, CommandSink, SinkClosed, WireMessage};
 use hark_rtvi::ServerMessage;
-use tokio::sync::mpsc;
+
+use super::outbox::Outbox;
 
 /// A [`CommandSink`] that turns what the UI worker sends the client into bus messages from
 /// the worker `source`, to everyone (the pipeline worker that owns the client forwards them
@@ -12,12 +13,12 @@ use tokio::sync::mpsc;
 #[derive(Debug)]
 pub struct BusSink {
     source: String,
-    out: mpsc::UnboundedSender<WireMessage>,
+    out: Outbox,
 }
 
 impl BusSink {
-    /// Messages from `source` into `out` (the bus's publish queue).
-    pub fn new(source: impl Into<String>, out: mpsc::UnboundedSender<WireMessage>) -> Self {
+    /// Messages from `source` into `out` (the bus's publish queue, for one channel).
+    pub fn new(source: impl Into<String>, out: Outbox) -> Self {
         BusSink {
             source: source.into(),
             out,
