@@ -18,7 +18,7 @@ def test_an_announce_typo_without_state_fails_when_the_registry_is_built():
         ToolRegistry([tool])
     assert str(refused.value) == (
         "book: {{dya}} is not an argument of book, and the registry has no State type to read it from. "
-        "Use one of: day, party, or call.session_id, call.remote_number, call.carrier_call_id, "
+        "Use one of: day, party, or call.session_id, call.remote_number, call.carrier_call_id, call.participant, "
         "call.call_type, call.end_reason; for a State value, build the registry with its State type "
         "(state= in Python)."
     )

@@ -567,7 +567,7 @@ pub fn unknown_line_value(tool: &str, placeholder: &str, known: &[String]) -> St
 /// An announce line that reads a value that is not an argument of the tool, on a registry built
 /// without a State type: `book: {{dya}} is not an argument of book, and the registry has no State
 /// type to read it from. Use one of: day, party, or call.session_id, call.remote_number,
-/// call.carrier_call_id, call.call_type, call.end_reason; for a State value, build the registry
+/// call.carrier_call_id, call.participant, call.call_type, call.end_reason; for a State value, build the registry
 /// with its State type.`
 pub fn unknown_line_value_without_state(
     tool: &str,
@@ -581,7 +581,7 @@ pub fn unknown_line_value_without_state(
     };
     format!(
         "{tool}: {placeholder} is not an argument of {tool}, and the registry has no State type to read it from. \
-         Use one of: {arguments}call.session_id, call.remote_number, call.carrier_call_id, call.call_type, call.end_reason; \
+         Use one of: {arguments}call.session_id, call.remote_number, call.carrier_call_id, call.participant, call.call_type, call.end_reason; \
          for a State value, build the registry with its State type (state= in Python)."
     )
 }

@@ -168,8 +168,8 @@ fn announce_lines_are_checked_at_build() {
         problems,
         vec![
             "find: {{nme}} is not an argument of find, and the registry has no State type to read it from. \
-             Use one of: order_id, or call.session_id, call.remote_number, call.carrier_call_id, call.call_type, \
-             call.end_reason; for a State value, build the registry with its State type (state= in Python)."
+             Use one of: order_id, or call.session_id, call.remote_number, call.carrier_call_id, call.participant, \
+             call.call_type, call.end_reason; for a State value, build the registry with its State type (state= in Python)."
         ]
     );
     assert!(
