@@ -86,6 +86,22 @@ def _interrupt(error: BaseException) -> None:
     raise error
 
 
+def _stopped(error: BaseException, loop: asyncio.AbstractEventLoop) -> Stopped:
+    """The call's failure for a ``SystemExit`` or ``KeyboardInterrupt`` a tool raised, logged
+    here with its traceback (after a KeyboardInterrupt the loop stops before the core reads the
+    failure). A ``KeyboardInterrupt`` is raised again on the loop two hops later, so the call's
+    failure (the task's done callback) is delivered first and Ctrl-C still stops the program."""
+    if isinstance(error, KeyboardInterrupt):
+        log.error(
+            "a tool call raised KeyboardInterrupt; it failed, and the interrupt is raised again",
+            exc_info=error,
+        )
+        loop.call_soon(loop.call_soon, _interrupt, error)
+    else:
+        log.error("a tool call raised SystemExit; it failed, not ending the process", exc_info=error)
+    return Stopped(error)
+
+
 async def guarded(awaitable: Any, handle: Handle) -> Any:
     """Runs ``awaitable`` (or returns a plain value) as the task ``handle`` can cancel.
 
@@ -103,15 +119,15 @@ async def guarded(awaitable: Any, handle: Handle) -> Any:
     try:
         return await awaitable
     except (SystemExit, KeyboardInterrupt) as error:
-        # Logged here: after a KeyboardInterrupt the loop stops before the core reads the failure.
-        if isinstance(error, KeyboardInterrupt):
-            log.error("a tool call raised KeyboardInterrupt; it failed, and the interrupt is raised again", exc_info=error)
-            # Two hops: the task's done callback (the call's failure) runs before the raise.
-            loop = handle.loop
-            loop.call_soon(loop.call_soon, _interrupt, error)
-        else:
-            log.error("a tool call raised SystemExit; it failed, not ending the process", exc_info=error)
-        raise Stopped(error) from error
+        raise _stopped(error, handle.loop) from error
+
+
+async def _guarding(coroutine: Any) -> Any:
+    """``coroutine`` with ``guarded``'s rule for ``SystemExit`` and ``KeyboardInterrupt``."""
+    try:
+        return await coroutine
+    except (SystemExit, KeyboardInterrupt) as error:
+        raise _stopped(error, asyncio.get_running_loop()) from error
 
 
 class _Started:
@@ -145,11 +161,20 @@ def _rest(started: _Started) -> Any:
                 yielded = coroutine.throw(error)
             except StopIteration as stop:
                 return stop.value
+            except (SystemExit, KeyboardInterrupt) as stopping:
+                raise _stopped(stopping, asyncio.get_running_loop()) from stopping
         else:
             try:
                 yielded = coroutine.send(sent)
             except StopIteration as stop:
                 return stop.value
+            except (SystemExit, KeyboardInterrupt) as stopping:
+                raise _stopped(stopping, asyncio.get_running_loop()) from stopping
+
+
+def _interrupting(error: BaseException | None) -> bool:
+    """True for the failure of a call whose tool raised ``KeyboardInterrupt``."""
+    return isinstance(error, Stopped) and isinstance(error.error, KeyboardInterrupt)
 
 
 async def _awaited(awaitable: Any) -> Any:
@@ -173,8 +198,8 @@ def eager(awaitable: Any) -> tuple[bool, Any]:
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     if _EAGER_START:
-        task = asyncio.Task(awaitable, loop=loop, context=context, eager_start=True)  # type: ignore[call-arg]
-        if task.done():
+        task = asyncio.Task(_guarding(awaitable), loop=loop, context=context, eager_start=True)  # type: ignore[call-arg]
+        if task.done() and not _interrupting(task.exception()):
             return (True, task.result())
         return (False, task)
     started = _Started(awaitable)
@@ -188,6 +213,17 @@ def eager(awaitable: Any) -> tuple[bool, Any]:
     except StopIteration as stop:
         started.finished = True
         return (True, stop.value)
+    except (SystemExit, KeyboardInterrupt) as error:
+        started.finished = True
+        stopped = _stopped(error, loop)
+        stopped.__cause__ = error
+        if not _interrupting(stopped):
+            raise stopped from error
+        # The call must not finish before the loop turns, or the program would go on before the
+        # interrupt is raised again: its failure comes through a future, as a task's does.
+        failed = loop.create_future()
+        failed.set_exception(stopped)
+        return (False, failed)
     except BaseException:
         started.finished = True
         raise
