@@ -6,6 +6,8 @@
 //! `hark-server`.
 //!
 //! - [`frame`]: binary WebSocket frames (`pipecat.Frame`), RTVI JSON inside `MessageFrame.data`.
+//! - [`audio`]: audio frames: microphone audio in ([`input_audio`], [`AudioLimits`]), bot audio
+//!   out in frames of whole samples ([`AudioFramer`]).
 //! - [`message`]: [`parse_client_message`] → [`Inbound`] (or [`parse_client_message_with`] and
 //!   [`SnapshotLimits`]); [`ServerMessage::to_json`] / [`ServerMessage::to_frame`]. Every inbound
 //!   text first has its lone UTF-16 surrogate escapes replaced by U+FFFD
@@ -48,6 +50,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod audio;
 pub mod dtmf;
 mod fields;
 pub mod frame;
@@ -62,6 +65,7 @@ mod surrogates;
 pub mod ui;
 pub mod version;
 
+pub use audio::{AudioFrameError, AudioFramer, AudioLimits, InputAudio, encode_audio, input_audio};
 pub use dtmf::DtmfData;
 pub use fields::FieldError;
 pub use frame::{Frame, FrameError, FrameKind, decode_frame, encode_message_json};

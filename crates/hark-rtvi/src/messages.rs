@@ -207,6 +207,43 @@ pub fn frame_too_large(len: usize, max: usize) -> String {
     )
 }
 
+/// Audio frame error: a sample rate outside what the server takes.
+pub fn audio_sample_rate(rate: u32, min: u32, max: u32) -> String {
+    format!(
+        "Invalid audio frame: sample_rate {rate} Hz is outside {min}..={max} Hz; send 16-bit \
+         PCM at a rate in that range (the Pipecat client records at 16000 Hz)."
+    )
+}
+
+/// Audio frame error: not mono.
+pub fn audio_channels(channels: u32) -> String {
+    format!(
+        "Invalid audio frame: num_channels {channels}; the server takes mono audio \
+         (num_channels 1)."
+    )
+}
+
+/// Audio frame error: an odd number of bytes, which is not 16-bit PCM.
+pub fn audio_odd_length(len: usize) -> String {
+    format!(
+        "Invalid audio frame: {len} audio bytes is not a whole number of 16-bit samples; \
+         send little-endian PCM16."
+    )
+}
+
+/// Audio frame error: more audio in one frame than the limit.
+pub fn audio_too_long(len: usize, max: usize) -> String {
+    format!(
+        "Invalid audio frame: {len} audio bytes is more than the limit of {max} bytes per \
+         frame; send audio in short frames (20 ms is 640 bytes at 16000 Hz)."
+    )
+}
+
+/// Audio framer error: a frame length that holds no sample at this rate.
+pub fn audio_frame_length(frame_ms: u32, rate: u32) -> String {
+    format!("audio frames of {frame_ms} ms at {rate} Hz hold no sample; use 10 to 100 ms")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
