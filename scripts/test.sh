@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh
 #
-# 1. system packages the tests need (Debian: chromium, chromium-driver, redis-server), installed
+# 1. system packages the tests need (Debian: chromium, chromium-driver, redis-server, espeak-ng
+#    for hark-voice's local TTS), installed
 #    when missing;
 # 2. services the tests need, started here and stopped on exit: a redis-server on a unix socket
 #    for the bus tests (HARK_TEST_REDIS_URL);
@@ -33,9 +34,9 @@ fi
 
 # ---- 1. system packages ---------------------------------------------------------------------
 # command -> Debian package that provides it
-declare -A debian_package=([chromium]=chromium [chromedriver]=chromium-driver [redis-server]=redis-server)
+declare -A debian_package=([chromium]=chromium [chromedriver]=chromium-driver [redis-server]=redis-server [espeak-ng]=espeak-ng)
 missing=()
-for cmd in chromium chromedriver redis-server; do
+for cmd in chromium chromedriver redis-server espeak-ng; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${debian_package[$cmd]}")
 done
 if ((${#missing[@]} > 0)); then

@@ -1,0 +1,43 @@
+//! # hark-voice
+//!
+//! Speech in and out: STT and TTS provider clients and the audio they carry. No Hark crate
+//! below it; `hark-server` (later) puts it between the WebSocket's audio frames
+//! (`hark_rtvi::audio`) and the voice agent.
+//!
+//! - [`audio`]: [`AudioChunk`] (PCM16 mono samples and their rate), [`Pcm16Carry`] (network
+//!   bytes to whole samples).
+//! - [`resample`]: [`Resampler`] (rubato's FFT resampler, chunk by chunk) so any provider's rate
+//!   is sent at the rate the client plays.
+//! - [`wav`]: [`read_wav`] / [`write_wav`] (hound).
+//! - [`tts`]: the [`Tts`] trait: a line in, a [`TtsStream`] of chunks out, cancelled by dropping
+//!   it; [`resampled`].
+//! - [`stt`]: the [`Stt`] trait: an utterance in, its [`Transcript`] out.
+//! - [`openai`]: OpenAI-compatible `/audio/speech` ([`OpenAiTts`]) and `/audio/transcriptions`
+//!   ([`OpenAiStt`]).
+//! - [`espeak`]: [`EspeakTts`], the local espeak-ng program.
+//! - [`error`]: the one [`VoiceError`]; every message names the provider, what failed and what
+//!   to do. Texts in [`messages`].
+//! - `testing` (feature `test-support`): a scripted OpenAI-compatible speech server on loopback.
+
+pub mod audio;
+pub mod error;
+pub mod espeak;
+mod http;
+pub mod messages;
+pub mod openai;
+pub mod resample;
+pub mod stt;
+#[cfg(feature = "test-support")]
+pub mod testing;
+pub mod tts;
+pub mod wav;
+
+pub use audio::{AudioChunk, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, Pcm16Carry};
+pub use error::{ProviderLabel, Role, TimeoutPhase, VoiceError};
+pub use espeak::{ESPEAK_RATE, EspeakConfig, EspeakTts};
+pub use http::HttpOptions;
+pub use openai::{OPENAI_PCM_RATE, OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig};
+pub use resample::{Resampler, resample_chunk};
+pub use stt::{Stt, Transcript};
+pub use tts::{Tts, TtsStream, resampled};
+pub use wav::{read_wav, write_wav};
