@@ -20,6 +20,7 @@ use super::messages;
 use super::placeholders::{Unfilled, fill};
 use super::problem::{FileProblems, Problem};
 use super::registry_lines::{self, Source};
+use super::speech;
 use super::toml_shape::{AssignFormat, ClassifierKind, ProviderKind, ReplyFormat, RolesKind};
 use super::webhook;
 use super::{AgentFile, AgentSetup, ClassifierChoice, LlmChoice, UiSettings};
@@ -368,6 +369,14 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     super::languages::check(&mut found, &language, host);
 
     let llm = llm_choice(file, host, &mut found);
+    let tts = f
+        .tts
+        .as_ref()
+        .and_then(|s| speech::tts_choice(s, host, &mut found));
+    let stt = f
+        .stt
+        .as_ref()
+        .and_then(|s| speech::stt_choice(s, host, &mut found));
     // Every tool (the flow's too) in the provider's dialect: one it cannot express is an error.
     if let (Some(section), Some(built)) = (&f.llm, &registry) {
         let flow_line = f.flow.as_ref().and_then(|spec| found.line(spec));
@@ -446,6 +455,8 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             registry,
             state,
             llm,
+            tts,
+            stt,
             ui: UiSettings {
                 worker: f.ui.worker,
                 classifier,

@@ -139,6 +139,47 @@ pub fn key_in_file() -> String {
     "[llm] api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\".".to_string()
 }
 
+/// `[tts] api_key` / `[stt] api_key` written in the file.
+pub fn speech_key_in_file(table: &str) -> String {
+    format!(
+        "{table} api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\"."
+    )
+}
+
+/// Warning: a speech provider's key variable is unset or empty, so the agent has no `what`.
+pub fn speech_key_env_unusable(table: &str, variable: &str, state: &str, what: &str) -> String {
+    format!(
+        "{table} the environment variable {variable} is {state}, so the agent runs without {what}. Put your openai-compatible key in {variable} to use it."
+    )
+}
+
+/// A speech table's `base_url` is not an http(s) URL.
+pub fn speech_bad_base_url(table: &str, url: &str, why: &str) -> String {
+    format!("{table} base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
+}
+
+/// A `[tts]` key that belongs to the other provider.
+pub fn tts_key_not_for(key: &str, provider: &str, belongs_to: &str) -> String {
+    format!(
+        "[tts] {key} is for provider {belongs_to}, not {provider}: remove it, or set provider = \"{belongs_to}\"."
+    )
+}
+
+/// A number outside its range.
+pub fn speech_out_of_range(place: &str, value: &str, min: &str, max: &str) -> String {
+    format!("{place} = {value} is outside {min} to {max}: choose a value in that range.")
+}
+
+/// A text key that is empty.
+pub fn speech_empty(place: &str) -> String {
+    format!("{place} is empty: give it a value, or remove it for the default.")
+}
+
+/// Warning: `[tts] provider = "espeak-ng"` and no espeak-ng on PATH.
+pub fn espeak_not_installed() -> String {
+    "[tts] espeak-ng is not installed (not found on PATH), so the agent runs without speech out. Install it with `apt-get install espeak-ng` (Debian/Ubuntu).".to_string()
+}
+
 /// `[llm] roles` with a provider other than `openai-compatible`.
 pub fn roles_not_for_provider(provider: &str) -> String {
     format!(

@@ -107,6 +107,18 @@
 //! when = { status = ["booked"] }
 //! say = ["You're booked for {{result.day}}. Your reference is {{result.reference}}."]
 //!
+//! [tts]                                # speech out (hark serve does not use it yet)
+//! provider = "espeak-ng"               # or "openai-compatible": base_url, model, voice, speed, api_key_env
+//! voice = "en-us"                      # default en-us (espeak-ng), alloy (openai-compatible)
+//! words_per_minute = 175               # espeak-ng only, 80 to 450
+//!
+//! [stt]                                # speech in (hark serve does not use it yet)
+//! provider = "openai-compatible"       # POST {base_url}/audio/transcriptions
+//! base_url = "https://api.openai.com/v1"
+//! model = "whisper-1"                  # the default
+//! language = "en"                      # ISO-639-1, sent when set
+//! api_key_env = "HARK_DOC_EXAMPLE_KEY"
+//!
 //! [ui]
 //! worker = true                        # the UI worker beside the voice agent
 //! classifier = "local"                 # or "llm" (the [llm] provider)
@@ -216,6 +228,7 @@ pub mod messages;
 mod placeholders;
 mod problem;
 mod registry_lines;
+mod speech;
 pub mod toml_shape;
 mod typed_inputs;
 mod webhook;
@@ -234,7 +247,8 @@ use crate::flow::{ClassifierJudge, FallbackJudge, Flow};
 pub use call_values::SERVE_CALL_VALUES;
 pub use host::Host;
 pub use problem::{FileProblems, Problem, Severity};
-pub use toml_shape::{FileFormat, ProviderKind};
+pub use speech::{SttChoice, TtsChoice};
+pub use toml_shape::{FileFormat, ProviderKind, SttProviderKind, TtsProviderKind};
 
 /// A parsed agent file: its TOML read into [`FileFormat`], and the text (for line numbers).
 #[derive(Debug, Clone)]
@@ -363,6 +377,11 @@ pub struct AgentSetup {
     /// The voice LLM, or `None` when the file has no `[llm]` or its key's variable is unset
     /// (then a warning says so, and `hark serve` runs the offline screen mode).
     pub llm: Option<LlmChoice>,
+    /// Speech out (`[tts]`), or `None` when the file has none, its key's variable is unset or
+    /// espeak-ng is not installed (a warning says so). Not yet used by `hark serve`.
+    pub tts: Option<TtsChoice>,
+    /// Speech in (`[stt]`), or `None` as for `tts`. Not yet used by `hark serve`.
+    pub stt: Option<SttChoice>,
     /// The UI worker's settings.
     pub ui: UiSettings,
     /// The flow of steps `[flow]` describes, built and checked; `None`: the

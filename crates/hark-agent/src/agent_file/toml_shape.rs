@@ -22,6 +22,10 @@ pub struct FileFormat {
     pub timezone: Option<Spanned<String>>,
     /// The voice LLM.
     pub llm: Option<LlmFormat>,
+    /// Speech out.
+    pub tts: Option<TtsFormat>,
+    /// Speech in.
+    pub stt: Option<SttFormat>,
     /// State values by name.
     #[serde(default)]
     pub state: BTreeMap<String, Spanned<FieldFormat>>,
@@ -125,6 +129,64 @@ pub struct LlmFormat {
     pub api_key: Option<Spanned<toml::Value>>,
     /// The roles the server takes (`openai-compatible` only; default `portable`).
     pub roles: Option<Spanned<RolesKind>>,
+}
+
+/// `[tts] provider`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TtsProviderKind {
+    /// `POST {base_url}/audio/speech`.
+    OpenaiCompatible,
+    /// The local espeak-ng program.
+    EspeakNg,
+}
+
+/// `[stt] provider`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SttProviderKind {
+    /// `POST {base_url}/audio/transcriptions`.
+    OpenaiCompatible,
+}
+
+/// `[tts]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TtsFormat {
+    /// Which synthesizer.
+    pub provider: Spanned<TtsProviderKind>,
+    /// The endpoint (`openai-compatible`); `${NAME}` placeholders allowed.
+    pub base_url: Option<Spanned<String>>,
+    /// The model (`openai-compatible`; default `gpt-4o-mini-tts`).
+    pub model: Option<Spanned<String>>,
+    /// The voice (default `alloy`, or `en-us` for espeak-ng).
+    pub voice: Option<Spanned<String>>,
+    /// Speed, 0.25 to 4.0 (`openai-compatible`).
+    pub speed: Option<Spanned<f64>>,
+    /// Words per minute, 80 to 450 (`espeak-ng`; default 175).
+    pub words_per_minute: Option<Spanned<i64>>,
+    /// The environment variable that holds the key (`openai-compatible`).
+    pub api_key_env: Option<Spanned<String>>,
+    /// Never allowed: read only so the error can say where keys go.
+    pub api_key: Option<Spanned<toml::Value>>,
+}
+
+/// `[stt]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SttFormat {
+    /// Which recognizer.
+    pub provider: Spanned<SttProviderKind>,
+    /// The endpoint; `${NAME}` placeholders allowed.
+    pub base_url: Option<Spanned<String>>,
+    /// The model (default `whisper-1`).
+    pub model: Option<Spanned<String>>,
+    /// The language spoken, ISO-639-1 (`en`), sent when set.
+    pub language: Option<Spanned<String>>,
+    /// The environment variable that holds the key.
+    pub api_key_env: Option<Spanned<String>>,
+    /// Never allowed: read only so the error can say where keys go.
+    pub api_key: Option<Spanned<toml::Value>>,
 }
 
 /// The type of a State value, an input or an output field.

@@ -1,0 +1,299 @@
+//! `[tts]` and `[stt]`: the speech providers of an agent file, checked and built into
+//! hark-voice clients. Keys come from environment variables, as `[llm]`'s do: an unset one is a
+//! warning and the agent runs without that side of speech.
+
+use std::sync::Arc;
+
+use hark_voice::{
+    EspeakConfig, EspeakTts, HttpOptions, OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig,
+    Stt, Tts,
+};
+use toml::Spanned;
+
+use super::build::{Found, is_env_name};
+use super::host::Host;
+use super::messages;
+use super::toml_shape::{SttFormat, SttProviderKind, TtsFormat, TtsProviderKind};
+
+/// Speech out, built from `[tts]`.
+#[derive(Clone)]
+pub struct TtsChoice {
+    /// The synthesizer.
+    pub tts: Arc<dyn Tts>,
+    /// Which provider the file names.
+    pub kind: TtsProviderKind,
+}
+
+impl std::fmt::Debug for TtsChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TtsChoice")
+            .field("kind", &self.kind)
+            .field("sample_rate", &self.tts.sample_rate())
+            .finish()
+    }
+}
+
+/// Speech in, built from `[stt]`.
+#[derive(Clone)]
+pub struct SttChoice {
+    /// The recognizer.
+    pub stt: Arc<dyn Stt>,
+    /// Which provider the file names.
+    pub kind: SttProviderKind,
+}
+
+impl std::fmt::Debug for SttChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SttChoice")
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+const OPENAI_BASE: &str = "https://api.openai.com/v1";
+
+/// The `[tts]` synthesizer, or `None` (with the problems recorded).
+pub(super) fn tts_choice(
+    section: &TtsFormat,
+    host: &Host,
+    found: &mut Found<'_>,
+) -> Option<TtsChoice> {
+    if let Some(key) = &section.api_key {
+        let line = found.line(key);
+        found.error(line, messages::speech_key_in_file("[tts]"));
+        return None;
+    }
+    let kind = *section.provider.get_ref();
+    match kind {
+        TtsProviderKind::EspeakNg => {
+            let mut ok = true;
+            for (key, line) in [
+                ("base_url", section.base_url.as_ref().map(|v| found.line(v))),
+                ("model", section.model.as_ref().map(|v| found.line(v))),
+                ("speed", section.speed.as_ref().map(|v| found.line(v))),
+                (
+                    "api_key_env",
+                    section.api_key_env.as_ref().map(|v| found.line(v)),
+                ),
+            ] {
+                if let Some(line) = line {
+                    found.error(
+                        line,
+                        messages::tts_key_not_for(key, "espeak-ng", "openai-compatible"),
+                    );
+                    ok = false;
+                }
+            }
+            let mut config = EspeakConfig::default();
+            if let Some(voice) = &section.voice {
+                match text(found, Some(voice), "[tts] voice") {
+                    Some(v) => config.voice = v,
+                    None => ok = false,
+                }
+            }
+            if let Some(wpm) = &section.words_per_minute {
+                match u32::try_from(*wpm.get_ref()) {
+                    Ok(v) if (80..=450).contains(&v) => config.words_per_minute = v,
+                    _ => {
+                        let line = found.line(wpm);
+                        let value = wpm.get_ref().to_string();
+                        found.error(
+                            line,
+                            messages::speech_out_of_range(
+                                "[tts] words_per_minute",
+                                &value,
+                                "80",
+                                "450",
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            if !ok {
+                return None;
+            }
+            if !on_path("espeak-ng") {
+                let line = found.line(&section.provider);
+                found.warning(line, messages::espeak_not_installed());
+                return None;
+            }
+            Some(TtsChoice {
+                tts: Arc::new(EspeakTts::new(config)),
+                kind,
+            })
+        }
+        TtsProviderKind::OpenaiCompatible => {
+            if let Some(wpm) = &section.words_per_minute {
+                let line = found.line(wpm);
+                found.error(
+                    line,
+                    messages::tts_key_not_for("words_per_minute", "openai-compatible", "espeak-ng"),
+                );
+                return None;
+            }
+            let speed = match &section.speed {
+                Some(s) if !(0.25..=4.0).contains(s.get_ref()) => {
+                    let line = found.line(s);
+                    let value = s.get_ref().to_string();
+                    found.error(
+                        line,
+                        messages::speech_out_of_range("[tts] speed", &value, "0.25", "4.0"),
+                    );
+                    return None;
+                }
+                Some(s) => Some(*s.get_ref() as f32),
+                None => None,
+            };
+            let base_url = base_url(found, section.base_url.as_ref(), "[tts]", host)?;
+            let model = text(found, section.model.as_ref(), "[tts] model");
+            let voice = text(found, section.voice.as_ref(), "[tts] voice");
+            let key = key(
+                found,
+                section.api_key_env.as_ref(),
+                "[tts]",
+                "speech out (TTS)",
+            )?;
+            if [&section.model, &section.voice]
+                .iter()
+                .any(|v| v.as_ref().is_some_and(|v| v.get_ref().trim().is_empty()))
+            {
+                return None;
+            }
+            let mut config = OpenAiTtsConfig::new(
+                base_url,
+                model.unwrap_or_else(|| "gpt-4o-mini-tts".to_owned()),
+                voice.unwrap_or_else(|| "alloy".to_owned()),
+            );
+            config.api_key = key;
+            config.speed = speed;
+            config.options = HttpOptions::default();
+            Some(TtsChoice {
+                tts: Arc::new(OpenAiTts::new(config)),
+                kind,
+            })
+        }
+    }
+}
+
+/// The `[stt]` recognizer, or `None` (with the problems recorded).
+pub(super) fn stt_choice(
+    section: &SttFormat,
+    host: &Host,
+    found: &mut Found<'_>,
+) -> Option<SttChoice> {
+    if let Some(key) = &section.api_key {
+        let line = found.line(key);
+        found.error(line, messages::speech_key_in_file("[stt]"));
+        return None;
+    }
+    let kind = *section.provider.get_ref();
+    let base_url = base_url(found, section.base_url.as_ref(), "[stt]", host)?;
+    let model = text(found, section.model.as_ref(), "[stt] model");
+    let language = text(found, section.language.as_ref(), "[stt] language");
+    let key = key(
+        found,
+        section.api_key_env.as_ref(),
+        "[stt]",
+        "speech in (STT)",
+    )?;
+    if [&section.model, &section.language]
+        .iter()
+        .any(|v| v.as_ref().is_some_and(|v| v.get_ref().trim().is_empty()))
+    {
+        return None;
+    }
+    let mut config =
+        OpenAiSttConfig::new(base_url, model.unwrap_or_else(|| "whisper-1".to_owned()));
+    config.api_key = key;
+    config.language = language;
+    Some(SttChoice {
+        stt: Arc::new(OpenAiStt::new(config)),
+        kind,
+    })
+}
+
+/// A text value, `None` when absent; an empty one is an error (and `None`).
+fn text(found: &mut Found<'_>, value: Option<&Spanned<String>>, place: &str) -> Option<String> {
+    let value = value?;
+    if value.get_ref().trim().is_empty() {
+        let line = found.line(value);
+        found.error(line, messages::speech_empty(place));
+        return None;
+    }
+    Some(value.get_ref().trim().to_owned())
+}
+
+/// `base_url` filled and checked, or OpenAI's when absent.
+fn base_url(
+    found: &mut Found<'_>,
+    value: Option<&Spanned<String>>,
+    table: &str,
+    host: &Host,
+) -> Option<String> {
+    let Some(text) = value else {
+        return Some(OPENAI_BASE.to_owned());
+    };
+    let filled = found.fill(text, &format!("{table} base_url"), host)?;
+    let line = found.line(text);
+    match url::Url::parse(&filled) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Some(filled),
+        Ok(url) => {
+            let why = format!("the scheme {} is not http or https", url.scheme());
+            found.error(line, messages::speech_bad_base_url(table, &filled, &why));
+            None
+        }
+        Err(error) => {
+            found.error(
+                line,
+                messages::speech_bad_base_url(table, &filled, &error.to_string()),
+            );
+            None
+        }
+    }
+}
+
+/// The key the variable holds: `Some(None)` without `api_key_env` (a server that needs none),
+/// `None` when the variable is misnamed (error), unset or empty (warning).
+fn key(
+    found: &mut Found<'_>,
+    variable: Option<&Spanned<String>>,
+    table: &str,
+    what: &str,
+) -> Option<Option<String>> {
+    let Some(variable) = variable else {
+        return Some(None);
+    };
+    let line = found.line(variable);
+    let name = variable.get_ref();
+    if !is_env_name(name) {
+        found.error(
+            line,
+            messages::env_name_invalid(&format!("{table} api_key_env"), "OPENAI_API_KEY"),
+        );
+        return None;
+    }
+    match std::env::var(name) {
+        Ok(key) if !key.is_empty() => Some(Some(key)),
+        Ok(_) => {
+            found.warning(
+                line,
+                messages::speech_key_env_unusable(table, name, "set but empty", what),
+            );
+            None
+        }
+        Err(_) => {
+            found.warning(
+                line,
+                messages::speech_key_env_unusable(table, name, "not set", what),
+            );
+            None
+        }
+    }
+}
+
+/// Whether `program` is a file in a directory of `PATH`.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}

@@ -1,0 +1,206 @@
+//! `[tts]` and `[stt]`: speech providers in an agent file, checked with errors like `[llm]`'s
+//! (keys from environment variables, never the file; a key of the other provider; numbers out of
+//! range; an unset key variable is a warning and the agent runs without that side of speech),
+//! and built into hark-voice clients that speak to the configured server.
+
+use futures::StreamExt;
+use hark_agent::agent_file::{AgentFile, Host, Problem, SttProviderKind, TtsProviderKind};
+use hark_voice::AudioChunk;
+use hark_voice::testing::{Reply, ScriptedSpeechServer, Step};
+
+const PROMPT: &str = "system_prompt = \"You help.\"\n";
+
+fn problems(text: &str) -> Vec<String> {
+    let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));
+    file.check(&Host::new())
+        .iter()
+        .map(Problem::to_string)
+        .collect()
+}
+
+#[tokio::test]
+async fn an_openai_compatible_tts_and_stt_reach_the_configured_server_with_the_key() {
+    let server = ScriptedSpeechServer::start(vec![
+        Reply::audio(vec![Step::Bytes(vec![1, 0, 2, 0])]),
+        Reply::transcript("add the blue mug"),
+    ])
+    .await;
+    let text = format!(
+        "{PROMPT}[tts]\nprovider = \"openai-compatible\"\nbase_url = \"${{SPEECH_URL}}\"\n\
+         model = \"tts-1\"\nvoice = \"nova\"\nspeed = 1.5\napi_key_env = \"PATH\"\n\
+         [stt]\nprovider = \"openai-compatible\"\nbase_url = \"${{SPEECH_URL}}\"\nlanguage = \"en\"\n"
+    );
+    let host = Host::new().with_value("SPEECH_URL", server.base_url());
+    let agent = text.parse::<AgentFile>().unwrap().build(&host).unwrap();
+    assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+    let tts = agent.tts.expect("[tts] built");
+    assert_eq!(tts.kind, TtsProviderKind::OpenaiCompatible);
+    assert_eq!(tts.tts.sample_rate(), 24_000);
+    let chunk = tts.tts.synthesize("Done.").next().await.unwrap().unwrap();
+    assert_eq!(chunk.samples, [1, 2]);
+    let stt = agent.stt.expect("[stt] built");
+    assert_eq!(stt.kind, SttProviderKind::OpenaiCompatible);
+    let said = stt
+        .stt
+        .transcribe(AudioChunk::new(vec![5; 160], 16_000))
+        .await
+        .unwrap();
+    assert_eq!(said.text, "add the blue mug");
+
+    let requests = server.requests();
+    let path = std::env::var("PATH").unwrap();
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {path}").as_str())
+    );
+    assert_eq!(requests[0].json["model"], "tts-1");
+    assert_eq!(requests[0].json["voice"], "nova");
+    assert_eq!(requests[0].json["speed"], 1.5);
+    assert_eq!(
+        requests[1].header("authorization"),
+        None,
+        "[stt] names no key"
+    );
+    assert_eq!(
+        requests[1].field("model").unwrap().text(),
+        "whisper-1",
+        "the default model"
+    );
+    assert_eq!(requests[1].field("language").unwrap().text(), "en");
+}
+
+#[test]
+fn espeak_ng_is_the_local_tts_and_says_how_to_install_it_when_missing() {
+    let text = format!(
+        "{PROMPT}[tts]\nprovider = \"espeak-ng\"\nvoice = \"en-gb\"\nwords_per_minute = 160\n"
+    );
+    let agent = text
+        .parse::<AgentFile>()
+        .unwrap()
+        .build(&Host::new())
+        .unwrap();
+    let installed = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("espeak-ng").is_file()));
+    if installed {
+        let tts = agent.tts.expect("[tts] built");
+        assert_eq!(tts.kind, TtsProviderKind::EspeakNg);
+        assert_eq!(tts.tts.sample_rate(), 22_050);
+        assert!(agent.warnings.is_empty());
+    } else {
+        assert!(agent.tts.is_none());
+        assert_eq!(
+            agent.warnings[0].to_string(),
+            "line 3: warning: [tts] espeak-ng is not installed (not found on PATH), so the agent \
+             runs without speech out. Install it with `apt-get install espeak-ng` (Debian/Ubuntu)."
+        );
+    }
+}
+
+#[test]
+fn keys_never_come_from_the_file_and_an_unset_variable_is_a_warning() {
+    let text =
+        format!("{PROMPT}[tts]\nprovider = \"openai-compatible\"\napi_key = \"sk-secret-123\"\n");
+    let found = problems(&text);
+    assert_eq!(
+        found,
+        [
+            "line 4: error: [tts] api_key: a key never goes in the agent file. Put it in an \
+          environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\"."
+        ]
+    );
+    assert!(!found[0].contains("sk-secret-123"));
+
+    let text = format!(
+        "{PROMPT}[stt]\nprovider = \"openai-compatible\"\napi_key_env = \"sk-proj-abc123def456\"\n"
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [stt] api_key_env must name an environment variable (like \
+          OPENAI_API_KEY), not hold the key: move the key into a variable and name it here."
+        ]
+    );
+
+    let text = format!(
+        "{PROMPT}[tts]\nprovider = \"openai-compatible\"\napi_key_env = \"HARK_TEST_TTS_UNSET_KEY\"\n\
+         [stt]\nprovider = \"openai-compatible\"\napi_key_env = \"HARK_TEST_STT_UNSET_KEY\"\n"
+    );
+    let agent = text
+        .parse::<AgentFile>()
+        .unwrap()
+        .build(&Host::new())
+        .expect("warnings only");
+    assert!(agent.tts.is_none() && agent.stt.is_none());
+    let warnings: Vec<String> = agent.warnings.iter().map(Problem::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "line 4: warning: [tts] the environment variable HARK_TEST_TTS_UNSET_KEY is not set, \
+             so the agent runs without speech out (TTS). Put your openai-compatible key in \
+             HARK_TEST_TTS_UNSET_KEY to use it.",
+            "line 7: warning: [stt] the environment variable HARK_TEST_STT_UNSET_KEY is not set, \
+             so the agent runs without speech in (STT). Put your openai-compatible key in \
+             HARK_TEST_STT_UNSET_KEY to use it.",
+        ]
+    );
+}
+
+#[test]
+fn a_key_of_the_other_provider_and_numbers_out_of_range_are_errors() {
+    let text = format!(
+        "{PROMPT}[tts]\nprovider = \"espeak-ng\"\nmodel = \"tts-1\"\nwords_per_minute = 900\n"
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [tts] model is for provider openai-compatible, not espeak-ng: remove \
+             it, or set provider = \"openai-compatible\".",
+            "line 5: error: [tts] words_per_minute = 900 is outside 80 to 450: choose a value in \
+             that range.",
+        ]
+    );
+    let text = format!("{PROMPT}[tts]\nprovider = \"openai-compatible\"\nwords_per_minute = 200\n");
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [tts] words_per_minute is for provider espeak-ng, not \
+          openai-compatible: remove it, or set provider = \"espeak-ng\"."
+        ]
+    );
+    let text = format!("{PROMPT}[tts]\nprovider = \"openai-compatible\"\nspeed = 9.0\n");
+    assert_eq!(
+        problems(&text),
+        ["line 4: error: [tts] speed = 9 is outside 0.25 to 4.0: choose a value in that range.",]
+    );
+    let text = format!("{PROMPT}[tts]\nprovider = \"openai-compatible\"\nvoice = \" \"\n");
+    assert_eq!(
+        problems(&text),
+        ["line 4: error: [tts] voice is empty: give it a value, or remove it for the default."]
+    );
+    let text =
+        format!("{PROMPT}[stt]\nprovider = \"openai-compatible\"\nbase_url = \"ftp://x/v1\"\n");
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [stt] base_url ftp://x/v1 is not a URL (the scheme ftp is not http or \
+          https). Write it like https://api.openai.com/v1."
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_provider_or_key_names_its_line() {
+    let parse_error = |text: String| text.parse::<AgentFile>().unwrap_err().problems[0].to_string();
+    assert_eq!(
+        parse_error(format!("{PROMPT}[stt]\nprovider = \"espeak-ng\"\n")),
+        "line 3: error: unknown variant `espeak-ng`, expected `openai-compatible`. Fix this key \
+         or value; every key is in docs/guide/agent-file-reference.md."
+    );
+    let found = parse_error(format!(
+        "{PROMPT}[tts]\nprovider = \"espeak-ng\"\nvoise = \"en-us\"\n"
+    ));
+    assert!(
+        found.starts_with("line 4: error: unknown field `voise`"),
+        "{found}"
+    );
+}
