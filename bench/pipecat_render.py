@@ -6,6 +6,10 @@ workers/ui/ui_worker.py): `json.loads` of the snapshot JSON text, pydantic valid
 
 Usage:
     python3 bench/pipecat_render.py [SNAPSHOT.json ...]
+    python3 bench/pipecat_render.py --iterations N [decode_render|render_only]
+The second form runs the job exactly N times on the default input and prints nothing timed:
+for counting instructions (`valgrind --tool=callgrind`, run with two values of N and take the
+difference per iteration), the count crates/hark-rtvi/examples/decode_count.rs makes for Hark's decode.
 Default input: crates/hark-ui/benches/data/snapshot_200.json (200 nodes). When pipecat-ai is not
 importable, the script makes a throwaway venv under /tmp (pipecat-ai==1.14.0 from PyPI) and
 re-runs itself there. Prints mean and best time per iteration in microseconds.
@@ -48,6 +52,9 @@ def main():
     from pipecat.processors.frameworks.rtvi.models import UISnapshotData
     from pipecat.workers.ui.ui_worker import UIWorker
 
+    if sys.argv[1:2] == ["--iterations"]:
+        count_iterations(int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "decode_render")
+        return
     paths = [Path(p) for p in sys.argv[1:]] or [DEFAULT_INPUT]
     print(f"pipecat-ai {pipecat.version() if hasattr(pipecat, 'version') else PIPECAT_VERSION}, "
           f"Python {sys.version.split()[0]}")
@@ -72,6 +79,27 @@ def main():
             per = [r / number * 1e6 for r in runs]
             print(f"{path.name} {label}: mean {sum(per) / len(per):.1f} us, best {min(per):.1f} us "
                   f"({number} iterations x 7)")
+
+
+def count_iterations(n, job):
+    """Runs `job` on the default input exactly `n` times (no timer): an instruction count."""
+    import json
+    from types import SimpleNamespace
+
+    from pipecat.processors.frameworks.rtvi.models import UISnapshotData
+    from pipecat.workers.ui.ui_worker import UIWorker
+
+    text = DEFAULT_INPUT.read_text(encoding="utf-8")
+    dumped = UISnapshotData.model_validate({"tree": json.loads(text)}).tree.model_dump(exclude_none=True)
+    total = 0
+    for _ in range(n):
+        if job == "render_only":
+            total += len(UIWorker.render_ui_state(SimpleNamespace(_latest_snapshot=dumped)))
+        else:
+            tree = UISnapshotData.model_validate({"tree": json.loads(text)}).tree
+            worker = SimpleNamespace(_latest_snapshot=tree.model_dump(exclude_none=True))
+            total += len(UIWorker.render_ui_state(worker))
+    print(f"{job}: {n} iterations ({total})")
 
 
 if __name__ == "__main__":
