@@ -404,7 +404,12 @@ def reply_dict(reply: Any) -> dict[str, Any]:
     elif dataclasses.is_dataclass(reply):
         row = {f.name: getattr(reply, f.name) for f in dataclasses.fields(reply)}
     else:
-        raise TypeError(f"replies take ToolReply(...) rows, not {type(reply).__name__}")
+        from hark._misuse import misuse
+
+        raise misuse(
+            "replies", "each row", reply, "a ToolReply",
+            'replies=[ToolReply(tool="book_table", say=["You are booked."])]',
+        )
     for key in row:
         if key not in ("tool", "when", "state", "say", "say_in"):
             raise TypeError(f"{key} is not a field of ToolReply: use tool, when, state, say, say_in")
@@ -422,7 +427,11 @@ def state_model_of(state: Any) -> tuple[str, dict[str, Any]]:
     from hark.schema import json_schema
 
     if not (isinstance(state, type) and issubclass(state, pydantic.BaseModel)):
-        raise TypeError(f"state= takes a pydantic model class, not {state!r}")
+        from hark._misuse import misuse
+
+        raise misuse(
+            "ToolRegistry", "state", state, "a pydantic model class", "ToolRegistry(tools, state=CallValues)"
+        )
     return (state.__name__, json_schema(state, mode="validation"))
 
 

@@ -27,6 +27,9 @@ class Phone(str):
     @classmethod
     def parse(cls, text: str) -> Phone:
         """The number in E.164; ``ValueError`` with the core's words when it is not one."""
+        from hark._misuse import expect
+
+        expect("Phone.parse", "text", text, str, "a phone number (str)", 'Phone.parse("+1 415-555-0123")')
         return cls(_core.parse_phone(text))
 
     @classmethod

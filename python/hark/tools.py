@@ -20,6 +20,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hark import _bridge, _core, _decode
+from hark._misuse import expect, items, misuse
 from hark._core import (
     CallHooks,
     CallResult,
@@ -81,6 +82,14 @@ class Assign:
     variable: str
     path: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        example = 'Assign("order", ("order",))'
+        expect("Assign", "variable", self.variable, str, "the State value's name (str)", example)
+        path = items("Assign", "path", self.path, "a tuple of field names (str)", example)
+        for i, field in enumerate(path):
+            expect("Assign", f"path[{i}]", field, str, "a field name (str)", example)
+        object.__setattr__(self, "path", tuple(path))
+
 
 @dataclasses.dataclass(frozen=True)
 class ToolReply:
@@ -96,6 +105,18 @@ class ToolReply:
     say: Sequence[str] = ()
     say_in: Mapping[str, Sequence[str]] | None = None
 
+    def __post_init__(self) -> None:
+        example = 'ToolReply(tool="book_table", when={"status": ["booked"]}, say=["You are booked."])'
+        expect("ToolReply", "tool", self.tool, str, "a tool's name (str)", example, optional=True)
+        for field in ("when", "state"):
+            value = getattr(self, field)
+            expect("ToolReply", field, value, Mapping, "a dict of name → values", example, optional=True)
+        if isinstance(self.say, str):
+            object.__setattr__(self, "say", (self.say,))
+        for i, line in enumerate(items("ToolReply", "say", self.say, "a list of lines (str)", example)):
+            expect("ToolReply", f"say[{i}]", line, str, "a line (str)", example)
+        expect("ToolReply", "say_in", self.say_in, Mapping, "a dict of language → lines", example, optional=True)
+
 
 @dataclasses.dataclass(frozen=True)
 class Transcript:
@@ -103,10 +124,17 @@ class Transcript:
 
     max_messages: int = 50
 
+    def __post_init__(self) -> None:
+        expect(
+            "Transcript", "max_messages", self.max_messages, int, "a number of messages (int)",
+            "Transcript(max_messages=20)",
+        )
+
 
 def replies_to(result: Any, *, spoke: bool) -> bool:
     """Whether the model replies to ``result``: False for an ``ArgumentsMissing`` refusal after a
     reply that already spoke (that reply asked the caller, so the caller answers next)."""
+    expect("replies_to", "spoke", spoke, bool, "True or False", "replies_to(result, spoke=True)")
     return _core.replies_to(result, spoke=spoke)
 
 
@@ -418,6 +446,16 @@ def local_tool(
     is the return annotation, or ``output=``. Options: ``announce``, ``announce_wait``,
     ``interruption``, ``show_result``, ``result_instructions``, ``hidden``, ``effect``,
     ``locked``, ``replies``, ``precheck``, ``announce_in``."""
+    example = "local_tool(book_table)"
+    if not callable(function) or isinstance(function, type):
+        raise misuse("local_tool", "function", function, "a typed function", example)
+    expect("local_tool", "name", name, str, "a str", 'local_tool(book_table, name="book")', optional=True)
+    expect(
+        "local_tool", "description", description, str, "a str",
+        'local_tool(book_table, description="Book a table.")', optional=True,
+    )
+    if precheck is not None and not callable(precheck):
+        raise misuse("local_tool", "precheck", precheck, "a function", "local_tool(book_table, precheck=check_day)")
     tool = name or getattr(function, "__name__", None) or type(function).__name__
     caller = sys._getframe(1)
     local_names = dict(caller.f_locals) if caller.f_locals is not caller.f_globals else None

@@ -266,3 +266,31 @@ async def test_a_fallback_answers_what_hark_cannot(openai_server: ScriptedOpenAI
             await asyncio.wait_for(bot.finished.wait(), 5)
     finally:
         await llm_server.close()
+
+
+OK_DIALOG = {
+    "root": {
+        "ref": "e1",
+        "role": "dialog",
+        "name": "Delete the file?",
+        "children": [
+            {"ref": "e2", "role": "button", "name": "Cancel"},
+            {"ref": "e3", "role": "button", "name": "OK"},
+        ],
+    },
+    "captured_at": 1767225600000,
+}
+
+
+async def test_the_ok_button_is_ok_not_cancel(screen: Screen):
+    # Reported: "the ok button" among [Cancel, OK] picked Cancel at 0.555 ("ok" was read as a
+    # filler word, so the two buttons tied). A filler word that is an element's whole name
+    # names it; where it names nothing it stays filler.
+    await screen.show(OK_DIALOG)
+    for words in ["the ok button", "click ok", "okay"]:
+        found = await screen.job("find", words)
+        assert found["label"] == "OK", (words, found)
+        assert found["confidence"] > 0.6, (words, found)
+        assert await screen.ui.which_element(words) == "e3", words
+    assert await screen.ui.which_element("the ok button") == "e3"
+    assert await screen.ui.which_element("ok, the cancel button") == "e2"

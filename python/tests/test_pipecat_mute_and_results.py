@@ -42,7 +42,8 @@ def test_user_mute_strategies_name_what_they_protect() -> None:
     with pytest.raises(TypeError) as text_not_list:
         user_mute_strategies(protect="tool_calls")
     assert str(text_not_list.value) == (
-        'user_mute_strategies: protect is a list of names, like protect=["tool_calls"]'
+        "user_mute_strategies: protect must be a list of names, not 'tool_calls' (a str). "
+        'Pass it like user_mute_strategies(protect=["tool_calls"]).'
     )
 
 

@@ -378,7 +378,11 @@ async def test_an_unknown_tool_gets_harks_text(openai_server: ScriptedOpenAI) ->
     assert contents(requests[1]) == [json.dumps(refusal, ensure_ascii=False)]
 
 
-async def test_invalid_json_arguments_never_reach_the_tool(openai_server: ScriptedOpenAI) -> None:
+async def test_invalid_json_arguments_never_reach_the_tool_and_the_model_reads_why(
+    openai_server: ScriptedOpenAI,
+) -> None:
+    # Pipecat 1.14 alone would drop this call before any handler runs (the turn goes silent);
+    # attach_call hands it to Hark, which refuses it (test_pipecat_unparsed_arguments.py).
     ran: list[str] = []
     tools = tools_schema(ToolRegistry([booking_tool(ran)]))
     openai_server.add(
@@ -388,16 +392,13 @@ async def test_invalid_json_arguments_never_reach_the_tool(openai_server: Script
     async with Bot(openai_server, tools=tools) as bot:
         attach_call(tools, llm=bot.llm, worker=bot.worker)
         await bot.start_conversation()
-        await bot.until(lambda: "bot:stopped" in bot.log, what="the first reply played")
-        await settle()
-        # Pipecat 1.14 drops a call whose arguments are not JSON before any handler runs:
-        # no tool message, no model reply. The next turn goes on as usual.
-        assert len(openai_server.requests) == 1
-        await bot.user_says("Hello?")
         requests = await openai_server.wait_for_requests(2)
     assert ran == []
-    assert tool_messages(requests[1]) == []
-    assert tool_call_ids(requests[1]) == []
+    assert contents(requests[1]) == [
+        '{"refused": "The arguments of book_table must be a JSON object of named arguments. '
+        'Call book_table again with one."}'
+    ]
+    assert tool_call_ids(requests[1]) == ["call_1_0"]
 
 
 async def test_attach_call_keeps_pipecats_background_tool_text_out_of_the_prompt(
@@ -524,9 +525,9 @@ def test_attach_call_takes_what_tools_schema_returned() -> None:
     with pytest.raises(TypeError) as wrong:
         attach_call(ToolRegistry([booking_tool([])]), llm=llm)  # type: ignore[arg-type]
     assert str(wrong.value) == (
-        "attach_call takes what tools_schema(registry) returned, not ToolRegistry: "
-        "tools = tools_schema(registry), then LLMContext(tools=tools) and "
-        "attach_call(tools, llm=llm)."
+        "attach_call: tools must be what tools_schema(registry) returned, not "
+        'ToolRegistry(["book_table"]) (a ToolRegistry). Pass it like tools = tools_schema(registry); '
+        "LLMContext(tools=tools); attach_call(tools, llm=llm)."
     )
 
 

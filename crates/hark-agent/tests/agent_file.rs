@@ -254,8 +254,8 @@ fn the_call_settings_are_checked() {
         problems(text, &Host::new()),
         [
             "line 1: error: system_prompt is empty. Write what the agent is for and how it speaks.",
-            "line 2: error: language \"english please\" is not a BCP 47 language tag. Write one like en-US.",
-            "line 3: error: timezone Madrid is not an IANA timezone. Write one like Europe/Madrid.",
+            "line 2: error: language \"english please\" is not a language Hark can speak values in; did you mean \"en\"? Write a BCP 47 tag like \"en-US\", \"es\", \"fr\" or \"de\" (en_US is read as en-US).",
+            "line 3: error: timezone \"Madrid\" is not a timezone of the tz database; did you mean \"Europe/Madrid\"? Write an IANA name like \"Europe/Madrid\" or \"America/New_York\".",
             "line 7: error: [llm] base_url api.example.com is not a URL (relative URL without a \
              base). Write it like https://api.openai.com/v1.",
         ]

@@ -66,7 +66,9 @@ fn a_bad_timezone_is_one_problem_even_when_a_flow_offers_current_datetime() {
     );
     assert_eq!(
         problems(&text),
-        ["line 2: error: timezone Madrid is not an IANA timezone. Write one like Europe/Madrid."]
+        [
+            "line 2: error: timezone \"Madrid\" is not a timezone of the tz database; did you mean \"Europe/Madrid\"? Write an IANA name like \"Europe/Madrid\" or \"America/New_York\"."
+        ]
     );
 }
 
@@ -105,14 +107,14 @@ fn an_empty_values_list_says_so_and_a_lower_case_method_is_read() {
 }
 
 #[test]
-fn a_ui_model_with_the_local_classifier_and_a_language_word_are_warned_of() {
+fn a_ui_model_with_the_local_classifier_is_warned_of_and_a_language_word_refused() {
     let text = format!("{PROMPT}language = \"english\"\n[ui]\nmodel = \"gpt-4.1-mini\"\n");
     assert_eq!(
         problems(&text),
         [
-            "line 2: warning: language \"english\" is not a language code Hark can speak in: it \
-             has no 2- or 3-letter language subtag, so dates and numbers would be said in no \
-             language's words. Write one like en-US.",
+            "line 2: error: language \"english\" is not a language Hark can speak values in; \
+             did you mean \"en\"? Write a BCP 47 tag like \"en-US\", \"es\", \"fr\" or \"de\" \
+             (en_US is read as en-US).",
             "line 4: warning: [ui] model gpt-4.1-mini is unused: the UI worker's classifier is \
              the local one. Set classifier = \"llm\" to answer screen questions with that model, \
              or remove model.",
@@ -120,6 +122,8 @@ fn a_ui_model_with_the_local_classifier_and_a_language_word_are_warned_of() {
     );
     let fine = format!("{PROMPT}language = \"es-419\"\n");
     assert_eq!(problems(&fine), Vec::<String>::new());
+    let posix = format!("{PROMPT}language = \"en_US\"\ntimezone = \"Europe/Paris\"\n");
+    assert_eq!(problems(&posix), Vec::<String>::new());
 }
 
 #[test]

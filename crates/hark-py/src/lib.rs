@@ -8,11 +8,13 @@
 //!   (`hark.pipecat.LocalClassifier` wraps it), with the JSON shapes of [`classify_shapes`].
 //! - [`blocking`]: blocking Rust work as asyncio awaitables.
 //! - [`gate`]: the exit gate, the one way Rust threads take the GIL, closed at interpreter exit.
+//! - [`misuse`]: the one text of a wrong-type or wrong-shape argument to the public API.
 
 mod blocking;
 mod classify;
 mod classify_shapes;
 mod gate;
+mod misuse;
 mod tools;
 
 use pyo3::prelude::*;
@@ -25,5 +27,6 @@ fn core_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     gate::register(module)?;
     tools::register(module)?;
     classify::register(module)?;
+    misuse::register(module)?;
     Ok(())
 }

@@ -107,7 +107,7 @@ type = "string"
     assert_eq!(code, 1, "{out}");
     let expected = [
         format!(
-            "{shown}:2: error: timezone Madrid is not an IANA timezone. Write one like Europe/Madrid."
+            "{shown}:2: error: timezone \"Madrid\" is not a timezone of the tz database; did you mean \"Europe/Madrid\"? Write an IANA name like \"Europe/Madrid\" or \"America/New_York\"."
         ),
         format!(
             "{shown}:6: error: [tools] local refund is not a tool of this program. Its local tools \

@@ -45,11 +45,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod locale;
 pub mod messages;
 mod speaker;
 mod template;
 
-pub use speaker::{Clock, FixedClock, LanguageFallback, SayAs, Speaker, SpeakerError, SystemClock};
+pub use speaker::{Clock, FixedClock, SayAs, Speaker, SpeakerError, SystemClock};
 pub use template::{
     LockedError, Placeholder, Resolve, Scope, SpokenValue, Template, TemplateError, Unfilled,
     ValueKind,

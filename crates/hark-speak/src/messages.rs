@@ -113,19 +113,33 @@ pub fn unfilled(placeholder: &str) -> String {
     format!("{placeholder} is not set, so the line is not said.")
 }
 
-/// An IANA time zone name the tz database does not know.
-pub fn unknown_time_zone(name: &str) -> String {
+/// A timezone that is not a name of the tz database; `suggestion` the nearest name, if any.
+///
+/// Example: `timezone "Europe/Pariss" is not a timezone of the tz database; did you mean
+/// "Europe/Paris"? Write an IANA name like "Europe/Madrid" or "America/New_York".`
+pub fn unknown_time_zone(name: &str, suggestion: Option<&str>) -> String {
     format!(
-        "\"{name}\" is not an IANA time zone name. Use one like \"America/New_York\" or \"Europe/Berlin\"."
+        "timezone \"{name}\" is not a timezone of the tz database{} \
+         Write an IANA name like \"Europe/Madrid\" or \"America/New_York\".",
+        did_you_mean(suggestion)
     )
 }
 
-/// The language tag is not BCP 47 or has no CLDR data: values are spoken in English.
-pub fn language_fallback(tag: &str) -> String {
+/// A language tag that is not BCP 47, or names a language without CLDR date data: Hark could
+/// not say dates, times or numbers in it. `suggestion` the nearest code, if any.
+///
+/// Example: `language "english" is not a language Hark can speak values in; did you mean "en"?
+/// Write a BCP 47 tag like "en-US", "es", "fr" or "de" (en_US is read as en-US).`
+pub fn unknown_language(tag: &str, suggestion: Option<&str>) -> String {
     format!(
-        "\"{tag}\" is not a language with date and time data; values are spoken in English (en). \
-         Use a BCP 47 tag like \"en-US\", \"es\", \"fr\" or \"de\"."
+        "language \"{tag}\" is not a language Hark can speak values in{} \
+         Write a BCP 47 tag like \"en-US\", \"es\", \"fr\" or \"de\" (en_US is read as en-US).",
+        did_you_mean(suggestion)
     )
+}
+
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion.map_or(".".to_string(), |s| format!("; did you mean \"{s}\"?"))
 }
 
 /// How a boolean is said, by language (other values without a format are said as they are; a

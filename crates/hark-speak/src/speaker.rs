@@ -16,7 +16,6 @@ use icu_datetime::options::TimePrecision;
 use icu_datetime::{DateTimeFormatter, NoCalendarFormatter, fieldsets};
 use icu_experimental::relativetime::options::Numeric;
 use icu_experimental::relativetime::{RelativeTimeFormatter, RelativeTimeFormatterOptions};
-use icu_locale_core::Locale;
 use icu_time::{DateTime as IcuDateTime, Time as IcuTime};
 use jiff::Timestamp;
 use jiff::civil;
@@ -24,8 +23,8 @@ use jiff::fmt::temporal::{Pieces, PiecesOffset};
 use jiff::tz::TimeZone;
 use serde_json::Value;
 
-use crate::messages;
 use crate::template::SpokenValue;
+use crate::{locale, messages};
 
 /// How a value is said, from its output field's JSON Schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -124,10 +123,20 @@ impl Clock for FixedClock {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpeakerError {
     /// The time zone name is not in the IANA tz database (bundled with the binary).
-    #[error("{}", messages::unknown_time_zone(name))]
+    #[error("{}", messages::unknown_time_zone(name, suggestion.as_deref()))]
     UnknownTimeZone {
         /// The name as given.
         name: String,
+        /// The nearest name of the tz database, when one is near.
+        suggestion: Option<String>,
+    },
+    /// The language tag is not BCP 47, or its language has no date and time data.
+    #[error("{}", messages::unknown_language(tag, suggestion.as_deref()))]
+    UnknownLanguage {
+        /// The tag as given.
+        tag: String,
+        /// The nearest language code, when one is near.
+        suggestion: Option<String>,
     },
     /// ICU data for English failed to load. Cannot happen with the compiled data; kept so a
     /// broken build says so instead of panicking.
@@ -136,20 +145,6 @@ pub enum SpeakerError {
         /// ICU's error text.
         detail: String,
     },
-}
-
-/// The requested language had no date and time data (or was not BCP 47); the speaker speaks
-/// English. Returned by [`Speaker::fallback`] so the caller can log it once.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LanguageFallback {
-    /// The tag as given.
-    pub requested: String,
-}
-
-impl fmt::Display for LanguageFallback {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&messages::language_fallback(&self.requested))
-    }
 }
 
 /// Says values in one call's language and timezone. Build once per call; the ICU formatters are
@@ -192,7 +187,6 @@ pub struct Speaker {
     language: String,
     time_zone: Option<TimeZone>,
     clock: Arc<dyn Clock>,
-    fallback: Option<LanguageFallback>,
     full_date: DateTimeFormatter<fieldsets::YMDE>,
     month_day: DateTimeFormatter<fieldsets::MD>,
     full_date_time: DateTimeFormatter<fieldsets::YMDET>,
@@ -207,8 +201,9 @@ impl Speaker {
     /// A speaker for `language` (BCP 47, like `en-US`) and an optional IANA `time_zone` (like
     /// `America/New_York`), on the system clock.
     ///
-    /// A tag that does not parse, or a language without CLDR date data, falls back to `en`; see
-    /// [`Speaker::fallback`]. An unknown time zone is [`SpeakerError::UnknownTimeZone`].
+    /// `_` is read as `-` (`en_US` is `en-US`). A tag that is not BCP 47, or names a language
+    /// without CLDR date data, is [`SpeakerError::UnknownLanguage`]; an unknown time zone is
+    /// [`SpeakerError::UnknownTimeZone`] (both checked by [`crate::locale`]).
     pub fn new(language: &str, time_zone: Option<&str>) -> Result<Speaker, SpeakerError> {
         Speaker::with_clock(language, time_zone, Arc::new(SystemClock))
     }
@@ -219,23 +214,8 @@ impl Speaker {
         time_zone: Option<&str>,
         clock: Arc<dyn Clock>,
     ) -> Result<Speaker, SpeakerError> {
-        let time_zone = match time_zone {
-            Some(name) => Some(
-                TimeZone::get(name).map_err(|_| SpeakerError::UnknownTimeZone {
-                    name: name.to_owned(),
-                })?,
-            ),
-            None => None,
-        };
-        let (locale, fallback) = match language.parse::<Locale>() {
-            Ok(locale) if has_date_data(&locale) => (locale, None),
-            _ => (
-                english(),
-                Some(LanguageFallback {
-                    requested: language.to_owned(),
-                }),
-            ),
-        };
+        let time_zone = time_zone.map(locale::time_zone).transpose()?;
+        let locale = locale::locale(language)?;
         let data = |e: &dyn fmt::Display| SpeakerError::Data {
             detail: e.to_string(),
         };
@@ -270,7 +250,6 @@ impl Speaker {
             language: locale.id.language.as_str().to_owned(),
             time_zone,
             clock,
-            fallback,
             full_date,
             month_day,
             full_date_time,
@@ -281,12 +260,7 @@ impl Speaker {
         })
     }
 
-    /// `Some` when the requested language fell back to English; log it once.
-    pub fn fallback(&self) -> Option<&LanguageFallback> {
-        self.fallback.as_ref()
-    }
-
-    /// The language subtag spoken, like `en` (after any fallback).
+    /// The language subtag spoken, like `en`.
     pub fn language(&self) -> &str {
         &self.language
     }
@@ -413,28 +387,6 @@ impl Speaker {
         let formatted = number.format().mode(mode).to_string();
         Some(group_digits(&formatted))
     }
-}
-
-fn english() -> Locale {
-    icu_locale_core::locale!("en")
-}
-
-/// True when CLDR has date data for the locale's language: its long month-day differs from the
-/// root locale's (`M10 16`), which is what ICU falls back to for a language it does not know.
-fn has_date_data(locale: &Locale) -> bool {
-    if locale.id.language.is_unknown() {
-        return false;
-    }
-    let (Ok(mine), Ok(root)) = (
-        DateTimeFormatter::try_new(locale.clone().into(), fieldsets::MD::long()),
-        DateTimeFormatter::try_new(Locale::UNKNOWN.into(), fieldsets::MD::long()),
-    ) else {
-        return false;
-    };
-    let Ok(probe) = IcuDate::try_new_iso(2026, 10, 16) else {
-        return false;
-    };
-    mine.format(&probe).to_string() != root.format(&probe).to_string()
 }
 
 fn icu_time(t: civil::Time) -> IcuTime {

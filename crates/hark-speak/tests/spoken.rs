@@ -286,23 +286,29 @@ fn phone_without_a_region_uses_the_numbers_own_grouping() {
 }
 
 #[test]
-fn unknown_language_falls_back_to_english_and_says_so() {
-    for tag in ["xx", "not a tag!", ""] {
-        let s = speaker(tag, None, OCT_15);
-        let fallback = s.fallback().expect("fallback reported");
-        assert_eq!(fallback.requested, tag);
+fn an_unknown_language_is_refused_never_spoken_in_english() {
+    for tag in ["xx", "not a tag!", "", "english", "klingon"] {
+        let err = Speaker::new(tag, None).unwrap_err();
         assert!(
-            fallback
-                .to_string()
-                .contains("values are spoken in English (en)")
+            matches!(&err, SpeakerError::UnknownLanguage { tag: t, .. } if t == tag),
+            "{err:?}"
         );
-        assert_eq!(s.language(), "en");
-        assert_eq!(
-            say(&s, json!("2026-10-16"), SayAs::Date),
-            "Friday, October 16, 2026"
+        assert!(
+            err.to_string().starts_with(&format!(
+                "language \"{tag}\" is not a language Hark can speak values in"
+            )),
+            "{err}"
         );
     }
-    assert!(speaker("de-AT", None, OCT_15).fallback().is_none());
+    assert!(Speaker::new("de-AT", None).is_ok());
+}
+
+#[test]
+fn a_posix_tag_is_read_as_bcp_47() {
+    let s = speaker("en_US", None, OCT_15);
+    assert_eq!(s.language(), "en");
+    // The region is kept: a US number is said in the national grouping.
+    assert_eq!(say(&s, json!("+14155550123"), SayAs::Phone), "415 555 0123");
 }
 
 #[test]
@@ -311,11 +317,13 @@ fn unknown_time_zone_is_an_error_naming_it() {
     assert_eq!(
         err,
         SpeakerError::UnknownTimeZone {
-            name: "Mars/Olympus_Mons".into()
+            name: "Mars/Olympus_Mons".into(),
+            suggestion: None,
         }
     );
-    assert!(
-        err.to_string()
-            .starts_with("\"Mars/Olympus_Mons\" is not an IANA time zone name.")
+    assert_eq!(
+        err.to_string(),
+        "timezone \"Mars/Olympus_Mons\" is not a timezone of the tz database. \
+         Write an IANA name like \"Europe/Madrid\" or \"America/New_York\"."
     );
 }

@@ -86,11 +86,8 @@ pub fn current_datetime_tool_with_clock(
     zone: &str,
     clock: Arc<dyn Clock>,
 ) -> Result<ToolSpec, BuildError> {
-    let iana = zone.contains('/') || zone == "UTC";
-    let tz = match TimeZone::get(zone) {
-        Ok(tz) if iana => tz,
-        _ => return Err(BuildError::new(messages::not_an_iana_zone(zone))),
-    };
+    let tz = hark_speak::locale::time_zone(zone)
+        .map_err(|e| BuildError::new(messages::not_an_iana_zone(&e.to_string())))?;
     ToolSpec::new(
         CURRENT_DATETIME,
         "Get the current date, time and weekday.",

@@ -745,11 +745,10 @@ pub fn precheck_outcome_does_not_fit(tool: &str, output: &str) -> String {
     )
 }
 
-/// `current_datetime_tool` with a name that is not an IANA zone ("Built-in tools", point 1).
-pub fn not_an_iana_zone(zone: &str) -> String {
-    format!(
-        "current_datetime_tool: \"{zone}\" is not an IANA time zone. Give one like \"Europe/Madrid\"."
-    )
+/// `current_datetime_tool` with a name that is not an IANA zone ("Built-in tools", point 1):
+/// the call's name before the core's one text of a refused timezone (`hark_speak::locale`).
+pub fn not_an_iana_zone(refused: &str) -> String {
+    format!("current_datetime_tool: {refused}")
 }
 
 /// `user_phone_number_tool` on a call without a number ("Built-in tools", point 3).

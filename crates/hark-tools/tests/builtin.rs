@@ -52,14 +52,23 @@ fn current_datetime_reads_the_zone_and_its_offset_across_dst() {
 
 #[test]
 fn current_datetime_refuses_a_name_that_is_not_iana() {
-    for zone in ["CET+1", "Madrid", "+02:00"] {
+    for zone in ["CET+1", "+02:00", "Mars/Olympus_Mons"] {
         assert_eq!(
             current_datetime_tool(zone).unwrap_err().problems,
             vec![format!(
-                "current_datetime_tool: \"{zone}\" is not an IANA time zone. Give one like \"Europe/Madrid\"."
+                "current_datetime_tool: timezone \"{zone}\" is not a timezone of the tz database. \
+                 Write an IANA name like \"Europe/Madrid\" or \"America/New_York\"."
             )]
         );
     }
+    assert_eq!(
+        current_datetime_tool("Madrid").unwrap_err().problems,
+        vec![
+            "current_datetime_tool: timezone \"Madrid\" is not a timezone of the tz database; \
+             did you mean \"Europe/Madrid\"? Write an IANA name like \"Europe/Madrid\" or \
+             \"America/New_York\"."
+        ]
+    );
 }
 
 #[test]

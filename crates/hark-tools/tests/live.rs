@@ -202,9 +202,23 @@ fn a_live_call_refuses_a_timezone_that_is_not_iana() {
     assert_eq!(
         error.problems,
         vec![
-            "\"Mars/Olympus\" is not an IANA time zone name. Use one like \"America/New_York\" or \"Europe/Berlin\"."
+            "timezone \"Mars/Olympus\" is not a timezone of the tz database. Write an IANA name like \"Europe/Madrid\" or \"America/New_York\"."
         ]
     );
+}
+
+#[test]
+fn a_live_call_refuses_a_language_it_cannot_speak_values_in() {
+    let state = CallState::new(call_info(), "english", None);
+    let error = LiveCall::new(state, Arc::new(InMemorySpeech::new())).unwrap_err();
+    assert_eq!(
+        error.problems,
+        vec![
+            "language \"english\" is not a language Hark can speak values in; did you mean \"en\"? Write a BCP 47 tag like \"en-US\", \"es\", \"fr\" or \"de\" (en_US is read as en-US)."
+        ]
+    );
+    let state = CallState::new(call_info(), "en_US", Some("Europe/Paris"));
+    assert!(LiveCall::new(state, Arc::new(InMemorySpeech::new())).is_ok());
 }
 
 // ------------------------------------------------------------------------------ 2. templates

@@ -280,6 +280,16 @@ def function_tools(
     and times in ``language`` (a BCP 47 tag) and ``timezone`` (an IANA zone; ``ValueError``
     otherwise). ``job`` is the entrypoint's ``JobContext``; by default, the job this code runs
     in."""
+    from hark._core import ToolRegistry
+    from hark._misuse import expect
+
+    example = "function_tools(ToolRegistry([local_tool(book_table)]))"
+    expect("function_tools", "registry", registry, ToolRegistry, "a ToolRegistry", example)
+    expect("function_tools", "language", language, str, "a BCP 47 tag (str)", 'function_tools(registry, language="en-US")')
+    expect(
+        "function_tools", "timezone", timezone, str, "an IANA timezone (str)",
+        'function_tools(registry, timezone="Europe/Madrid")', optional=True,
+    )
     return HarkFunctionTools(
         LiveKitCall(
             registry, state=state, call=call, language=language, timezone=timezone, job=job

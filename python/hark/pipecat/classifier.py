@@ -88,6 +88,16 @@ class LocalClassifier(BaseClassifier):
         fallback: BaseClassifier | None = None,
         **kwargs: Any,
     ) -> None:
+        from hark._misuse import expect
+
+        example = 'LocalClassifier(model_dir="~/.cache/hark/models/all-MiniLM-L6-v2")'
+        expect("LocalClassifier", "model_dir", model_dir, (str, PathLike), "a folder (str or Path)", example, optional=True)
+        for flag, value in (("require_model", require_model), ("embeddings", embeddings)):
+            expect("LocalClassifier", flag, value, bool, "True or False", f"LocalClassifier({flag}=True)")
+        expect(
+            "LocalClassifier", "fallback", fallback, BaseClassifier, "a Pipecat classifier",
+            "LocalClassifier(fallback=LLMClassifier(llm))", optional=True,
+        )
         super().__init__(**kwargs)
         try:
             self._core = _core.LocalClassifier(

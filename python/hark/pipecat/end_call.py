@@ -8,6 +8,7 @@ pipeline ends once the bot has stopped speaking.
 
 from __future__ import annotations
 
+from hark._misuse import expect, misuse
 from hark.pipecat.speech import LlmVoice
 from hark.tools import Done, ToolSpec, local_tool
 
@@ -33,13 +34,14 @@ def end_call_tool(
 
     ``reply`` is :func:`hark.pipecat.reply_text` of the pipeline's LLM service. Raises
     ``ValueError`` for an empty goodbye."""
-    if not isinstance(goodbye, str) or not goodbye.strip():
+    example = 'end_call_tool("Call it when the caller is done.", "Goodbye!", reply_text(llm))'
+    expect("end_call_tool", "description", description, str, "a str", example)
+    expect("end_call_tool", "goodbye", goodbye, str, "a line (str)", example)
+    expect("end_call_tool", "name", name, str, "a str", 'end_call_tool(..., name="hang_up")')
+    if not goodbye.strip():
         raise ValueError(blank_goodbye(name))
     if not isinstance(reply, LlmVoice):
-        raise TypeError(
-            f"end_call_tool takes reply_text(llm) as its third argument, not "
-            f"{type(reply).__name__}: end_call_tool(description, goodbye, reply_text(llm))."
-        )
+        raise misuse("end_call_tool", "reply", reply, "reply_text(llm)", example)
 
     async def end_call() -> Done:
         if not reply.text().strip():

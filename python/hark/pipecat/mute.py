@@ -69,12 +69,13 @@ first speech, everything until the bot's first reply has played."""
 def user_mute_strategies(protect: Iterable[str] = ("tool_calls",)) -> list[BaseUserMuteStrategy]:
     """Pipecat's user mute strategies that keep the caller from cutting off what ``protect``
     names (see :data:`PROTECTABLE`), one each, in order."""
-    if isinstance(protect, str):
-        raise TypeError(
-            f'user_mute_strategies: protect is a list of names, like protect=["{protect}"]'
-        )
+    from hark._misuse import items, misuse
+
+    example = 'user_mute_strategies(protect=["tool_calls"])'
     strategies: list[BaseUserMuteStrategy] = []
-    for name in protect:
+    for name in items("user_mute_strategies", "protect", protect, "a list of names", example):
+        if not isinstance(name, str):
+            raise misuse("user_mute_strategies", "protect's names", name, "a name (str)", example)
         kind = PROTECTABLE.get(name)
         if kind is None:
             known = ", ".join(f'"{n}"' for n in PROTECTABLE)

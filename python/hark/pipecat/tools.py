@@ -21,6 +21,9 @@ from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.frames.frames import EndWorkerFrame, FunctionCallResultProperties
 from pipecat.services.llm_service import FunctionCallParams
 
+from hark._core import ToolRegistry
+from hark._misuse import expect, misuse
+from hark.pipecat.arguments import hand_unparsed_calls_to_hark, raw_arguments
 from hark.pipecat.prompt import keep_background_guidance_out
 from hark.pipecat.results import for_aggregator
 from hark.pipecat.speech import PipecatSpeech
@@ -61,6 +64,7 @@ class PipecatCall:
         the handler for tool names the registry does not hold (Hark's unknown-tool text), unless
         ``llm`` has a catch-all handler already."""
         self.speech.bind(llm, worker)
+        hand_unparsed_calls_to_hark(llm, is_hark_handler)
         if not llm.has_function(None):
             llm.register_function(None, self._handler(None))
         self._bound = (llm, worker)
@@ -85,7 +89,11 @@ class PipecatCall:
         if bound is None or bound[0] is not params.llm or bound[1] is not params.pipeline_worker:
             self.bind(params.llm, params.pipeline_worker)
         arguments = params.arguments
-        if not isinstance(arguments, dict):
+        unparsed = raw_arguments(arguments)
+        if unparsed is not None:
+            # Text Pipecat could not parse: the core repairs it or refuses it.
+            arguments = unparsed
+        elif not isinstance(arguments, dict):
             arguments = json.dumps(arguments)
         generation = self.live.generation()
         try:
@@ -154,6 +162,13 @@ def tools_schema(
     BCP 47 tag) and ``timezone`` (an IANA zone; ``ValueError`` otherwise). A tool whose
     ``interruption`` is ``"continue"`` is registered with ``cancel_on_interruption=False``, the
     others with Pipecat's default (cancelled when the caller talks over the bot)."""
+    example = "tools_schema(ToolRegistry([local_tool(book_table)]))"
+    expect("tools_schema", "registry", registry, ToolRegistry, "a ToolRegistry", example)
+    expect("tools_schema", "language", language, str, "a BCP 47 tag (str)", 'tools_schema(registry, language="en-US")')
+    expect(
+        "tools_schema", "timezone", timezone, str, "an IANA timezone (str)",
+        'tools_schema(registry, timezone="Europe/Madrid")', optional=True,
+    )
     live = PipecatCall(registry, state=state, call=call, language=language, timezone=timezone)
     return HarkTools(live)
 
@@ -166,12 +181,14 @@ def attach_call(tools: HarkTools, *, llm: Any, worker: Any = None) -> PipecatCal
     Hark's tools are its only ones that keep running (a tool of your own registered with
     ``cancel_on_interruption=False`` brings it back); a tool name the registry does not hold
     gets Hark's text; ``worker`` (the ``PipelineWorker``) lets the call follow the bot's
-    speaking state from the start. ``await call.close()`` when the call ends."""
+    speaking state from the start; a call whose arguments are not JSON, which Pipecat would
+    drop before any handler runs, reaches Hark, which repairs it as its own agent does or
+    refuses it, so the model reads why and runs again (``hark.pipecat.arguments``).
+    ``await call.close()`` when the call ends."""
     if not isinstance(tools, HarkTools):
-        raise TypeError(
-            f"attach_call takes what tools_schema(registry) returned, not "
-            f"{type(tools).__name__}: tools = tools_schema(registry), then "
-            f"LLMContext(tools=tools) and attach_call(tools, llm=llm)."
+        raise misuse(
+            "attach_call", "tools", tools, "what tools_schema(registry) returned",
+            "tools = tools_schema(registry); LLMContext(tools=tools); attach_call(tools, llm=llm)",
         )
     tools.call.bind(llm, worker)
     keep_background_guidance_out(llm, is_hark_handler)

@@ -87,30 +87,23 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
         let line = found.line(&f.system_prompt);
         found.error(line, messages::empty_system_prompt());
     }
+    // Both checked by hark_speak::locale, the one check every kind of agent shares.
     let language = match &f.language {
-        Some(language) => {
-            if !is_language_tag(language.get_ref()) {
+        Some(language) => match hark_speak::locale::language_tag(language.get_ref()) {
+            Ok(tag) => tag,
+            Err(e) => {
                 let line = found.line(language);
-                found.error(line, messages::bad_language(language.get_ref()));
-            } else if !language
-                .get_ref()
-                .split('-')
-                .next()
-                .is_some_and(|code| (2..=3).contains(&code.len()))
-            {
-                let line = found.line(language);
-                found.warning(line, messages::unknown_language_code(language.get_ref()));
+                found.error(line, e.to_string());
+                language.get_ref().clone()
             }
-            language.get_ref().clone()
-        }
+        },
         None => DEFAULT_LANGUAGE.to_string(),
     };
     let timezone = f.timezone.as_ref().map(|zone| {
         let name = zone.get_ref();
-        let iana = name.contains('/') || name == "UTC";
-        if !iana || jiff::tz::TimeZone::get(name).is_err() {
+        if let Err(e) = hark_speak::locale::time_zone(name) {
             let line = found.line(zone);
-            found.error(line, messages::bad_timezone(name));
+            found.error(line, e.to_string());
         }
         name.clone()
     });
@@ -474,17 +467,6 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
             Err(FileProblems { problems })
         }
     }
-}
-
-/// A BCP 47 tag's shape: letters and digits in segments of 1–8 joined by `-`, the first of 2–8
-/// letters.
-fn is_language_tag(tag: &str) -> bool {
-    let mut parts = tag.split('-');
-    let first_ok = parts
-        .next()
-        .is_some_and(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphabetic()));
-    first_ok
-        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 /// The State model of `[state]`: every value optional (`null` when unset).

@@ -227,11 +227,6 @@ pub fn bad_base_url(url: &str, why: &str) -> String {
     format!("[llm] base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
 }
 
-/// The timezone is not an IANA name.
-pub fn bad_timezone(zone: &str) -> String {
-    format!("timezone {zone} is not an IANA timezone. Write one like Europe/Madrid.")
-}
-
 /// Warning: `[ui] model` with the local classifier, which uses no LLM.
 ///
 /// Example: `[ui] model gpt-4.1-mini is unused: the UI worker's classifier is the local one.
@@ -240,22 +235,6 @@ pub fn ui_model_unused(model: &str) -> String {
     format!(
         "[ui] model {model} is unused: the UI worker's classifier is the local one. Set classifier = \"llm\" to answer screen questions with that model, or remove model."
     )
-}
-
-/// Warning: the language's first subtag is not a 2- or 3-letter language code, so no language
-/// data fits it and values are spoken in the root locale.
-///
-/// Example: `language "english" is not a language code Hark can speak in: it has no 2- or
-/// 3-letter language subtag. Write one like en-US.`
-pub fn unknown_language_code(language: &str) -> String {
-    format!(
-        "language {language:?} is not a language code Hark can speak in: it has no 2- or 3-letter language subtag, so dates and numbers would be said in no language's words. Write one like en-US."
-    )
-}
-
-/// The language is not a BCP 47 tag.
-pub fn bad_language(language: &str) -> String {
-    format!("language {language:?} is not a BCP 47 language tag. Write one like en-US.")
 }
 
 /// The system prompt is empty.

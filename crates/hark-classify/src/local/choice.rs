@@ -151,6 +151,13 @@ fn quoted_parts(text: &str) -> Vec<&str> {
 impl Query {
     /// Reads a description ("the second add to cart button", "sign me in").
     pub fn parse(text: &str) -> Self {
+        Self::parse_among(text, &[])
+    }
+
+    /// Reads a description among elements some of whose whole names are one word, given
+    /// canonical (`names`): a filler word that is such a name is the name, not filler ("the ok
+    /// button" among [Cancel, OK] names OK; "view" is the View link, "text" the Text tab).
+    pub fn parse_among(text: &str, names: &[String]) -> Self {
         let mut q = Query::default();
         for part in quoted_parts(text) {
             let ws: Vec<String> = join_phrases(words(part))
@@ -249,7 +256,7 @@ impl Query {
                     q.content.push(("1".to_string(), 1.0));
                 }
                 prev_kind = Kind::Stop;
-            } else if is_stop(w) {
+            } else if is_stop(w) && !names.iter().any(|n| *n == canonical(w)) {
                 prev_kind = Kind::Stop;
             } else {
                 q.content.push((canonical(w), 1.0));

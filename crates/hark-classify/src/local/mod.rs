@@ -530,7 +530,15 @@ impl LocalClassifier {
                 },
             })
             .collect();
-        let query = Query::parse(description);
+        // One-word names on screen: a filler word that is one of them names it ("ok" → OK).
+        let one_word_names: Vec<String> = candidates
+            .iter()
+            .filter_map(|c| match text::words(&c.node.name).as_slice() {
+                [one] => Some(text::canonical(one)),
+                _ => None,
+            })
+            .collect();
+        let query = Query::parse_among(description, &one_word_names);
         let cosines = || self.cosines(&query, &candidates);
         let semantic = self.embedder.is_some().then_some(choice::Semantic {
             cosines: &cosines,

@@ -7,13 +7,22 @@ use pyo3::types::PyDict;
 
 use super::errors::build_error;
 use super::spec::PyToolSpec;
+use crate::misuse;
 
 fn named(
+    call: &str,
     spec: ToolSpec,
-    name: Option<String>,
-    description: Option<String>,
+    name: Option<&Bound<'_, PyAny>>,
+    description: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyToolSpec> {
+    let name = misuse::optional_string(call, "name", name, &format!("{call}(name=\"what_time\")"))?;
+    let description = misuse::optional_string(
+        call,
+        "description",
+        description,
+        &format!("{call}(description=\"Get the time now.\")"),
+    )?;
     let mut spec = spec;
     if let Some(name) = name {
         spec = spec.with_name(name).map_err(build_error)?;
@@ -29,13 +38,20 @@ fn named(
 #[pyfunction]
 #[pyo3(signature = (zone, *, name=None, description=None, **options))]
 fn current_datetime_tool(
-    zone: &str,
-    name: Option<String>,
-    description: Option<String>,
+    zone: &Bound<'_, PyAny>,
+    name: Option<&Bound<'_, PyAny>>,
+    description: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyToolSpec> {
-    let spec = hark_tools::current_datetime_tool(zone).map_err(build_error)?;
-    named(spec, name, description, options)
+    const CALL: &str = "current_datetime_tool";
+    let zone = misuse::string(
+        CALL,
+        "zone",
+        zone,
+        "current_datetime_tool(\"Europe/Madrid\")",
+    )?;
+    let spec = hark_tools::current_datetime_tool(&zone).map_err(build_error)?;
+    named(CALL, spec, name, description, options)
 }
 
 /// `user_phone_number`: the caller's number and the call's direction, from what the call
@@ -43,12 +59,12 @@ fn current_datetime_tool(
 #[pyfunction]
 #[pyo3(signature = (*, name=None, description=None, **options))]
 fn user_phone_number_tool(
-    name: Option<String>,
-    description: Option<String>,
+    name: Option<&Bound<'_, PyAny>>,
+    description: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyToolSpec> {
     let spec = hark_tools::user_phone_number_tool().map_err(build_error)?;
-    named(spec, name, description, options)
+    named("user_phone_number_tool", spec, name, description, options)
 }
 
 /// `end_call`: a tool with no arguments whose success ends the conversation; `goodbye` is its
@@ -57,11 +73,16 @@ fn user_phone_number_tool(
 #[pyfunction]
 #[pyo3(signature = (description, goodbye, **options))]
 fn end_call_tool(
-    description: &str,
-    goodbye: &str,
+    description: &Bound<'_, PyAny>,
+    goodbye: &Bound<'_, PyAny>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyToolSpec> {
-    let spec = hark_tools::end_call_tool(description, goodbye).map_err(build_error)?;
+    const CALL: &str = "end_call_tool";
+    const EXAMPLE: &str =
+        "end_call_tool(\"Call it when the caller is done.\", \"Goodbye!\", reply_text(llm))";
+    let description = misuse::string(CALL, "description", description, EXAMPLE)?;
+    let goodbye = misuse::string(CALL, "goodbye", goodbye, EXAMPLE)?;
+    let spec = hark_tools::end_call_tool(&description, &goodbye).map_err(build_error)?;
     PyToolSpec::from_spec(spec, options)
 }
 

@@ -103,6 +103,8 @@ enum Given {
     None,
     Text(String),
     Json(Value),
+    /// Text that is not a JSON object as it is, read by `hark_llm::read_arguments`'s repairs.
+    Repaired(hark_schema::ToolArguments),
 }
 
 /// What one tool call did (read-only).
@@ -304,6 +306,7 @@ impl PyLiveCall {
                 ));
             }
         };
+        let given = repaired(given);
         if *self.closed.borrow() {
             return Err(PyRuntimeError::new_err(CLOSED));
         }
@@ -317,6 +320,7 @@ impl PyLiveCall {
                 Given::None => RawArguments::None,
                 Given::Text(text) => RawArguments::Text(text),
                 Given::Json(value) => RawArguments::Json(value),
+                Given::Repaired(read) => RawArguments::Read(read),
             };
             tokio::select! {
                 called = registry.call_live(&name, raw, &live, &generation) => match called {
@@ -381,5 +385,24 @@ impl PyLiveCall {
         PyCallState {
             inner: self.live.state.clone(),
         }
+    }
+}
+
+/// Text arguments that are not a JSON object as they are get the small-model repairs Hark's own
+/// agent applies where it assembles a call (`hark_llm::read_arguments`: template tokens, trailing
+/// commas, single quotes, double encoding). What the repairs cannot read stays text, so the
+/// core refuses it in its own words (not an object, NaN, a bad escape, too deep).
+fn repaired(given: Given) -> Given {
+    let Given::Text(text) = given else {
+        return given;
+    };
+    if matches!(serde_json::from_str::<Value>(&text), Ok(Value::Object(_)))
+        || hark_schema::no_arguments(&text)
+    {
+        return Given::Text(text);
+    }
+    match hark_llm::read_arguments(&text) {
+        read @ hark_schema::ToolArguments::Object(_) => Given::Repaired(read),
+        _ => Given::Text(text),
     }
 }

@@ -18,6 +18,8 @@ mod state;
 mod texts;
 mod webhook;
 
+pub(crate) use spec::PyToolSpec;
+
 /// Adds the tool layer's classes and functions to `hark._core`.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<spec::PyToolSpec>()?;

@@ -137,7 +137,8 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
         }
     }
     if let Some(replies) = get("replies")? {
-        spec = spec.replies(reply_rows(&replies)?);
+        let rows = reply_rows(&replies, &spec.name().to_string())?;
+        spec = spec.replies(rows);
     }
     if let Some(precheck) = get("precheck")? {
         let function = precheck.unbind();
@@ -159,12 +160,20 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
 }
 
 /// Reply rows from a list of `ToolReply` (or dicts of `tool`, `when`, `state`, `say`, `say_in`).
-pub fn reply_rows(replies: &Bound<'_, PyAny>) -> PyResult<Vec<ToolReply>> {
+/// `call` names the call for a wrong-type text (`ToolRegistry`, or the tool's name).
+pub fn reply_rows(replies: &Bound<'_, PyAny>, call: &str) -> PyResult<Vec<ToolReply>> {
     let py = replies.py();
     let to_dict = bridge(py)?.getattr("reply_dict")?;
     let mut rows = Vec::new();
-    for reply in replies.try_iter()? {
-        let row = to_value(&to_dict.call1((reply?,))?)?;
+    let given = crate::misuse::items(
+        call,
+        "replies",
+        replies,
+        "a list of ToolReply",
+        "replies=[ToolReply(tool=\"book_table\", say=[\"You are booked.\"])]",
+    )?;
+    for reply in given {
+        let row = to_value(&to_dict.call1((reply,))?)?;
         let mut reply = ToolReply::say(strings(&row["say"]));
         if let Some(tool) = row["tool"].as_str() {
             reply = reply.tool(tool);

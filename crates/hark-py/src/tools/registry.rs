@@ -21,7 +21,7 @@ use super::options::reply_rows;
 use super::spec::PyToolSpec;
 use super::speech::PySpeech;
 use super::state::{PyCallState, call_info, values_of};
-use crate::gate;
+use crate::{gate, misuse};
 
 /// The tools of one agent or call (`hark.ToolRegistry`).
 #[pyclass(name = "ToolRegistry", module = "hark._core", frozen)]
@@ -56,18 +56,20 @@ impl PyToolRegistry {
     }
 }
 
-fn specs(tools: &Bound<'_, PyAny>) -> PyResult<Vec<ToolSpec>> {
+const REGISTRY_EXAMPLE: &str = "ToolRegistry([local_tool(book_table)])";
+
+/// The tools of `items`, each a `ToolSpec`; `call` and `example` name the call for the text.
+fn specs(items: &[Bound<'_, PyAny>], call: &str, example: &str) -> PyResult<Vec<ToolSpec>> {
     let mut specs = Vec::new();
-    for tool in tools.try_iter()? {
-        let tool = tool?;
+    for (i, tool) in items.iter().enumerate() {
         let spec = tool.cast::<PyToolSpec>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "a registry holds tools (from local_tool, webhook_tool, ToolSpec…), not {}",
-                tool.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ))
+            misuse::wrong(
+                call,
+                &format!("tools[{i}]"),
+                tool,
+                "a tool (from local_tool, webhook_tool, ToolSpec…)",
+                example,
+            )
         })?;
         specs.push(spec.get().inner.clone());
     }
@@ -147,10 +149,12 @@ impl PyToolRegistry {
     fn new(
         tools: &Bound<'_, PyAny>,
         state: Option<&Bound<'_, PyAny>>,
-        assign: Option<&Bound<'_, PyDict>>,
+        assign: Option<&Bound<'_, PyAny>>,
         replies: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut builder = ToolRegistry::builder(specs(tools)?);
+        const CALL: &str = "ToolRegistry";
+        let tools = misuse::items(CALL, "tools", tools, "a list of tools", REGISTRY_EXAMPLE)?;
+        let mut builder = ToolRegistry::builder(specs(&tools, CALL, REGISTRY_EXAMPLE)?);
         if let Some(state) = state.filter(|s| !s.is_none()) {
             let (name, schema): (String, Bound<'_, PyAny>) = bridge(state.py())?
                 .getattr("state_model_of")?
@@ -160,12 +164,34 @@ impl PyToolRegistry {
                 StateModel::from_schema(name, to_value(&schema)?).map_err(PyValueError::new_err)?;
             builder = builder.state_model(model);
         }
-        if let Some(assign) = assign {
+        if let Some(assign) = assign.filter(|a| !a.is_none()) {
+            const ASSIGN: &str = "ToolRegistry(assign={\"find_order\": [Assign(\"order\")]})";
+            let assign = assign.cast::<PyDict>().map_err(|_| {
+                misuse::wrong(
+                    CALL,
+                    "assign",
+                    assign,
+                    "a dict of tool name → list of Assign",
+                    ASSIGN,
+                )
+            })?;
             for (tool, rows) in assign.iter() {
-                let tool: String = tool.extract()?;
+                let tool = misuse::string(CALL, "assign's keys", &tool, ASSIGN)?;
+                let param = format!("assign[{tool:?}]");
                 let mut assigns = Vec::new();
-                for row in rows.try_iter()? {
-                    let row = row?;
+                for row in misuse::items(CALL, &param, &rows, "a list of Assign", ASSIGN)? {
+                    let is_assign = row.get_type().name().is_ok_and(|n| n == "Assign")
+                        && row.hasattr("variable")?
+                        && row.hasattr("path")?;
+                    if !is_assign {
+                        return Err(misuse::wrong(
+                            CALL,
+                            &format!("{param}'s rows"),
+                            &row,
+                            "an Assign",
+                            ASSIGN,
+                        ));
+                    }
                     let variable: String = row.getattr("variable")?.extract()?;
                     let path: Vec<String> = row.getattr("path")?.extract()?;
                     assigns.push(Assign::new(variable, path));
@@ -174,7 +200,7 @@ impl PyToolRegistry {
             }
         }
         if let Some(replies) = replies.filter(|r| !r.is_none()) {
-            builder = builder.replies(reply_rows(replies)?);
+            builder = builder.replies(reply_rows(replies, CALL)?);
         }
         let registry = builder.build().map_err(build_error)?;
         registry.listen(Arc::new(LogSink));
@@ -185,18 +211,33 @@ impl PyToolRegistry {
     /// `reply_spoke`). `state` is a `CallState` (shared as it is), a State model instance or a
     /// dict of values; `call` what the call carries; `language` BCP 47; `timezone` IANA;
     /// `now` fixes the instant "today" is read from (RFC 3339; tests and replays).
-    #[pyo3(signature = (speech, *, state=None, call=None, language="en", timezone=None, hooks=None, now=None))]
+    #[pyo3(signature = (speech, *, state=None, call=None, language=None, timezone=None, hooks=None, now=None))]
     #[allow(clippy::too_many_arguments)]
     fn start_call(
         &self,
         speech: &Bound<'_, PyAny>,
         state: Option<&Bound<'_, PyAny>>,
         call: Option<&Bound<'_, PyAny>>,
-        language: &str,
-        timezone: Option<&str>,
-        hooks: Option<&Bound<'_, PyCallHooks>>,
+        language: Option<&Bound<'_, PyAny>>,
+        timezone: Option<&Bound<'_, PyAny>>,
+        hooks: Option<&Bound<'_, PyAny>>,
         now: Option<&str>,
     ) -> PyResult<PyLiveCall> {
+        const CALL: &str = "start_call";
+        let language = misuse::optional_string(CALL, "language", language, "language=\"en-US\"")?
+            .unwrap_or_else(|| "en".to_string());
+        let language = language.as_str();
+        let timezone =
+            misuse::optional_string(CALL, "timezone", timezone, "timezone=\"Europe/Madrid\"")?;
+        let timezone = timezone.as_deref();
+        hark_speak::locale::check_call(language, timezone)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let hooks = match hooks.filter(|h| !h.is_none()) {
+            None => None,
+            Some(h) => Some(h.cast::<PyCallHooks>().map_err(|_| {
+                misuse::wrong(CALL, "hooks", h, "a CallHooks", "hooks=CallHooks()")
+            })?),
+        };
         let speech = PySpeech::new(speech)?;
         // `call=` may be the call's CallHooks, as the reference passes them.
         let (call, hooks) = match call {
@@ -321,9 +362,20 @@ impl PyToolRegistry {
 
     /// Every tool's definition in a provider dialect (`openai`, `openai_strict`, `anthropic`,
     /// `anthropic_strict`, `gemini`, `gemini_json_schema`), in the provider's request shape.
-    #[pyo3(signature = (dialect="openai"))]
-    fn definitions<'py>(&self, py: Python<'py>, dialect: &str) -> PyResult<Bound<'py, PyList>> {
-        let chosen = self::dialect(dialect)?;
+    #[pyo3(signature = (dialect=None))]
+    fn definitions<'py>(
+        &self,
+        py: Python<'py>,
+        dialect: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let dialect = misuse::optional_string(
+            "ToolRegistry.definitions",
+            "dialect",
+            dialect,
+            "registry.definitions(dialect=\"anthropic\")",
+        )?
+        .unwrap_or_else(|| "openai".to_string());
+        let chosen = self::dialect(&dialect)?;
         let tools = self.inner.definitions(chosen);
         let list = PyList::empty(py);
         for tool in tools.tools {
@@ -400,15 +452,30 @@ impl PyToolRegistry {
 
     /// A registry of only the named tools (keeping the sinks).
     #[pyo3(signature = (*names))]
-    fn only(&self, py: Python<'_>, names: Vec<String>) -> Self {
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        Self::wrap(self.inner.only(&names), self.held(py))
+    fn only(&self, py: Python<'_>, names: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<Self> {
+        let mut given = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            given.push(misuse::string(
+                "ToolRegistry.only",
+                &format!("names[{i}]"),
+                &name,
+                "registry.only(\"book_table\", \"find_order\")",
+            )?);
+        }
+        let names: Vec<&str> = given.iter().map(String::as_str).collect();
+        Ok(Self::wrap(self.inner.only(&names), self.held(py)))
     }
 
     /// A registry with these tools added (keeping the sinks). A name already taken fails.
     #[pyo3(signature = (*tools))]
-    fn with_tools(&self, tools: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let added = self.inner.with_tools(specs(tools)?).map_err(build_error)?;
+    fn with_tools(&self, tools: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<Self> {
+        let items: Vec<_> = tools.iter().collect();
+        let specs = specs(
+            &items,
+            "ToolRegistry.with_tools",
+            "registry.with_tools(local_tool(book_table), local_tool(find_order))",
+        )?;
+        let added = self.inner.with_tools(specs).map_err(build_error)?;
         Ok(Self::wrap(added, self.held(tools.py())))
     }
 

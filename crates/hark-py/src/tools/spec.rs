@@ -12,6 +12,7 @@ use super::errors::build_error;
 use super::executor::PyExecutor;
 use super::json::{bridge, to_py, to_value};
 use super::options;
+use crate::misuse;
 
 /// One tool (`hark.ToolSpec`): `ToolSpec(name, description, parameters, output, executor,
 /// **options)`. `parameters` is the JSON Schema of the arguments, `output` a pydantic model
@@ -52,13 +53,26 @@ impl PyToolSpec {
     #[new]
     #[pyo3(signature = (name, description, parameters, output, executor, **options))]
     fn new(
-        name: String,
-        description: String,
+        name: &Bound<'_, PyAny>,
+        description: &Bound<'_, PyAny>,
         parameters: &Bound<'_, PyAny>,
         output: &Bound<'_, PyAny>,
         executor: &Bound<'_, PyAny>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        const CALL: &str = "ToolSpec";
+        const EXAMPLE: &str = "ToolSpec(\"find_order\", \"Find an order.\", {\"type\": \"object\", \"properties\": {}}, Order, executor)";
+        let name = misuse::string(CALL, "name", name, EXAMPLE)?;
+        let description = misuse::string(CALL, "description", description, EXAMPLE)?;
+        if !parameters.is_instance_of::<PyDict>() {
+            return Err(misuse::wrong(
+                CALL,
+                "parameters",
+                parameters,
+                "a JSON Schema dict",
+                EXAMPLE,
+            ));
+        }
         let parameters = to_value(parameters)?;
         let output = output_of(output)?;
         let executor = PyExecutor::new(&name, executor)?;
@@ -69,7 +83,20 @@ impl PyToolSpec {
 
     /// The same tool under another name and description (`name=`, `description=`).
     #[pyo3(signature = (name=None, description=None))]
-    fn renamed(&self, name: Option<String>, description: Option<String>) -> PyResult<Self> {
+    fn renamed(
+        &self,
+        name: Option<&Bound<'_, PyAny>>,
+        description: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        const CALL: &str = "ToolSpec.renamed";
+        let name =
+            misuse::optional_string(CALL, "name", name, "tool.renamed(name=\"find_order\")")?;
+        let description = misuse::optional_string(
+            CALL,
+            "description",
+            description,
+            "tool.renamed(description=\"Find an order.\")",
+        )?;
         let mut spec = self.inner.clone();
         if let Some(name) = name {
             spec = spec.with_name(name).map_err(build_error)?;

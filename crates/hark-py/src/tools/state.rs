@@ -84,13 +84,31 @@ impl PyCallState {
     /// A call's state: `values` (a dict of State values), `call` (what the call carries),
     /// `language` (BCP 47) and `timezone` (IANA).
     #[new]
-    #[pyo3(signature = (values=None, *, call=None, language="en", timezone=None))]
+    #[pyo3(signature = (values=None, *, call=None, language=None, timezone=None))]
     fn new(
         values: Option<&Bound<'_, PyAny>>,
         call: Option<&Bound<'_, PyAny>>,
-        language: &str,
-        timezone: Option<&str>,
+        language: Option<&Bound<'_, PyAny>>,
+        timezone: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let language = crate::misuse::optional_string(
+            "CallState",
+            "language",
+            language,
+            "CallState(language=\"en-US\")",
+        )?
+        .unwrap_or_else(|| "en".to_string());
+        let language = language.as_str();
+        let timezone = crate::misuse::optional_string(
+            "CallState",
+            "timezone",
+            timezone,
+            "CallState(timezone=\"Europe/Madrid\")",
+        )?;
+        let timezone = timezone.as_deref();
+        // The core's one check of a call's language and timezone, where they are given.
+        hark_speak::locale::check_call(language, timezone)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let inner = CallState::new(call_info(call)?, language, timezone);
         for (name, value) in values_of(values)? {
             inner.set(name, value);
