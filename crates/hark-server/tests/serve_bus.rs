@@ -168,6 +168,7 @@ async fn a_hark_worker_on_the_sessions_channel_answers_its_screen_jobs() {
             classifier: Some(Arc::new(classifier)),
             respond: None,
             instruction: None,
+            reply_tool: false,
             idle_timeout: Duration::from_secs(600),
         },
         async {
