@@ -9,9 +9,11 @@
 # 2. services the tests need, started here and stopped on exit: a redis-server on a unix socket
 #    for the bus tests (HARK_TEST_REDIS_URL);
 # 3. the demo page: npm ci, build, its own tests (node --test, in headless Chromium);
-# 4. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc);
-# 5. the Python package: a venv with the test requirements (the real pipecat-ai 1.14.0 from
-#    PyPI), the package built into it (scripts/python-env.sh), then pytest python/tests.
+# 4. the Python venv: the test requirements (the real pipecat-ai 1.14.0 from PyPI) and the
+#    package built into it (scripts/python-env.sh); its python is HARK_TEST_PYTHON for the Rust
+#    tests that run Pipecat's own Python workers (tests/browser_pipecat_ui_worker.rs);
+# 5. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc);
+# 6. pytest python/tests.
 # Works from any directory and can be run again; stops at the first failing step.
 set -euo pipefail
 
@@ -95,15 +97,19 @@ npm --prefix web run --silent build || fail "building the demo page failed (see 
 step "web: page tests (node --test, headless Chromium)"
 npm --prefix web test || fail "demo page tests failed (see above)"
 
-# ---- 4. the Rust workspace ------------------------------------------------------------------
+# ---- 4. the Python venv ---------------------------------------------------------------------
+# Before the Rust tests: some of them run Pipecat's own Python workers with this venv's python.
+step "python: test venv and the hark package (scripts/python-env.sh)"
+venv="$("$root/scripts/python-env.sh" | tail -n 1)" || fail "setting up the Python venv failed (see above)"
+export HARK_TEST_PYTHON="$venv/bin/python"
+
+# ---- 5. the Rust workspace ------------------------------------------------------------------
 "$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local classifier's model failed (see above)"
 step "cargo test --workspace --all-targets"
 cargo test --workspace --all-targets
 step "cargo test --workspace --doc"
 cargo test --workspace --doc
 
-# ---- 5. the Python package ------------------------------------------------------------------
-step "python: test venv and the hark package (scripts/python-env.sh)"
-venv="$("$root/scripts/python-env.sh" | tail -n 1)" || fail "setting up the Python venv failed (see above)"
+# ---- 6. the Python tests --------------------------------------------------------------------
 step "python: pytest python/tests"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

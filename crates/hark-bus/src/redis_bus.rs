@@ -169,7 +169,9 @@ struct Shared {
     own_names: RwLock<HashSet<String>>,
     /// The workers each channel's registries named.
     known_workers: RwLock<HashMap<String, HashSet<String>>>,
-    pending: Mutex<HashMap<String, PendingJob>>,
+    /// Running requests by channel and job id: requesters on different channels of one
+    /// connection may use the same job id (ids are unique only per requester).
+    pending: Mutex<HashMap<(String, String), PendingJob>>,
     /// The classes Hark does not read that were logged already (each is logged once).
     unknown_logged: Mutex<HashSet<String>>,
 }
@@ -189,8 +191,9 @@ impl Shared {
             .contains(name)
     }
 
-    /// Hands a job's reply to its waiting requester; `false` when no request waits for it.
-    fn route_to_pending(&self, message: &WireMessage) -> bool {
+    /// Hands a job's reply on `channel` to its waiting requester; `false` when no request
+    /// waits for it.
+    fn route_to_pending(&self, channel: &str, message: &WireMessage) -> bool {
         let WireMessage::Job(job) = message else {
             return false;
         };
@@ -202,7 +205,8 @@ impl Shared {
             _ => return false,
         };
         let mut pending = lock(&self.pending);
-        let Some(entry) = pending.get(job.job_id()) else {
+        let key = (channel.to_owned(), job.job_id().to_owned());
+        let Some(entry) = pending.get(&key) else {
             return false;
         };
         if entry.worker != job.source() {
@@ -210,7 +214,7 @@ impl Shared {
         }
         let _ = entry.tx.send(job.clone());
         if finished {
-            pending.remove(job.job_id());
+            pending.remove(&key);
         }
         true
     }
@@ -307,6 +311,15 @@ impl RedisBus {
             .insert(name.into());
     }
 
+    /// Forgets `name` as this process's (a session that ended): messages from it are read again.
+    pub fn remove_own_name(&self, name: &str) {
+        self.shared
+            .own_names
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
+    }
+
     /// Whether the bus is connected to Redis now.
     pub fn is_connected(&self) -> bool {
         lock(&self.shared.publisher).is_some()
@@ -389,7 +402,7 @@ impl RedisBus {
         self.add_own_name(job.source.clone());
         let (tx, mut rx) = mpsc::unbounded_channel();
         lock(&self.shared.pending).insert(
-            job.job_id.clone(),
+            (channel.to_owned(), job.job_id.clone()),
             PendingJob {
                 worker: job.target.clone(),
                 tx,
@@ -397,6 +410,7 @@ impl RedisBus {
         );
         let _forget = Forget {
             shared: &self.shared,
+            channel,
             job_id: &job.job_id,
         };
         let request = WireMessage::Job(BusMessage::JobRequest(job.clone()));
@@ -498,12 +512,13 @@ impl Transport for ChannelBus {
 /// Forgets a job's pending entry when its request ends, however it ends.
 struct Forget<'a> {
     shared: &'a Shared,
+    channel: &'a str,
     job_id: &'a str,
 }
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        lock(&self.shared.pending).remove(self.job_id);
+        lock(&self.shared.pending).remove(&(self.channel.to_owned(), self.job_id.to_owned()));
     }
 }
 
@@ -656,7 +671,7 @@ fn accept(shared: &Shared, channel: &str, bytes: &[u8]) -> Option<WireMessage> {
             .or_default()
             .extend(registry.worker_names().map(str::to_owned));
     }
-    if shared.route_to_pending(&message) {
+    if shared.route_to_pending(channel, &message) {
         return None;
     }
     Some(message)

@@ -1,5 +1,6 @@
 //! The Redis bus against a real `redis-server`: the envelope both ways, echoes, unknown and
-//! oversized messages, jobs with updates, and a Redis restart mid-job.
+//! oversized messages, jobs with updates, one job id on two channels of a pattern bus, and a
+//! Redis restart mid-job.
 //!
 //! They need `HARK_TEST_REDIS_URL` (scripts/test.sh starts a server and sets it); without it
 //! each test prints why it skipped, except under `CI=true`, where a missing server fails.
@@ -413,6 +414,50 @@ async fn a_pattern_bus_reads_every_matching_channel_on_one_connection_and_answer
     assert_eq!(
         reply,
         JobReply::Response(JobResponse::completed(json!({"echo": {"on": "a"}})))
+    );
+}
+
+#[tokio::test]
+async fn one_job_id_running_on_two_channels_of_a_pattern_bus_gets_each_channels_answer() {
+    let Some(url) = redis_url("one_job_id_running_on_two_channels_of_a_pattern_bus") else {
+        return;
+    };
+    let prefix = channel("same-id");
+    let (bus, mut rx) = RedisBus::start_pattern(config(&url, &format!("{prefix}:*"))).unwrap();
+    match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+        Ok(Some(ChannelEvent::Connected)) => {}
+        other => panic!("expected Connected, got {other:?}"),
+    }
+    // A worker on each channel, each echoing what it was asked.
+    let (a, b) = (format!("{prefix}:a"), format!("{prefix}:b"));
+    for ch in [&a, &b] {
+        let (peer, mut peer_rx) = RedisBus::start(config(&url, ch)).unwrap();
+        peer.add_own_name("ui");
+        connected(&mut peer_rx).await;
+        spawn_echo_worker(peer, peer_rx, 1);
+    }
+    // Two sessions' requesters may both call their first job "voice-respond-1".
+    let ask = |ch: String, page: &'static str| {
+        let bus = bus.clone();
+        async move {
+            let job = JobRequest::new(
+                "voice-respond-1",
+                "voice",
+                "ui",
+                "respond",
+                json!({"page": page}),
+            );
+            Transport::request(&bus.on_channel(ch), job.clone(), JobUpdates::discard(&job)).await
+        }
+    };
+    let (on_a, on_b) = tokio::join!(ask(a, "a"), ask(b, "b"));
+    assert_eq!(
+        on_a,
+        JobReply::Response(JobResponse::completed(json!({"echo": {"page": "a"}})))
+    );
+    assert_eq!(
+        on_b,
+        JobReply::Response(JobResponse::completed(json!({"echo": {"page": "b"}})))
     );
 }
 

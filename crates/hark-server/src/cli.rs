@@ -77,6 +77,11 @@ pub struct WorkerArgs {
     /// OPENAI_API_KEY); without it `respond` is not served.
     #[arg(long, env = "HARK_RESPOND_MODEL", value_name = "MODEL")]
     pub respond_model: Option<String>,
+    /// Give the respond turn's LLM the reply tool: one spoken answer plus scroll_to,
+    /// highlight, select_text, fills and click on the page (Pipecat's ReplyToolMixin); the
+    /// job then answers {"answer": …, "speak": true}. Without it the reply text is the answer.
+    #[arg(long, env = "HARK_REPLY_TOOL", requires = "respond_model")]
+    pub reply_tool: bool,
     /// The OpenAI-compatible server of --respond-model.
     #[arg(
         long,

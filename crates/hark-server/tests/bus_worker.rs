@@ -57,6 +57,7 @@ async fn start(url: &str, test: &str, classifier: Arc<dyn Classifier>) -> Harnes
         classifier: Some(classifier),
         respond: None,
         instruction: None,
+        reply_tool: false,
         idle_timeout: Duration::from_secs(600),
     };
     // The voice side listens first, so it hears the worker's first announcement.
@@ -401,6 +402,7 @@ fn pattern_config(url: &str, pattern: &str, classifier: Arc<dyn Classifier>) -> 
         classifier: Some(classifier),
         respond: None,
         instruction: None,
+        reply_tool: false,
         idle_timeout: Duration::from_secs(600),
     }
 }

@@ -9,13 +9,18 @@
 //! - when the session ends, the worker gets `BusEndMessage` from the session and ends;
 //! - a session with no worker on its channel: the job is answered by its timeout with the text
 //!   that says the screen could not be asked; a session whose Redis cannot be reached gets the
-//!   same text naming Redis, long before the tool's timeout.
+//!   same text naming Redis, long before the tool's timeout;
+//! - every session shares one Redis connection (a pattern subscription on the prefix, one
+//!   publisher: two clients on Redis for three sessions); a worker's `BusEndMessage` or
+//!   `BusCancelMessage` on a session's channel ends that session (closed with 1000 "The call
+//!   ended", as Pipecat's runner ends on them) and no other.
 //!
 //! The Redis tests need `HARK_TEST_REDIS_URL` (scripts/test.sh starts a server and sets it);
 //! without it each prints why it skipped, except under `CI=true`, where it fails.
 
 mod common;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -168,6 +173,7 @@ async fn a_hark_worker_on_the_sessions_channel_answers_its_screen_jobs() {
             classifier: Some(Arc::new(classifier)),
             respond: None,
             instruction: None,
+            reply_tool: false,
             idle_timeout: Duration::from_secs(600),
         },
         async {
@@ -309,6 +315,149 @@ async fn a_session_whose_redis_is_away_reads_that_redis_cannot_be_reached() {
             &format!("Redis at {url} cannot be reached"),
         )})
     );
+    setup.server.stop().await;
+    let _ = std::fs::remove_dir_all(&setup.dir);
+}
+
+/// The close frame the server sends next (data messages before it are skipped).
+async fn close_frame(ws: &mut Ws) -> (u16, String) {
+    use futures::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        let msg = tokio::time::timeout(STEP, ws.next())
+            .await
+            .expect("in time")
+            .expect("open")
+            .expect("ok");
+        if let Message::Close(frame) = msg {
+            let frame = frame.expect("a close frame with a code");
+            return (u16::from(frame.code), frame.reason.to_string());
+        }
+    }
+}
+
+/// The clients of the Redis server at `url` (its `CLIENT LIST`), less the connection asking.
+async fn redis_clients(url: &str) -> Vec<String> {
+    let mut conn = redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let list: String = redis::cmd("CLIENT")
+        .arg("LIST")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    list.lines()
+        .filter(|l| !l.contains("cmd=client|list"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_session_shares_one_redis_connection_and_a_workers_end_or_cancel_ends_its_session() {
+    // A Redis server of its own, so its client list is this test's alone.
+    let Some(redis) = hark_bus::test_support::OwnRedis::start(
+        "every_session_shares_one_redis_connection_and_a_workers_end_or_cancel_ends_its_session",
+    ) else {
+        return;
+    };
+    let url = redis.url();
+    let mut bus = RemoteBusConfig::new(url.clone());
+    bus.channel_prefix = "hark-test:shared:".into();
+    let setup = serve("shared", Vec::new(), bus).await;
+    let mut events = setup.server.sessions.subscribe();
+    let mut sessions = Vec::new();
+    for n in 0..3 {
+        let mut ws = connect(&setup.server).await;
+        handshake(&mut ws, &format!("r{n}")).await;
+        let id = wait_ready(&mut events).await;
+        sessions.push((ws, id));
+    }
+
+    // One pattern subscription and one publishing connection for the three sessions.
+    let deadline = tokio::time::Instant::now() + STEP;
+    let clients = loop {
+        let clients = redis_clients(&url).await;
+        if clients.iter().any(|c| c.contains("psub=1")) {
+            break clients;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no pattern subscription: {clients:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(clients.len(), 2, "{clients:#?}");
+    assert!(
+        clients.iter().all(|c| c.contains(" sub=0 ")),
+        "no session subscribes a channel of its own: {clients:#?}"
+    );
+
+    // A worker on the first session's channel ends the call (BusEndMessage), one on the
+    // second's cancels it (BusCancelMessage): each ends its own session only, as Pipecat's
+    // runner ends on them; the third goes on.
+    let (worker, mut worker_events) =
+        hark_bus::RedisBus::start_pattern(RedisBusConfig::new(url.clone(), "hark-test:shared:*"))
+            .unwrap();
+    worker.add_own_name("ui");
+    assert!(matches!(
+        tokio::time::timeout(STEP, worker_events.recv()).await,
+        Ok(Some(hark_bus::redis_bus::ChannelEvent::Connected))
+    ));
+    let shutdown = |reason: &str| hark_bus::wire::Shutdown {
+        source: "ui".into(),
+        target: None,
+        reason: Some(reason.into()),
+    };
+    let channel = |id: hark_server::SessionId| format!("hark-test:shared:{id}");
+    worker
+        .publish_on(
+            &channel(sessions[0].1),
+            &hark_bus::WireMessage::End(shutdown("call over")),
+        )
+        .await
+        .unwrap();
+    worker
+        .publish_on(
+            &channel(sessions[1].1),
+            &hark_bus::WireMessage::Cancel(shutdown("cancelled")),
+        )
+        .await
+        .unwrap();
+    for (ws, id) in sessions.iter_mut().take(2) {
+        assert_eq!(close_frame(ws).await, (1000, "The call ended".to_owned()));
+        let id = *id;
+        let cause = wait_for(&mut events, |e| match &e.kind {
+            SessionEventKind::Closed(c) if e.session == id => Some(c.clone()),
+            _ => None,
+        })
+        .await;
+        assert_eq!(cause, hark_server::CloseCause::CallEnded);
+    }
+    assert_alive(&mut sessions[2].0, "still-here").await;
+    // The sessions that ended said so on their channels; the shared connection stays.
+    let mut ended = HashSet::new();
+    while ended.len() < 2 {
+        match tokio::time::timeout(STEP, worker_events.recv()).await {
+            Ok(Some(hark_bus::redis_bus::ChannelEvent::Message { channel, message })) => {
+                if matches!(*message, hark_bus::WireMessage::End(ref e) if e.source == "voice") {
+                    ended.insert(channel);
+                }
+            }
+            other => panic!("the ended sessions' BusEndMessage, got {other:?}"),
+        }
+    }
+    assert_eq!(
+        ended,
+        HashSet::from([channel(sessions[0].1), channel(sessions[1].1)])
+    );
+    assert_eq!(
+        redis_clients(&url).await.len(),
+        2 + 2,
+        "the hub's two and the worker's two"
+    );
+    worker.close();
     setup.server.stop().await;
     let _ = std::fs::remove_dir_all(&setup.dir);
 }

@@ -48,6 +48,7 @@ pub async fn config(args: &WorkerArgs) -> BusWorkerConfig {
         classifier,
         respond,
         instruction: None,
+        reply_tool: args.reply_tool,
         idle_timeout: Duration::from_secs_f64(args.idle_timeout),
     }
 }

@@ -6,8 +6,9 @@
 //! - announces itself as a runner (`BusWorkerRegistryMessage`, runner [`BusWorkerConfig::runner`],
 //!   one worker [`BusWorkerConfig::name`]) on every (re)connect and whenever a runner it has not
 //!   seen announces itself;
-//! - answers `screen` jobs (and `respond` jobs when an LLM is configured; single-flight) sent
-//!   to its name, each as its own task, updates then one `BusJobResponseMessage`;
+//! - answers `screen` jobs (and `respond` jobs when an LLM is configured; single-flight, with
+//!   the reply tool when [`BusWorkerConfig::reply_tool`]) sent to its name, each as its own
+//!   task, updates then one `BusJobResponseMessage`;
 //! - a `BusJobCancelMessage` for a job it holds aborts it and answers `cancelled`; one for a
 //!   job it does not hold (done, or never seen) is ignored;
 //! - keeps the latest `__ui_snapshot`, cancels job groups on `__cancel_job_group`, records
@@ -67,6 +68,11 @@ pub struct BusWorkerConfig {
     pub respond: Option<(Arc<dyn Provider>, String)>,
     /// The `respond` turn's system instruction.
     pub instruction: Option<String>,
+    /// The `respond` turn's LLM gets the reply tool ([`hark_ui::reply_tool`]): one spoken
+    /// answer plus `scroll_to`, `highlight`, `select_text`, `fills` and `click` on the page,
+    /// as pipecat's `ReplyToolMixin`; its answer is `{"answer": …, "speak": true}`. Without
+    /// it the turn has no tools and its reply text is the answer (`{"answer": …}`).
+    pub reply_tool: bool,
     /// With a channel pattern: how long a call's channel may be silent before its worker is
     /// dropped (its held jobs answered `cancelled`). Unused on a plain channel.
     pub idle_timeout: Duration,

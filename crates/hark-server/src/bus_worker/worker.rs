@@ -59,7 +59,8 @@ impl Worker {
         )];
         if let Some((provider, model)) = &config.respond {
             let mut builder = Responder::builder(ui.clone(), provider.clone(), model.clone())
-                .context(context.clone());
+                .context(context.clone())
+                .reply_tool(config.reply_tool);
             if let Some(instruction) = &config.instruction {
                 builder = builder.instruction(instruction.clone());
             }

@@ -6,9 +6,10 @@
 //! session's bus.
 //!
 //! The files, each importing only those above it: `config` (what a session is built from),
-//! `sink` (the worker's commands into the outbox), `job_limit` (the job caps), `worker`
-//! (one session's UI side, wired), `handler` (each session input to it), and this module (the
-//! factory that makes one per session and keeps them by id).
+//! `sink` (the worker's commands into the outbox), `job_limit` (the job caps), `hub` (with a
+//! bus on Redis: the one connection the sessions share), `remote` (one session's link on its
+//! channel), `worker` (one session's UI side, wired), `handler` (each session input to it), and
+//! this module (the factory that makes one per session and keeps them by id).
 //!
 //! [`UiHandlerFactory`] makes a [`UiSessionHandler`] for each session. Per session it builds a
 //! [`UiSession`]:
@@ -62,7 +63,9 @@
 //! With [`UiSessionConfig::remote_bus`] (`hark serve --bus`), each session's `screen` and
 //! `respond` jobs go to the worker named [`UiSessionConfig::worker_name`] on the session's own
 //! Redis channel, and its UI messages are forwarded both ways as Pipecat's `PipelineWorker`
-//! forwards them ([`remote`]).
+//! forwards them ([`remote`]). The factory opens one Redis connection pair for all its
+//! sessions, with its first session (a pattern subscription on the channel prefix, so give
+//! each server its own `--bus-channel-prefix`).
 //!
 //! [`UiHandlerFactory::session`] gives a running session's [`UiSession`] (tests and apps reach
 //! its worker, bus and job groups through it); a session leaves the map when it ends.
@@ -99,6 +102,7 @@
 
 mod config;
 mod handler;
+mod hub;
 mod job_limit;
 pub mod remote;
 mod sink;
@@ -112,8 +116,8 @@ pub use handler::UiSessionHandler;
 pub use worker::UiSession;
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, OnceLock};
 
 use hark_ui::offline::OfflineScreen;
 use hark_ui::{
@@ -125,6 +129,7 @@ use tracing::error;
 use crate::session::{HandlerFactory, HandlerLimits, SessionHandler};
 use crate::sessions::id::SessionId;
 
+use hub::RemoteHub;
 use job_limit::{JobLimit, server_job_group_limit};
 use remote::{RemoteLink, RemoteWorker};
 use sink::SessionSink;
@@ -137,6 +142,9 @@ use worker::{SessionMap, lock};
 pub struct UiHandlerFactory {
     config: UiSessionConfig,
     sessions: Arc<SessionMap>,
+    /// With a bus on Redis: the one connection every session shares, made with the first
+    /// session (inside the runtime); `Err` when the URL cannot be used.
+    hub: OnceLock<Result<Arc<RemoteHub>, hark_bus::redis_bus::BadRedisUrl>>,
 }
 
 impl fmt::Debug for UiHandlerFactory {
@@ -161,6 +169,7 @@ impl UiHandlerFactory {
         Ok(UiHandlerFactory {
             config,
             sessions: Arc::default(),
+            hub: OnceLock::new(),
         })
     }
 
@@ -208,8 +217,11 @@ impl UiHandlerFactory {
         };
         // With a bus on Redis, the session's jobs go to the worker on its channel.
         let remote = c.remote.as_ref().and_then(|remote| {
-            match RemoteLink::start(remote, id, sink.clone() as _) {
-                Ok(link) => Some((link, remote.job_timeout)),
+            match self.hub.get_or_init(|| RemoteHub::start(remote)) {
+                Ok(hub) => Some((
+                    RemoteLink::start(hub, remote, id, sink.clone()),
+                    remote.job_timeout,
+                )),
                 Err(e) => {
                     error!(session = %id, %e, "the session's bus cannot use Redis; its jobs run in process");
                     None

@@ -19,8 +19,16 @@
 //!   answered at once with status `error` and a text naming the worker, the channel and what
 //!   to check ([`messages::remote_worker_unreachable`]); a job whose requester stops waiting (the
 //!   tool's timeout, an interruption) is cancelled on the bus (`BusJobCancelMessage`);
+//! - a `BusEndMessage` or `BusCancelMessage` from a worker on the channel ends the session, as
+//!   it ends Pipecat's `WorkerRunner` (which ends or cancels its `PipelineWorker`, whose
+//!   transport then closes the client's connection): the session sends what is queued and
+//!   closes with 1000 ([`messages::call_ended`], [`crate::CloseCause::CallEnded`]); Hark's
+//!   queue holds only whole messages, so a cancel cuts nothing that an end would have sent;
 //! - when the session ends it sends `BusEndMessage` (what `PipelineWorker.end()` sends) and
-//!   drops its subscription.
+//!   leaves the channel.
+//!
+//! Every session shares the factory's one Redis connection (`hub.rs`: a pattern
+//! subscription on the channel prefix); a session only joins it with its channel.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -29,14 +37,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use hark_bus::redis_bus::{BadRedisUrl, BusEvent};
 use hark_bus::wire::{
     CANCEL_JOB_GROUP_EVENT, RegistryEntry, Shutdown, UI_SNAPSHOT_EVENT, UiEventMessage,
     WorkerRegistry, WorkerRegistryEntry,
 };
 use hark_bus::{
-    BusMessage, JobCancel, JobReply, JobRequest, JobResponse, JobUpdates, RedisBus, RedisBusConfig,
-    Transport, WireMessage,
+    BusMessage, JobCancel, JobReply, JobRequest, JobResponse, JobUpdates, RedisBus, WireMessage,
 };
 use hark_rtvi::message::ServerMessage;
 use hark_rtvi::snapshot::A11ySnapshot;
@@ -50,6 +56,8 @@ use crate::messages;
 use crate::sessions::id::SessionId;
 
 use super::config::{DEFAULT_SCREEN_SOURCE, RemoteBusConfig};
+use super::hub::{Delivery, RemoteHub};
+use super::sink::SessionSink;
 
 /// What the session queues for the bus, in order.
 enum Out {
@@ -81,25 +89,20 @@ impl fmt::Debug for RemoteLink {
 }
 
 impl RemoteLink {
-    /// Subscribes session `id` to its channel (connecting in the background) and starts its
-    /// reader and publisher; what the workers send the client goes into `sink`. Must run in a
-    /// tokio runtime.
-    ///
-    /// # Errors
-    /// [`BadRedisUrl`] when the URL cannot be used.
-    pub fn start(
+    /// Joins session `id` to its channel on `hub` and starts its reader and publisher; what
+    /// the workers send the client goes into `sink`, and a worker's end or cancel ends the
+    /// session through it. Must run in a tokio runtime.
+    pub(super) fn start(
+        hub: &Arc<RemoteHub>,
         config: &RemoteBusConfig,
         id: SessionId,
-        sink: Arc<dyn CommandSink>,
-    ) -> Result<Arc<RemoteLink>, BadRedisUrl> {
+        sink: Arc<SessionSink>,
+    ) -> Arc<RemoteLink> {
         let channel = config.channel(id);
-        let mut bus_config = RedisBusConfig::new(config.url.clone(), channel.clone());
-        bus_config.max_message_bytes = config.max_message_bytes;
-        bus_config.job_timeout = config.job_timeout;
-        let (bus, events) = RedisBus::start(bus_config)?;
+        let bus = hub.bus().clone();
         let runner = format!("hark-serve-{}-{id}", std::process::id());
-        bus.add_own_name(DEFAULT_SCREEN_SOURCE);
         bus.add_own_name(runner.clone());
+        let events = hub.join(&channel);
         let (out, out_rx) = mpsc::unbounded_channel();
         let link = Arc::new(RemoteLink {
             bus: bus.clone(),
@@ -111,9 +114,14 @@ impl RemoteLink {
             latest: Mutex::new(None),
         });
         info!(session = %id, %channel, url = %config.url, "the session's bus is on Redis");
-        tokio::spawn(publish_loop(bus, out_rx));
+        tokio::spawn(publish_loop(
+            hub.clone(),
+            link.channel.clone(),
+            link.runner.clone(),
+            out_rx,
+        ));
         tokio::spawn(read_loop(Arc::downgrade(&link), events, sink));
-        Ok(link)
+        link
     }
 
     /// The session's channel.
@@ -206,7 +214,7 @@ impl RemoteLink {
         let deadline = started + limit;
         loop {
             let notified = self.registry.notified();
-            if self.bus.has_worker(name) {
+            if self.bus.has_worker_on(&self.channel, name) {
                 return Ok(());
             }
             if self.closed.load(Ordering::Acquire) {
@@ -242,50 +250,68 @@ impl RemoteLink {
     }
 }
 
-/// Publishes what the session queues, in order, until the session closes the link.
-async fn publish_loop(bus: RedisBus, mut rx: mpsc::UnboundedReceiver<Out>) {
+/// Publishes what the session queues on `channel`, in order, until the session closes the
+/// link (or drops it); then the session leaves the shared bus.
+async fn publish_loop(
+    hub: Arc<RemoteHub>,
+    channel: String,
+    runner: String,
+    mut rx: mpsc::UnboundedReceiver<Out>,
+) {
     while let Some(out) = rx.recv().await {
         match out {
             Out::Publish(message) => {
-                if let Err(e) = bus.publish(&message).await {
+                if let Err(e) = hub.bus().publish_on(&channel, &message).await {
                     warn!("a bus message was not sent: {e}");
                 }
             }
             Out::Close => break,
         }
     }
-    bus.close();
+    hub.leave(&channel);
+    hub.bus().remove_own_name(&runner);
 }
 
 /// Reads the session's channel: registries (announce back, wake waiting jobs), UI commands
 /// and job-group messages to the client. Ends when the bus closes.
 async fn read_loop(
     link: std::sync::Weak<RemoteLink>,
-    mut events: mpsc::Receiver<BusEvent>,
-    sink: Arc<dyn CommandSink>,
+    mut events: mpsc::UnboundedReceiver<Delivery>,
+    sink: Arc<SessionSink>,
 ) {
     let mut runners = HashSet::new();
     while let Some(event) = events.recv().await {
         let Some(link) = link.upgrade() else { return };
         match event {
-            BusEvent::Connected => link.announce(),
-            BusEvent::Message(message) => {
-                if let Some(to_client) = on_message(&link, &mut runners, message)
-                    && sink.send(to_client).is_err()
-                {
-                    debug!(channel = %link.channel, "the session closed; a UI message from the bus was dropped");
+            Delivery::Connected => link.announce(),
+            Delivery::Message(message) => match on_message(&link, &mut runners, message) {
+                Some(Action::ToClient(to_client)) => {
+                    let sent = sink.send(*to_client);
+                    if sent.is_err() {
+                        debug!(channel = %link.channel, "the session closed; a UI message from the bus was dropped");
+                    }
                 }
-            }
+                Some(Action::EndSession) => sink.end_session(),
+                None => {}
+            },
         }
     }
 }
 
-/// What one bus message does; `Some`: the RTVI message for the client.
+/// What a bus message asks of the session.
+enum Action {
+    /// Send the client this (boxed: the action stays small).
+    ToClient(Box<ServerMessage>),
+    /// A worker ended the call: end the session.
+    EndSession,
+}
+
+/// What one bus message does: `Some` when it asks something of the session.
 fn on_message(
     link: &RemoteLink,
     runners: &mut HashSet<String>,
     message: WireMessage,
-) -> Option<ServerMessage> {
+) -> Option<Action> {
     let for_us = |target: Option<&str>| target.is_none_or(|t| t == DEFAULT_SCREEN_SOURCE);
     match message {
         WireMessage::Registry(registry) => {
@@ -305,22 +331,28 @@ fn on_message(
             }
             None
         }
-        WireMessage::UiCommand(command) if for_us(command.target.as_deref()) => {
-            Some(ServerMessage::UiCommand(UiCommand {
+        WireMessage::UiCommand(command) if for_us(command.target.as_deref()) => Some(
+            Action::ToClient(Box::new(ServerMessage::UiCommand(UiCommand {
                 command: command.command_name,
                 payload: command.payload,
-            }))
-        }
+            }))),
+        ),
         WireMessage::Job(job) if for_us(job.target()) => match job.job_group_envelope() {
-            Some(envelope) => Some(ServerMessage::UiJobGroup(envelope)),
+            Some(envelope) => Some(Action::ToClient(Box::new(ServerMessage::UiJobGroup(
+                envelope,
+            )))),
             None => {
                 debug!(job_id = %job.job_id(), "a job message for nobody waiting was ignored");
                 None
             }
         },
-        WireMessage::End(end) | WireMessage::Cancel(end) => {
-            info!(channel = %link.channel, source = %end.source, reason = ?end.reason, "a worker ended on the session's bus; the session goes on");
-            None
+        WireMessage::End(end) => {
+            info!(channel = %link.channel, source = %end.source, reason = ?end.reason, "a worker ended the call on the session's bus (BusEndMessage): the session ends");
+            Some(Action::EndSession)
+        }
+        WireMessage::Cancel(end) => {
+            info!(channel = %link.channel, source = %end.source, reason = ?end.reason, "a worker cancelled the call on the session's bus (BusCancelMessage): the session ends");
+            Some(Action::EndSession)
         }
         _ => None,
     }
@@ -378,7 +410,11 @@ impl JobHandler for RemoteWorker {
                     reason: Some("the requester stopped waiting".into()),
                 })),
             };
-            let reply = Transport::request(&self.link.bus, job, updates).await;
+            let reply = self
+                .link
+                .bus
+                .request_on(&self.link.channel, job, updates)
+                .await;
             // Answered (or timed out, which RedisBus cancels itself): nothing to cancel.
             guard
                 .cancel

@@ -34,6 +34,8 @@ pub(super) struct SinkState {
     /// The task emptying the backlog, while it runs; new messages then queue behind it.
     pub(super) drainer: Option<JoinHandle<()>>,
     pub(super) closed: bool,
+    /// The session was asked to end before it had an outbox: it ends when the outbox comes.
+    pub(super) end_requested: bool,
 }
 
 pub(super) fn lock_sink(state: &Mutex<SinkState>) -> MutexGuard<'_, SinkState> {
@@ -51,6 +53,20 @@ impl SessionSink {
         state.outbox = Some(outbox.clone());
         if !state.backlog.is_empty() {
             self.start_drainer(&mut state);
+        }
+        if state.end_requested {
+            outbox.end_session();
+        }
+    }
+
+    /// Ends the session from the bot's side ([`Outbox::end_session`]: what is queued goes
+    /// out, then the socket closes with 1000); before the session's first input, as soon as
+    /// its outbox is attached.
+    pub(super) fn end_session(&self) {
+        let mut state = lock_sink(&self.state);
+        match &state.outbox {
+            Some(outbox) => outbox.end_session(),
+            None => state.end_requested = true,
         }
     }
 
