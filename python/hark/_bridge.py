@@ -182,6 +182,7 @@ async def _awaited(awaitable: Any) -> Any:
 
 
 _EAGER_START = sys.version_info >= (3, 12)
+_COROUTINE = types.CoroutineType
 
 
 def eager(awaitable: Any) -> tuple[bool, Any]:
@@ -191,7 +192,7 @@ def eager(awaitable: Any) -> tuple[bool, Any]:
 
     It runs as that task (``asyncio.current_task()`` is it, so ``asyncio.timeout`` and
     cancellation work) in a copy of the current context, as a task started the usual way."""
-    if not inspect.iscoroutine(awaitable):
+    if type(awaitable) is not _COROUTINE and not inspect.iscoroutine(awaitable):
         if not inspect.isawaitable(awaitable):
             return (True, awaitable)
         awaitable = _awaited(awaitable)

@@ -1,6 +1,7 @@
 """Types of ``hark._core``, the Rust extension (crates/hark-py). What each does is in its
 docstring, and in docs/guide/python.md."""
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal
 
@@ -117,6 +118,10 @@ class Generation:
 class LiveCall:
     def generation(self) -> Generation: ...
     async def run(self, name: str, arguments: str | dict[str, Any] | None, generation: Generation) -> CallResult | None: ...
+    # run's start, on the loop's thread (hark.pipecat calls it): the result, or the asyncio future of it.
+    def _start_run(
+        self, name: str, arguments: str | dict[str, Any] | None, generation: Generation
+    ) -> CallResult | None | asyncio.Future[CallResult | None]: ...
     async def late_results(self) -> list[CallResult]: ...
     async def close(self) -> int: ...
     @property

@@ -12,6 +12,7 @@ import dataclasses
 import inspect
 import re
 import sys
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -352,7 +353,7 @@ class FunctionExecutor:
             result = self.call_with(self.function, values, self.names)
         else:
             result = await asyncio.to_thread(self.call_with, self.function, values, self.names)
-        if inspect.isawaitable(result):
+        if type(result) is types.CoroutineType or inspect.isawaitable(result):
             result = await result
         return self.dump(result)
 

@@ -97,7 +97,10 @@ class PipecatCall:
             arguments = json.dumps(arguments)
         generation = self.live.generation()
         try:
-            result = await self.live.run(params.function_name, arguments, generation)
+            # What `live.run` does, without its coroutine: the handler is on the loop already.
+            # The core's future when the call waits for something, else the result itself.
+            started = self.live._start_run(params.function_name, arguments, generation)
+            result = await started if isinstance(started, asyncio.Future) else started
         except asyncio.CancelledError:
             generation.interrupt()
             raise

@@ -153,10 +153,8 @@ where
     match start(py, future)? {
         Started::Pending(result) => Ok(result),
         Started::Done(output) => {
-            let result = py
-                .import("asyncio")?
-                .call_method0("get_running_loop")?
-                .call_method0("create_future")?;
+            let result = pyo3_async_runtimes::get_running_loop(py)?
+                .call_method0(pyo3::intern!(py, "create_future"))?;
             match output {
                 Ok(value) => result.call_method1("set_result", (value,))?,
                 Err(error) => result.call_method1("set_exception", (error.value(py),))?,
@@ -191,7 +189,7 @@ where
     F: Future<Output = PyResult<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
-    let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+    let event_loop = pyo3_async_runtimes::get_running_loop(py)?;
     let boxed: Boxed = Box::pin(async move {
         let value = future.await?;
         gate::attach_py(|py| value.into_py_any(py))
@@ -209,9 +207,12 @@ where
     if let Poll::Ready(output) = Driver::poll(&driver)? {
         return Ok(Started::Done(output));
     }
-    let result = event_loop.call_method0("create_future")?;
+    let result = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
     // Woken during the first poll: that `_step` runs after this, on the loop, and finds it.
     let _ = driver.get().result.set(result.clone().unbind());
-    result.call_method1("add_done_callback", (driver.getattr("_on_done")?,))?;
+    result.call_method1(
+        pyo3::intern!(py, "add_done_callback"),
+        (driver.getattr(pyo3::intern!(py, "_on_done"))?,),
+    )?;
     Ok(Started::Pending(result))
 }

@@ -72,18 +72,23 @@ impl ToolExecutor for PyExecutor {
                 } else {
                     py.None()
                 };
-                let kwargs = PyDict::new(py);
-                if self.takes_context {
+                // No keyword dict for a `run` that takes no context (a `local_tool`).
+                let kwargs = if self.takes_context {
                     let event = match &context.event {
                         Some(event) => to_py(py, &Value::Object(event.clone()))?,
                         None => py.None().into_bound(py),
                     };
-                    kwargs.set_item("context", event)?;
-                }
-                let coroutine =
-                    self.object
-                        .bind(py)
-                        .call_method("run", (arguments, state), Some(&kwargs))?;
+                    let kwargs = PyDict::new(py);
+                    kwargs.set_item(pyo3::intern!(py, "context"), event)?;
+                    Some(kwargs)
+                } else {
+                    None
+                };
+                let coroutine = self.object.bind(py).call_method(
+                    pyo3::intern!(py, "run"),
+                    (arguments, state),
+                    kwargs.as_ref(),
+                )?;
                 bridge::awaiting(py, &coroutine)
             })
             .map_err(tool_error)?;
@@ -99,7 +104,8 @@ impl ToolExecutor for PyExecutor {
         }
         gate::attach_py(|py| -> PyResult<Result<Arguments, ToolError>> {
             let given = to_py(py, &Value::Object(arguments))?;
-            let checked = match self.object.bind(py).call_method1("validate", (given,)) {
+            let validate = pyo3::intern!(py, "validate");
+            let checked = match self.object.bind(py).call_method1(validate, (given,)) {
                 Ok(checked) => checked,
                 Err(error) => return Ok(Err(tool_error(error))),
             };
