@@ -137,7 +137,7 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
         }
     }
     if let Some(replies) = get("replies")? {
-        let rows = reply_rows(&replies, &spec.name().to_string())?;
+        let rows = reply_rows(&replies, spec.name())?;
         spec = spec.replies(rows);
     }
     if let Some(precheck) = get("precheck")? {
