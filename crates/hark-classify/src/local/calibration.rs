@@ -34,8 +34,8 @@ pub struct Platt {
 /// runner-up, unmatched content share, cosine (always 0 here)
 /// ([`super::choice::Scored::features`]).
 pub const CHOICE: Platt = Platt {
-    weights: [0.3752, 1.8667, -4.4425, 0.0],
-    bias: -0.2295,
+    weights: [0.3244, 1.7903, -4.8114, 0.0],
+    bias: -0.1521,
 };
 
 /// The choice calibration when the sentence-embedding model scored the options (fitted the
@@ -43,8 +43,8 @@ pub const CHOICE: Platt = Platt {
 /// penalty gave the lowest dev log-loss). Features as [`CHOICE`], the semantic margin
 /// included.
 pub const CHOICE_SEMANTIC: Platt = Platt {
-    weights: [0.6026, 1.5507, -0.1828, 0.1455],
-    bias: -3.4549,
+    weights: [0.5797, 1.4409, -0.0042, 0.1329],
+    bias: -3.5756,
 };
 
 /// P(yes) when the tree shows the thing asked.
