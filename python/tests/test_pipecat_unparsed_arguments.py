@@ -25,20 +25,34 @@ UNREADABLE = {
 }
 
 
+async def second_request(
+    server: ScriptedOpenAI, ran: list[str], *replies: Any, spoken: bool = False
+) -> dict[str, Any]:
+    """Runs the booking tool with Hark attached in a Pipecat pipeline over the scripted
+    ``replies``; the second request to the model (the one that holds the tool results). With
+    ``spoken``, waits until the model's answer was spoken too."""
+    tools = tools_schema(ToolRegistry([booking_tool(ran)]))
+    server.add(*replies)
+    async with Bot(server, tools=tools) as bot:
+        attach_call(tools, llm=bot.llm, worker=bot.worker)
+        await bot.start_conversation()
+        _, second = await server.wait_for_requests(2)
+        if spoken:
+            await bot.until(lambda: "bot:started" in bot.log, what="the model's answer spoken")
+    return second
+
+
 async def test_truncated_arguments_get_harks_refusal_and_the_model_runs_again(
     openai_server: ScriptedOpenAI,
 ) -> None:
     ran: list[str] = []
-    tools = tools_schema(ToolRegistry([booking_tool(ran)]))
-    openai_server.add(
+    second = await second_request(
+        openai_server,
+        ran,
         calls(("book_table", '{"day": "2026-10-16", "party": ')),
         text("Sorry, which day was that?"),
+        spoken=True,
     )
-    async with Bot(openai_server, tools=tools) as bot:
-        attach_call(tools, llm=bot.llm, worker=bot.worker)
-        await bot.start_conversation()
-        _, second = await openai_server.wait_for_requests(2)
-        await bot.until(lambda: "bot:started" in bot.log, what="the model's answer spoken")
     assert ran == []
     assert contents(second) == [json.dumps(UNREADABLE, ensure_ascii=False)]
     assert tool_call_ids(second) == ["call_1_0"]
@@ -48,15 +62,12 @@ async def test_a_small_models_trailing_comma_is_repaired_and_the_tool_runs(
     openai_server: ScriptedOpenAI,
 ) -> None:
     ran: list[str] = []
-    tools = tools_schema(ToolRegistry([booking_tool(ran)]))
-    openai_server.add(
+    second = await second_request(
+        openai_server,
+        ran,
         calls(("book_table", '<|tool_call|>{"day": "2026-10-16", "party": 3,}')),
         text("Booked."),
     )
-    async with Bot(openai_server, tools=tools) as bot:
-        attach_call(tools, llm=bot.llm, worker=bot.worker)
-        await bot.start_conversation()
-        _, second = await openai_server.wait_for_requests(2)
     assert ran == ["ran:2026-10-16"]
     assert json.loads(contents(second)[0]) == {"reference": "B-12", "day": "2026-10-16"}
 
@@ -65,18 +76,15 @@ async def test_an_unparsed_call_beside_a_good_one_each_get_their_result(
     openai_server: ScriptedOpenAI,
 ) -> None:
     ran: list[str] = []
-    tools = tools_schema(ToolRegistry([booking_tool(ran)]))
-    openai_server.add(
+    second = await second_request(
+        openai_server,
+        ran,
         calls(
             ("book_table", '{"day": "2026-10-17"}'),
             ("book_table", '{"day": 2026-10-16}'),
         ),
         text("One is booked."),
     )
-    async with Bot(openai_server, tools=tools) as bot:
-        attach_call(tools, llm=bot.llm, worker=bot.worker)
-        await bot.start_conversation()
-        _, second = await openai_server.wait_for_requests(2)
     assert ran == ["ran:2026-10-17"]
     assert tool_call_ids(second) == ["call_1_0", "call_1_1"]
     by_id = {m["tool_call_id"]: m["content"] for m in tool_messages(second)}

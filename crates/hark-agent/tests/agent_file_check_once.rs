@@ -4,15 +4,11 @@
 //! their own words (found by a new-user trial of the guide). The empty key variable is
 //! tested through the binary, in hark-server's tests/check.rs.
 
-use hark_agent::agent_file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::AgentFile;
 
-fn problems(text: &str) -> Vec<String> {
-    let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));
-    file.check(&Host::new())
-        .iter()
-        .map(Problem::to_string)
-        .collect()
-}
+#[path = "common/problems.rs"]
+mod problems;
+use problems::problems;
 
 const PROMPT: &str = "system_prompt = \"You help.\"\n";
 

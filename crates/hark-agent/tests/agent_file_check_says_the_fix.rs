@@ -3,16 +3,9 @@
 //! says to use `kind = "bearer"`; `headers` beside `auth` are sent (and `Authorization` among
 //! them is refused on its own line, saying why).
 
-use hark_agent::agent_file::{AgentFile, Host, Problem};
-
-/// Every problem `check` finds, as `line N: kind: text`.
-fn problems(text: &str) -> Vec<String> {
-    let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));
-    file.check(&Host::new())
-        .iter()
-        .map(Problem::to_string)
-        .collect()
-}
+#[path = "common/problems.rs"]
+mod problems;
+use problems::problems;
 
 const CUSTOMER: &str = r#"system_prompt = "You help."
 

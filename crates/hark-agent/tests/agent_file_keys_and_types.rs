@@ -2,18 +2,13 @@
 //! never shows the key (every `*_env` key), and a value of the wrong type is said with its key,
 //! the shape it needs and an example, on its line (not serde's `expected f64`).
 
-use hark_agent::agent_file::{AgentFile, Host, Problem};
+use hark_agent::agent_file::{AgentFile, Host};
 
 const PROMPT: &str = "system_prompt = \"You help.\"\n";
 
-/// Every problem `check` finds, as `line N: kind: text`.
-fn problems(text: &str) -> Vec<String> {
-    let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));
-    file.check(&Host::new())
-        .iter()
-        .map(Problem::to_string)
-        .collect()
-}
+#[path = "common/problems.rs"]
+mod problems;
+use problems::problems;
 
 /// The one parse problem of `text`, as `line N: error: text`.
 fn parse_problem(text: &str) -> String {

@@ -10,13 +10,9 @@ use hark_voice::testing::{Reply, ScriptedSpeechServer, Step};
 
 const PROMPT: &str = "system_prompt = \"You help.\"\n";
 
-fn problems(text: &str) -> Vec<String> {
-    let file: AgentFile = text.parse().unwrap_or_else(|e| panic!("parses: {e}"));
-    file.check(&Host::new())
-        .iter()
-        .map(Problem::to_string)
-        .collect()
-}
+#[path = "common/problems.rs"]
+mod problems;
+use problems::problems;
 
 #[tokio::test]
 async fn an_openai_compatible_tts_and_stt_reach_the_configured_server_with_the_key() {

@@ -244,15 +244,6 @@ async fn rig(turns: Vec<Turn>, language: &str) -> Rig {
     }
 }
 
-/// A scripted reply that calls `name` with `arguments`.
-fn call(id: &str, name: &str, arguments: Value) -> Turn {
-    Turn::stream()
-        .tool_call_start(0, id, name)
-        .tool_call_args(0, &arguments.to_string())
-        .finish("tool_calls")
-        .done()
-}
-
 fn booking(party: u8, day: &str) -> Value {
     json!({"day": day, "party": party, "seating": "inside"})
 }
@@ -303,7 +294,7 @@ const READ_BACK_4: &str = "A table for 4 on Friday, October 16, 2026, inside. Sh
 async fn a_missing_party_is_refused_before_any_read_back() {
     let mut rig = rig(
         vec![
-            call(
+            Turn::tool_call(
                 "c1",
                 "book_table",
                 json!({"day": "2026-10-16", "seating": "inside"}),
@@ -334,7 +325,11 @@ async fn a_missing_party_is_refused_before_any_read_back() {
 #[tokio::test]
 async fn a_precheck_refuses_a_past_day_without_reading_it_back() {
     let mut rig = rig(
-        vec![call("c1", "book_table", booking(4, "2026-10-01"))],
+        vec![Turn::tool_call(
+            "c1",
+            "book_table",
+            booking(4, "2026-10-01"),
+        )],
         "en-US",
     )
     .await;
@@ -363,8 +358,8 @@ async fn a_precheck_refuses_a_past_day_without_reading_it_back() {
 async fn yes_runs_the_tool_once_and_the_finish_rule_moves_to_the_next_step() {
     let mut rig = rig(
         vec![
-            call("c1", "book_table", booking(4, "2026-10-16")),
-            call("c2", "take_name", json!({"name": "Ana"})),
+            Turn::tool_call("c1", "book_table", booking(4, "2026-10-16")),
+            Turn::tool_call("c2", "take_name", json!({"name": "Ana"})),
             Turn::text_reply(&["Thank you, Ana."]),
         ],
         "en-US",
@@ -451,8 +446,8 @@ async fn yes_runs_the_tool_once_and_the_finish_rule_moves_to_the_next_step() {
 async fn no_make_it_five_gives_the_model_the_turn_and_reads_back_again() {
     let mut rig = rig(
         vec![
-            call("c1", "book_table", booking(4, "2026-10-16")),
-            call("c2", "book_table", booking(5, "2026-10-16")),
+            Turn::tool_call("c1", "book_table", booking(4, "2026-10-16")),
+            Turn::tool_call("c2", "book_table", booking(5, "2026-10-16")),
         ],
         "en-US",
     )
@@ -486,7 +481,11 @@ async fn no_make_it_five_gives_the_model_the_turn_and_reads_back_again() {
 #[tokio::test]
 async fn the_read_back_is_said_in_spanish() {
     let mut rig = rig(
-        vec![call("c1", "book_table", booking(4, "2026-10-16"))],
+        vec![Turn::tool_call(
+            "c1",
+            "book_table",
+            booking(4, "2026-10-16"),
+        )],
         "es",
     )
     .await;
@@ -503,7 +502,11 @@ async fn the_read_back_is_said_in_spanish() {
 #[tokio::test]
 async fn a_result_that_does_not_match_the_finish_rule_keeps_the_step_open() {
     let mut rig = rig(
-        vec![call("c1", "book_table", booking(11, "2026-10-16"))],
+        vec![Turn::tool_call(
+            "c1",
+            "book_table",
+            booking(11, "2026-10-16"),
+        )],
         "en-US",
     )
     .await;
@@ -526,7 +529,7 @@ async fn a_result_that_does_not_match_the_finish_rule_keeps_the_step_open() {
 async fn something_else_gives_the_model_the_turn_and_drops_the_read_back() {
     let mut rig = rig(
         vec![
-            call("c1", "book_table", booking(4, "2026-10-16")),
+            Turn::tool_call("c1", "book_table", booking(4, "2026-10-16")),
             Turn::text_reply(&["Yes, the terrace is heated."]),
         ],
         "en-US",
@@ -565,7 +568,7 @@ async fn hints_name_the_confirming_and_the_saving_step() {
 async fn a_tool_that_does_not_end_the_step_saves_its_registry_rows_at_once() {
     let mut rig = rig(
         vec![
-            call("c1", "check_terrace", json!({})),
+            Turn::tool_call("c1", "check_terrace", json!({})),
             Turn::text_reply(&["The terrace is open."]),
         ],
         "en-US",

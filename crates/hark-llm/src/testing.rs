@@ -113,6 +113,16 @@ impl Turn {
         t.finish("stop").usage(10, pieces.len() as u64).done()
     }
 
+    /// A whole reply calling one tool: its start, `arguments` in one piece,
+    /// `finish_reason: "tool_calls"`, `[DONE]`.
+    pub fn tool_call(id: &str, name: &str, arguments: Value) -> Self {
+        Self::stream()
+            .tool_call_start(0, id, name)
+            .tool_call_args(0, &arguments.to_string())
+            .finish("tool_calls")
+            .done()
+    }
+
     /// An error reply with `status` and OpenAI's error body `{"error": {"message", "type", "code"}}`.
     pub fn status(status: u16, message: &str) -> Self {
         let body = json!({"error": {"message": message, "type": "scripted_error", "code": status}});

@@ -34,15 +34,6 @@ use hark_ui::LlmClassifier;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-/// One scripted voice reply calling `name` with `args` (id `id`).
-fn call(id: &str, name: &str, args: Value) -> Turn {
-    Turn::stream()
-        .tool_call_start(0, id, name)
-        .tool_call_args(0, &args.to_string())
-        .finish("tool_calls")
-        .done()
-}
-
 /// The `Add to cart` button in the row of `product` ("Blue mug €22.00").
 fn add_button<'a>(snapshot: &'a A11ySnapshot, row: &str) -> &'a A11yNode {
     let rows = find(&snapshot.root, "listitem", row);
@@ -50,42 +41,6 @@ fn add_button<'a>(snapshot: &'a A11ySnapshot, row: &str) -> &'a A11yNode {
     let buttons = find(rows[0], "button", "Add to cart");
     assert_eq!(buttons.len(), 1, "one Add to cart button in {row:?}");
     buttons[0]
-}
-
-/// Types `text` into the page's message box and sends it (the page's own submit handler calls
-/// client-js `sendText`).
-async fn type_message(browser: &fantoccini::Client, text: &str) {
-    browser
-        .execute(
-            "const m = document.getElementById('message'); m.value = arguments[0];\
-             document.getElementById('message-form').requestSubmit(); return true;",
-            vec![json!(text)],
-        )
-        .await
-        .expect("type a message");
-}
-
-/// Evaluates `script` in the page until it returns `true`.
-async fn page_until(browser: &fantoccini::Client, what: &str, script: &str) {
-    let deadline = tokio::time::Instant::now() + STEP;
-    loop {
-        let v = browser
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: script failed: {e}"));
-        if v == json!(true) {
-            return;
-        }
-        let log = browser
-            .execute("return document.getElementById('log').innerText", vec![])
-            .await
-            .unwrap_or_default();
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{what}: never true; the page's log: {log}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// A script that is true once the page's conversation log shows `text` in a bot line.
@@ -229,7 +184,7 @@ async fn the_voice_agent_shops_fills_a_form_and_survives_an_interruption_in_the_
     let email = one(&first, "textbox", "Email").ref_.clone();
 
     // 1. "add the blue mug to my cart" → screen click → the cart count changes → the answer.
-    llm.push(call(
+    llm.push(Turn::tool_call(
         "call_1",
         "screen",
         json!({"action": "click", "target": "the add to cart button of the blue mug"}),
@@ -270,12 +225,12 @@ async fn the_voice_agent_shops_fills_a_form_and_survives_an_interruption_in_the_
 
     // 2. A form filled by voice: ask_screen → the worker's respond job → its reply tool fills
     //    the email and answers; the answer is said verbatim, no voice model turn follows.
-    llm.push(call(
+    llm.push(Turn::tool_call(
         "call_2",
         "ask_screen",
         json!({"query": "put ana@example.com in the email field"}),
     ));
-    llm.push(call(
+    llm.push(Turn::tool_call(
         "reply_1",
         "reply",
         json!({"answer": "Done, your email is filled in.",

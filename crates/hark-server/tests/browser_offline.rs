@@ -31,26 +31,6 @@ use hark_server::config::workspace_web_dir;
 use hark_server::{ServerConfig, UiHandlerFactory, UiSessionConfig};
 use serde_json::{Value, json};
 
-/// Evaluates `script` in the page until it returns `true`; on timeout, shows what `show`
-/// returns.
-async fn page_until(browser: &fantoccini::Client, what: &str, script: &str, show: &str) {
-    let deadline = tokio::time::Instant::now() + STEP;
-    loop {
-        let v = browser
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: script failed: {e}"));
-        if v == json!(true) {
-            return;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            let seen = browser.execute(show, vec![]).await.unwrap_or(Value::Null);
-            panic!("{what}: never true; the page shows {seen}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// The bot lines of the conversation panel, in order.
 const BOT_LINES: &str =
     "return [...document.querySelectorAll('#log li.bot .text')].map((l) => l.textContent);";
@@ -73,7 +53,7 @@ async fn say(browser: &fantoccini::Client, text: &str) {
 
 /// Waits for the bot's reply to the `n`-th message (1-based) and returns it.
 async fn bot_reply(browser: &fantoccini::Client, n: usize) -> String {
-    page_until(
+    page_until_showing(
         browser,
         "the bot's answer",
         &format!(
@@ -111,7 +91,7 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
         .expect("open the demo page");
     let id = wait_ready(&mut events).await;
     // No microphone: the page still reaches ready, and its message box is usable only then.
-    page_until(
+    page_until_showing(
         &browser,
         "the page ready",
         "return document.body.dataset.rtviState === 'ready' && \
@@ -121,7 +101,7 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
     .await;
 
     // The page says which mode the server runs in.
-    page_until(
+    page_until_showing(
         &browser,
         "the offline-mode notice",
         "return document.body.dataset.harkMode === 'offline-screen' && \
@@ -197,7 +177,7 @@ async fn offline_mode_shops_by_text_in_the_demo_page() {
 
     // 3. Fill with a value of several words and accents.
     say(&browser, "fill the name field with Ana María").await;
-    page_until(
+    page_until_showing(
         &browser,
         "the name field",
         "return document.getElementById('name').value === 'Ana María';",

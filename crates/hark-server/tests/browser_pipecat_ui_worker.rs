@@ -131,49 +131,6 @@ model = "voice-model"
     )
 }
 
-fn call(id: &str, name: &str, args: Value) -> Turn {
-    Turn::stream()
-        .tool_call_start(0, id, name)
-        .tool_call_args(0, &args.to_string())
-        .finish("tool_calls")
-        .done()
-}
-
-/// Types `text` into the page's message box and sends it (client-js `sendText`).
-async fn type_message(browser: &fantoccini::Client, text: &str) {
-    browser
-        .execute(
-            "const m = document.getElementById('message'); m.value = arguments[0];\
-             document.getElementById('message-form').requestSubmit(); return true;",
-            vec![json!(text)],
-        )
-        .await
-        .expect("type a message");
-}
-
-/// Evaluates `script` in the page until it returns `true`.
-async fn page_until(browser: &fantoccini::Client, what: &str, script: &str) {
-    let deadline = tokio::time::Instant::now() + STEP;
-    loop {
-        let v = browser
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: script failed: {e}"));
-        if v == json!(true) {
-            return;
-        }
-        let log = browser
-            .execute("return document.getElementById('log').innerText", vec![])
-            .await
-            .unwrap_or_default();
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{what}: never true; the page's log: {log}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 fn messages(body: &Value) -> &[Value] {
     body["messages"].as_array().map_or(&[], Vec::as_slice)
 }
@@ -231,9 +188,13 @@ async fn pipecats_python_ui_worker_answers_the_sessions_respond_job_and_fills_th
     worker.ready().await;
 
     let query = "put ana@example.com in the email field";
-    llm.push(call("call_1", "ask_screen", json!({"query": query})));
+    llm.push(Turn::tool_call(
+        "call_1",
+        "ask_screen",
+        json!({"query": query}),
+    ));
     // The Python worker's respond turn: its fill tool, then the reply that answers the job.
-    llm.push(call(
+    llm.push(Turn::tool_call(
         "fill_1",
         "fill",
         json!({"ref": email, "value": "ana@example.com"}),

@@ -86,22 +86,6 @@ async fn worker_snapshot(
     }
 }
 
-/// Evaluates `script` in the page until it returns `true`.
-async fn page_until(browser: &fantoccini::Client, what: &str, script: &str) {
-    let deadline = tokio::time::Instant::now() + STEP;
-    loop {
-        let v = browser
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: script failed: {e}"));
-        if v == json!(true) {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{what}: never true");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// The `ui-job-group` envelopes of group `job_id` the page received, as `[kind, worker, status]`.
 async fn page_envelopes(browser: &fantoccini::Client, job_id: &str) -> Vec<Value> {
     let v = browser

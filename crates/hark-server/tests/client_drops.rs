@@ -34,7 +34,7 @@ use hark_server::{
 use hark_tools::{Interruption, ToolError, ToolEvent, ToolRegistry, ToolSpec, ToolStage};
 use hark_ui::job_group::JobGroupParams;
 use hark_ui::{JobGroups, JobHandler, JobReply, JobRequest, JobUpdates, UiWorker};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::{broadcast, watch};
 
 /// Counts of a tool or peer that never finishes on its own.
@@ -233,15 +233,6 @@ fn groups_of(factory: &UiHandlerFactory, worker: &Arc<UiWorker>) -> Option<Arc<J
         .map(|s| s.job_groups().clone())
 }
 
-/// A model turn calling one tool.
-fn call(id: &str, tool: &str, args: Value) -> Turn {
-    Turn::stream()
-        .tool_call_start(0, id, tool)
-        .tool_call_args(0, &args.to_string())
-        .finish("tool_calls")
-        .done()
-}
-
 /// Opens a session and does the handshake; returns the socket and the session id.
 async fn open(
     rig: &Rig,
@@ -354,7 +345,7 @@ async fn new_client_works(rig: &Rig, events: &mut broadcast::Receiver<hark_serve
 
 async fn mid_local_tool_call(close_frame: bool) {
     let rig = rig(vec![
-        call("c1", "hold_local", json!({"what": "stock"})),
+        Turn::tool_call("c1", "hold_local", json!({"what": "stock"})),
         Turn::text_reply(&["Still here."]),
     ])
     .await;
@@ -464,7 +455,7 @@ async fn client_close_frame_mid_webhook_lets_it_finish_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_drop_while_an_interrupted_continue_call_runs_keeps_its_one_result() {
     let rig = rig(vec![
-        call("c1", "lookup_order", json!({"order": "A1"})),
+        Turn::tool_call("c1", "lookup_order", json!({"order": "A1"})),
         Turn::text_reply(&["Okay, what else?"]),
         Turn::text_reply(&["Still here."]),
     ])
@@ -511,11 +502,11 @@ async fn client_drop_while_an_interrupted_continue_call_runs_keeps_its_one_resul
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_drop_mid_respond_job_ends_the_job_and_frees_the_worker() {
     let rig = rig(vec![
-        call("c1", "ask_screen", json!({"query": "what is in the cart?"})),
+        Turn::tool_call("c1", "ask_screen", json!({"query": "what is in the cart?"})),
         // The respond job's LLM: slow to answer, so the drop comes first.
         Turn::text_reply(&["Two mugs."]).delayed(Duration::from_secs(3)),
         // The next session: the same question, answered.
-        call("c2", "ask_screen", json!({"query": "what is in the cart?"})),
+        Turn::tool_call("c2", "ask_screen", json!({"query": "what is in the cart?"})),
         Turn::text_reply(&["One mug."]),
         Turn::text_reply(&["You have one mug."]),
     ])

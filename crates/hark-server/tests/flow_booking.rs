@@ -54,14 +54,6 @@ fn factory(setup: &AgentSetup) -> Arc<UiHandlerFactory> {
     Arc::new(UiHandlerFactory::new(config).expect("the session config is valid"))
 }
 
-fn call(id: &str, name: &str, arguments: Value) -> Turn {
-    Turn::stream()
-        .tool_call_start(0, id, name)
-        .tool_call_args(0, &arguments.to_string())
-        .finish("tool_calls")
-        .done()
-}
-
 /// Sends a user turn and reads every message until the bot output `last` (included): the
 /// texts of `bot-output` in order.
 async fn turn(ws: &mut Ws, id: &str, text: &str, last: &str) -> Vec<String> {
@@ -101,17 +93,17 @@ async fn the_booking_flow_reads_back_books_on_yes_and_counts_its_model_requests(
     let day: Date = today.checked_add(jiff::Span::new().days(14)).unwrap();
     let gone: Date = today.checked_sub(jiff::Span::new().days(3)).unwrap();
     let llm = ScriptedServer::start(vec![
-        call(
+        Turn::tool_call(
             "c1",
             "book_table",
             json!({"party": 4, "day": gone.to_string(), "seating": "inside"}),
         ),
-        call(
+        Turn::tool_call(
             "c2",
             "book_table",
             json!({"party": 4, "day": day.to_string(), "seating": "inside"}),
         ),
-        call("c3", "end_call", json!({})),
+        Turn::tool_call("c3", "end_call", json!({})),
     ])
     .await
     .unwrap();

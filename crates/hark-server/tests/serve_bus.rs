@@ -20,7 +20,7 @@
 
 mod common;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -425,15 +425,28 @@ async fn every_session_shares_one_redis_connection_and_a_workers_end_or_cancel_e
         )
         .await
         .unwrap();
-    for (ws, id) in sessions.iter_mut().take(2) {
+    for (ws, _) in sessions.iter_mut().take(2) {
         assert_eq!(close_frame(ws).await, (1000, "The call ended".to_owned()));
-        let id = *id;
-        let cause = wait_for(&mut events, |e| match &e.kind {
-            SessionEventKind::Closed(c) if e.session == id => Some(c.clone()),
+    }
+    // The two sessions close in either order: each Closed event is read once, in one wait.
+    let ending = [sessions[0].1, sessions[1].1];
+    let mut causes = HashMap::new();
+    while causes.len() < ending.len() {
+        let (id, cause) = wait_for(&mut events, |e| match &e.kind {
+            SessionEventKind::Closed(c) if ending.contains(&e.session) => {
+                Some((e.session, c.clone()))
+            }
             _ => None,
         })
         .await;
-        assert_eq!(cause, hark_server::CloseCause::CallEnded);
+        causes.insert(id, cause);
+    }
+    for id in ending {
+        assert_eq!(
+            causes[&id],
+            hark_server::CloseCause::CallEnded,
+            "session {id}"
+        );
     }
     assert_alive(&mut sessions[2].0, "still-here").await;
     // The sessions that ended said so on their channels; the shared connection stays.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use hark_rtvi::snapshot::{A11yNode, A11ySnapshot};
 use hark_server::{SessionEventKind, SessionId, messages};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{STEP, wait_for};
 
@@ -187,4 +187,51 @@ pub async fn next_snapshot(
         _ => None,
     })
     .await
+}
+
+/// The script that reads the demo page's conversation log: what a failed wait shows.
+pub const PAGE_LOG: &str = "return document.getElementById('log')?.innerText ?? null";
+
+/// Evaluates `script` in the page until it returns `true`; on timeout, fails showing the
+/// page's conversation log.
+pub async fn page_until(browser: &fantoccini::Client, what: &str, script: &str) {
+    page_until_showing(browser, what, script, PAGE_LOG).await;
+}
+
+/// Evaluates `script` in the page until it returns `true`; on timeout, fails showing what the
+/// script `show` returns.
+pub async fn page_until_showing(
+    browser: &fantoccini::Client,
+    what: &str,
+    script: &str,
+    show: &str,
+) {
+    let deadline = tokio::time::Instant::now() + STEP;
+    loop {
+        let v = browser
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("{what}: script failed: {e}"));
+        if v == json!(true) {
+            return;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            let seen = browser.execute(show, vec![]).await.unwrap_or(Value::Null);
+            panic!("{what}: never true; the page shows {seen}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Types `text` into the demo page's message box and sends it (the page's own submit handler
+/// calls client-js `sendText`).
+pub async fn type_message(browser: &fantoccini::Client, text: &str) {
+    browser
+        .execute(
+            "const m = document.getElementById('message'); m.value = arguments[0];\
+             document.getElementById('message-form').requestSubmit(); return true;",
+            vec![json!(text)],
+        )
+        .await
+        .expect("type a message");
 }
