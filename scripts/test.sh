@@ -104,7 +104,7 @@ venv="$("$root/scripts/python-env.sh" | tail -n 1)" || fail "setting up the Pyth
 export HARK_TEST_PYTHON="$venv/bin/python"
 
 # ---- 5. the Rust workspace ------------------------------------------------------------------
-"$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local classifier's model failed (see above)"
+"$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local models (the classifier's, Silero VAD) failed (see above)"
 step "cargo test --workspace --all-targets"
 cargo test --workspace --all-targets
 step "cargo test --workspace --doc"

@@ -224,6 +224,21 @@ pub enum VoiceError {
         /// hound's words, or what Hark does not read.
         detail: String,
     },
+    /// The Silero VAD model file is missing, unreadable or not a model tract can run.
+    #[error("{}", messages::vad_model(path, reason))]
+    VadModel {
+        /// The model file looked for.
+        path: String,
+        /// What went wrong (the I/O error, or tract's words).
+        reason: String,
+    },
+    /// Voice activity detection refused its settings or its input, or the model failed on a
+    /// window.
+    #[error("{}", messages::vad_error(detail))]
+    Vad {
+        /// What was wrong and what to do.
+        detail: String,
+    },
 }
 
 impl VoiceError {
@@ -241,7 +256,9 @@ impl VoiceError {
             | VoiceError::ProgramFailed { provider, .. } => Some(provider),
             VoiceError::SampleRate { .. }
             | VoiceError::Resample { .. }
-            | VoiceError::Wav { .. } => None,
+            | VoiceError::Wav { .. }
+            | VoiceError::VadModel { .. }
+            | VoiceError::Vad { .. } => None,
         }
     }
 }

@@ -17,6 +17,8 @@
 //! - [`espeak`]: [`EspeakTts`], the local espeak-ng program.
 //! - [`error`]: the one [`VoiceError`]; every message names the provider, what failed and what
 //!   to do. Texts in [`messages`].
+//! - `vad` (feature `vad`): voice activity detection, Silero VAD under tract with Pipecat 1.14's
+//!   turn rules (`Vad`, `VadParams`, `VadEvent`).
 //! - `testing` (feature `test-support`): a scripted OpenAI-compatible speech server on loopback.
 
 pub mod audio;
@@ -30,6 +32,8 @@ pub mod stt;
 #[cfg(feature = "test-support")]
 pub mod testing;
 pub mod tts;
+#[cfg(feature = "vad")]
+pub mod vad;
 pub mod wav;
 
 pub use audio::{AudioChunk, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, Pcm16Carry};
@@ -40,4 +44,6 @@ pub use openai::{OPENAI_PCM_RATE, OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiT
 pub use resample::{Resampler, resample_chunk};
 pub use stt::{Stt, Transcript};
 pub use tts::{Tts, TtsStream, resampled};
+#[cfg(feature = "vad")]
+pub use vad::{VAD_MODEL_FILE, Vad, VadEvent, VadParams, VadState};
 pub use wav::{read_wav, write_wav};

@@ -117,3 +117,20 @@ pub fn resample_error(detail: &str) -> String {
 pub fn wav_error(detail: &str) -> String {
     format!("not a usable WAV file: {detail}")
 }
+
+/// The command that fetches the models Hark runs locally (the Silero VAD model among them).
+pub const FETCH_MODEL_COMMAND: &str = "scripts/fetch-model.sh";
+
+/// The Silero VAD model at `path` cannot be used.
+pub fn vad_model(path: &str, reason: &str) -> String {
+    format!(
+        "the Silero VAD model {path} cannot be used: {reason}; run {FETCH_MODEL_COMMAND} to fetch \
+         and check it (it puts silero_vad.onnx in $HARK_MODEL_DIR, else \
+         $XDG_CACHE_HOME/hark/models, else ~/.cache/hark/models)"
+    )
+}
+
+/// Voice activity detection refused something.
+pub fn vad_error(detail: &str) -> String {
+    format!("voice activity detection: {detail}")
+}
