@@ -28,7 +28,6 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::lock;
 use crate::event::AgentEvent;
 use crate::output::{AgentOutput, OutputClosed};
 
@@ -476,6 +475,11 @@ impl Player {
         self.output.send(AgentEvent::TtsStopped).await?;
         Ok(ended)
     }
+}
+
+/// Locks `m`, also after a panic elsewhere (the queue stays usable).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Resolves when `cut` is cancelled, or never for an `uncut` line.
