@@ -7,7 +7,8 @@
 //! (`AudioRawFrame`, `name` "audio", 24 000 Hz, mono, 20 ms = 960 bytes each), between
 //! `bot-tts-started` / `bot-started-speaking` and `bot-tts-stopped` / `bot-stopped-speaking`, with
 //! every sample the provider sent. A second `send-text` while the bot speaks cuts its audio off:
-//! `bot-stopped-speaking` comes at once and no frame of the cut line follows it.
+//! `bot-stopped-speaking` comes at once and no frame of the cut line follows it. A voice whose
+//! stream stalls holds nothing: the cut drops its stream and the next reply is heard.
 
 mod common;
 
@@ -251,5 +252,47 @@ async fn a_new_user_turn_while_the_bot_speaks_cuts_its_audio_at_once() {
         bot.iter().all(|c| !c.contains("goes on")),
         "the history holds what was heard: {bot:?}"
     );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_voice_that_stalls_never_holds_the_call_and_its_stream_is_dropped_on_a_cut() {
+    let llm = ScriptedServer::start(vec![
+        Turn::text_reply(&["This line never gets its audio."]),
+        Turn::text_reply(&["Still here."]),
+    ])
+    .await
+    .unwrap();
+    // The first line's audio stalls after 100 ms of it; the second line's comes at once.
+    let stall = hark_voice::testing::Gate::new();
+    let mut first = pcm(0.1);
+    first.push(Step::Wait(stall));
+    let speech =
+        ScriptedSpeechServer::start(vec![Reply::audio(first), Reply::audio(pcm(0.2))]).await;
+    let (server, mut ws) = serve(&llm, &speech, "stall").await;
+    send_json(
+        &mut ws,
+        &envelope("send-text", "t1", json!({"content": "hi"})),
+    )
+    .await;
+    until(&mut ws, "bot-started-speaking").await;
+    send_json(
+        &mut ws,
+        &envelope("send-text", "t2", json!({"content": "hello?"})),
+    )
+    .await;
+    // The stalled line is cut, its provider stream dropped, and the next reply is heard.
+    until(&mut ws, "bot-stopped-speaking").await;
+    assert!(
+        speech.wait_body_dropped(Duration::from_secs(10)).await,
+        "the stalled synthesis was cancelled"
+    );
+    let next = until(&mut ws, "bot-stopped-speaking").await;
+    assert!(
+        next.iter()
+            .any(|g| matches!(g, Got::Rtvi(m) if m["type"] == "bot-output" && m["data"]["text"] == "Still here.")),
+        "{next:?}"
+    );
+    assert_eq!(audio_bytes(&next), (0.2 * 48_000.0) as usize);
     server.stop().await;
 }
