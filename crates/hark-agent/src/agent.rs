@@ -66,6 +66,9 @@ pub struct AgentSettings {
     /// Where every call of this agent registers its background work, so a server can drain
     /// all of it at shutdown ([`BackgroundDrain`]); `None` (default): nothing registers.
     pub background: Option<BackgroundDrain>,
+    /// The call's voice: each line is synthesized by it and its audio sent at this rate (the
+    /// rate the client plays), [`AgentSettings::with_tts`]; `None` (default): text only.
+    pub tts: Option<(Arc<dyn hark_voice::Tts>, u32)>,
 }
 
 impl fmt::Debug for AgentSettings {
@@ -78,6 +81,7 @@ impl fmt::Debug for AgentSettings {
             .field("conductor", &self.conductor)
             .field("max_tool_rounds", &self.max_tool_rounds)
             .field("drain_limit", &self.drain_limit)
+            .field("tts", &self.tts.as_ref().map(|(_, rate)| rate))
             .finish_non_exhaustive()
     }
 }
@@ -103,7 +107,17 @@ impl AgentSettings {
             temperature: None,
             max_tokens: None,
             background: None,
+            tts: None,
         }
+    }
+
+    /// Speaks every line aloud: `tts` synthesizes it and its audio goes to the client at
+    /// `rate` Hz (the rate the client plays: `hark_rtvi::audio::CLIENT_PLAYER_RATE` for
+    /// Pipecat's WebSocket client), at real-time pace ([`crate::Speaker`]); an interruption
+    /// cuts it off, and the history keeps what the caller heard.
+    pub fn with_tts(mut self, tts: Arc<dyn hark_voice::Tts>, rate: u32) -> Self {
+        self.tts = Some((tts, rate));
+        self
     }
 
     /// Uses `conductor` as the conversation's policy (a flow of steps).
@@ -377,7 +391,9 @@ impl Shared {
         defs
     }
 
-    /// Interrupts the running turn (if any) and waits until it has recorded its history.
+    /// Interrupts the running turn (if any) and waits until it has recorded its history, then
+    /// cuts the bot's audio off (lines said with `announce_wait` play on) and keeps in the
+    /// history only what the caller heard.
     async fn stop_running(control: &mut Control, shared: &Shared) {
         if let Some(running) = control.running.take() {
             running.stop.cancel();
@@ -387,6 +403,11 @@ impl Shared {
             if running.task.await.is_err() {
                 tracing::warn!("the interrupted turn's task failed");
             }
+        }
+        let unheard = shared.speech.cut().await;
+        if !unheard.is_empty() {
+            tracing::debug!(lines = unheard.len(), "the bot was cut off");
+            crate::history::keep_heard(&mut lock(&shared.history), &unheard);
         }
     }
 
@@ -476,6 +497,8 @@ impl Shared {
             return;
         }
         tracing::info!("the call ends (ends_conversation)");
+        // What was said before the end is heard to its end.
+        hark_tools::Speech::wait_playout(self.speech.as_ref()).await;
         self.output().end().await;
         let report = self.live.hooks.drain(self.settings.drain_limit).await;
         for (tool, unfinished) in &report.by_tool {
@@ -519,7 +542,10 @@ impl VoiceAgent {
         state: CallState,
         output: Arc<dyn AgentOutput>,
     ) -> Result<Self, BuildError> {
-        let speech = Arc::new(OutputSpeech::new(output));
+        let speech = Arc::new(match &settings.tts {
+            Some((tts, rate)) => OutputSpeech::with_voice(output, tts.clone(), *rate),
+            None => OutputSpeech::new(output),
+        });
         let live = LiveCall::new(state, speech.clone())?;
         Ok(Self::with_live(settings, live, speech))
     }
@@ -603,6 +629,8 @@ impl VoiceAgent {
 impl Drop for VoiceAgent {
     fn drop(&mut self) {
         self.shared.closed.store(true, Ordering::SeqCst);
+        // Nothing more plays to a call that is over.
+        self.shared.speech.close();
         if let Ok(mut control) = self.shared.control.try_lock()
             && let Some(running) = control.running.take()
         {

@@ -7,7 +7,11 @@
 /// A model reply is `LlmStarted`, then its text as it streams (`TextDelta`), with each finished
 /// sentence said to the caller (`Spoken`), then `LlmStopped`. A line said outside a reply (an
 /// announce line, a tool's reply, the goodbye) is one `Spoken`. A reply that failed for good is
-/// an `Error` (not fatal: the call goes on).
+/// an `Error` (not fatal: the call goes on). With a TTS ([`crate::AgentSettings::with_tts`]),
+/// each line plays in its turn ([`crate::Speaker`]): `TtsStarted`, `Spoken`,
+/// `BotStartedSpeaking` with the first `Audio` frame unless the bot was speaking already, the
+/// frames at real-time pace, `TtsStopped`; `BotStoppedSpeaking` once the audio has played out
+/// and no more followed (or at once when the caller cut the bot off).
 /// Not `non_exhaustive`: a carrier matches every event, so a new one cannot go unsent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentEvent {
@@ -25,6 +29,17 @@ pub enum AgentEvent {
         /// The segment's number in the call.
         segment: i64,
     },
+    /// Speech synthesis of one segment began (a call with a TTS only; before its `Spoken`).
+    TtsStarted,
+    /// The bot's first audio after silence goes out: it is heard from now on.
+    BotStartedSpeaking,
+    /// One frame of the bot's audio (PCM16 mono at the client's player rate, 20 ms except a
+    /// segment's last), sent at real-time pace.
+    Audio(hark_voice::AudioChunk),
+    /// The segment's last audio has played out (or the segment was cut off).
+    BotStoppedSpeaking,
+    /// Speech synthesis of the segment ended (after `BotStoppedSpeaking`).
+    TtsStopped,
     /// A turn failed: `text` says what went wrong, for the client; `fatal`: the call cannot go
     /// on.
     Error {
@@ -37,13 +52,19 @@ pub enum AgentEvent {
 
 impl AgentEvent {
     /// The event's name, for logs and tests: `"llm-started"`, `"text-delta"`, `"llm-stopped"`,
-    /// `"spoken"`, `"error"`.
+    /// `"spoken"`, `"tts-started"`, `"bot-started-speaking"`, `"audio"`,
+    /// `"bot-stopped-speaking"`, `"tts-stopped"`, `"error"`.
     pub fn name(&self) -> &'static str {
         match self {
             AgentEvent::LlmStarted => "llm-started",
             AgentEvent::TextDelta(_) => "text-delta",
             AgentEvent::LlmStopped => "llm-stopped",
             AgentEvent::Spoken { .. } => "spoken",
+            AgentEvent::TtsStarted => "tts-started",
+            AgentEvent::BotStartedSpeaking => "bot-started-speaking",
+            AgentEvent::Audio(_) => "audio",
+            AgentEvent::BotStoppedSpeaking => "bot-stopped-speaking",
+            AgentEvent::TtsStopped => "tts-stopped",
             AgentEvent::Error { .. } => "error",
         }
     }

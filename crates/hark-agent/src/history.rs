@@ -67,6 +67,49 @@ pub fn check_tool_results(history: &[Message]) -> Result<(), HistoryProblem> {
     Ok(())
 }
 
+/// Keeps in the bot's recorded messages only what the caller heard: each line of `unheard`
+/// (cut off by an interruption, or dropped before it played) is looked for in the assistant
+/// messages from the latest back, and its text replaced by what was heard of it. A message left
+/// with no text and no tool calls is removed. A line not found (an announce line, which the
+/// history does not hold as bot text) changes nothing.
+pub fn keep_heard(history: &mut Vec<Message>, unheard: &[crate::playout::Unheard]) {
+    let mut emptied = Vec::new();
+    for line in unheard.iter().rev() {
+        let text = line.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        for (index, message) in history.iter_mut().enumerate().rev() {
+            let Message::Assistant {
+                content,
+                tool_calls,
+            } = message
+            else {
+                continue;
+            };
+            if let Some(at) = content.rfind(text) {
+                let rest = content.split_off(at + text.len());
+                content.truncate(at);
+                let (before, rest) = (content.trim_end(), rest.trim_start());
+                *content = [before, line.heard.trim(), rest]
+                    .into_iter()
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if content.is_empty() && tool_calls.is_empty() {
+                    emptied.push(index);
+                }
+                break;
+            }
+        }
+    }
+    emptied.sort_unstable();
+    emptied.dedup();
+    for index in emptied.into_iter().rev() {
+        history.remove(index);
+    }
+}
+
 /// The tool call as the history sent back to the provider keeps it: arguments that are empty,
 /// blank or the JSON `null` (small models send both for a call without arguments) become `"{}"`,
 /// since strict providers refuse an assistant message whose `arguments` is not a JSON object
@@ -132,5 +175,51 @@ mod tests {
                 .problem
                 .contains("answers no tool call")
         );
+    }
+
+    #[test]
+    fn only_what_was_heard_stays_in_the_bot_messages() {
+        use crate::playout::Unheard;
+        let said = |text: &str| Message::Assistant {
+            content: text.into(),
+            tool_calls: Vec::new(),
+        };
+        let mut history = vec![
+            Message::User("hi".into()),
+            said("Hello there. How can I help?"),
+            Message::User("my order".into()),
+            said("Sure. Your order ships today. It comes Friday."),
+        ];
+        keep_heard(
+            &mut history,
+            &[
+                Unheard {
+                    text: "Your order ships today.".into(),
+                    heard: "Your order".into(),
+                },
+                Unheard {
+                    text: "It comes Friday.".into(),
+                    heard: String::new(),
+                },
+            ],
+        );
+        assert_eq!(history[3], said("Sure. Your order"));
+        assert_eq!(history[1], said("Hello there. How can I help?"));
+        // A message none of whose words were heard goes; a line not found changes nothing.
+        keep_heard(
+            &mut history,
+            &[
+                Unheard {
+                    text: "Sure. Your order".into(),
+                    heard: String::new(),
+                },
+                Unheard {
+                    text: "One moment.".into(),
+                    heard: String::new(),
+                },
+            ],
+        );
+        assert_eq!(history.len(), 3);
+        assert_eq!(history[2], Message::User("my order".into()));
     }
 }

@@ -78,6 +78,7 @@ pub mod event;
 pub mod history;
 pub mod messages;
 pub mod output;
+pub mod playout;
 pub mod speech;
 mod turn;
 pub mod ui;
@@ -90,5 +91,6 @@ pub use conductor::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn
 pub use event::AgentEvent;
 pub use history::{HistoryProblem, check_tool_results};
 pub use output::{AgentOutput, ChannelOutput, OutputClosed};
+pub use playout::{Speaker, Unheard};
 pub use speech::{OutputSpeech, SentenceSplitter};
 pub use ui::{ASK_SCREEN_TOOL, ask_screen_tool};

@@ -33,6 +33,15 @@ pub fn model_failed_line_in(language: &str) -> String {
     )
 }
 
+/// For the client (an RTVI `error`) when a line's speech could not be made: `detail` is the
+/// TTS error, which names the provider. The line's text was still sent.
+pub fn tts_failed(detail: &str) -> String {
+    format!(
+        "The bot's voice failed for a line: {detail} Its text was sent without audio; check the \
+         agent file's [tts] table and that its provider is reachable."
+    )
+}
+
 /// Said to the caller, once per turn, when the model request is being sent again (the provider
 /// sent nothing in time, refused for now with 429/5xx, or its stream broke before anything was
 /// said), so the caller does not sit in silence.

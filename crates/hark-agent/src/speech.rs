@@ -1,9 +1,15 @@
 //! The call's voice over an [`AgentOutput`]: [`OutputSpeech`] implements hark-tools'
 //! [`Speech`], and [`SentenceSplitter`] cuts streamed model text into spoken segments.
 //!
-//! No TTS runs here: "saying" a line emits it as one [`AgentEvent::Spoken`] segment (an RTVI
+//! Without a TTS, "saying" a line emits it as one [`AgentEvent::Spoken`] segment (an RTVI
 //! session carries it as `bot-output` aggregated by sentence, then `bot-tts-text`), and playout
 //! is done once it was queued for the client.
+//!
+//! With a TTS ([`OutputSpeech::with_voice`]) each line is queued on the call's [`Speaker`]
+//! (`playout.rs`): its `Spoken` segment and its audio go out when its turn to play comes, at
+//! real-time pace; [`Speech::wait_playout`] waits until all of it was sent. An interruption cuts
+//! it off ([`OutputSpeech::cut`]), except lines said with [`Speech::say_waited`]
+//! (`announce_wait`, a goodbye).
 
 use std::fmt;
 use std::sync::Arc;
@@ -12,8 +18,11 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use futures::future::BoxFuture;
 use hark_tools::{Generation, Speech};
 
+use hark_voice::Tts;
+
 use crate::event::AgentEvent;
 use crate::output::{AgentOutput, OutputClosed};
+use crate::playout::{Speaker, Unheard};
 
 /// The call's [`Speech`] over its [`AgentOutput`]: each line is one [`AgentEvent::Spoken`]
 /// segment (a new `segment` number each). Saying anything marks the current generation
@@ -24,6 +33,7 @@ pub struct OutputSpeech {
     segment: AtomicI64,
     spoke: AtomicBool,
     generation: std::sync::Mutex<Option<Generation>>,
+    speaker: Option<Speaker>,
 }
 
 impl fmt::Debug for OutputSpeech {
@@ -32,6 +42,7 @@ impl fmt::Debug for OutputSpeech {
             .field("output", &self.output)
             .field("segment", &self.segment.load(Ordering::Relaxed))
             .field("spoke", &self.spoke.load(Ordering::Relaxed))
+            .field("speaker", &self.speaker)
             .finish()
     }
 }
@@ -44,6 +55,40 @@ impl OutputSpeech {
             segment: AtomicI64::new(0),
             spoke: AtomicBool::new(false),
             generation: std::sync::Mutex::new(None),
+            speaker: None,
+        }
+    }
+
+    /// Speech that also plays each line's audio: `tts` synthesizes it and it is sent to
+    /// `output` at `rate` Hz (the rate the client plays), at real-time pace. Must be made inside
+    /// a tokio runtime.
+    pub fn with_voice(output: Arc<dyn AgentOutput>, tts: Arc<dyn Tts>, rate: u32) -> Self {
+        OutputSpeech {
+            speaker: Some(Speaker::new(tts, rate, output.clone())),
+            ..Self::new(output)
+        }
+    }
+
+    /// Whether lines are played as audio.
+    pub fn has_voice(&self) -> bool {
+        self.speaker.is_some()
+    }
+
+    /// Cuts the bot off (the caller talked over it): the line playing stops at once and the
+    /// lines waiting are dropped, except lines said with [`Speech::say_waited`]. Returns what
+    /// the caller did not hear, once the line playing has stopped. Without a voice nothing
+    /// plays: nothing is cut.
+    pub async fn cut(&self) -> Vec<Unheard> {
+        match &self.speaker {
+            Some(speaker) => speaker.cut().await,
+            None => Vec::new(),
+        }
+    }
+
+    /// The call is over: nothing more plays.
+    pub fn close(&self) {
+        if let Some(speaker) = &self.speaker {
+            speaker.close();
         }
     }
 
@@ -68,6 +113,11 @@ impl OutputSpeech {
     /// # Errors
     /// [`OutputClosed`] once the client is gone.
     pub async fn say_segment(&self, text: &str) -> Result<(), OutputClosed> {
+        self.say_line(text, false).await
+    }
+
+    /// Says `text`; `uncut`: a cut does not stop its audio.
+    async fn say_line(&self, text: &str, uncut: bool) -> Result<(), OutputClosed> {
         let text = text.trim();
         if text.is_empty() {
             return Ok(());
@@ -77,6 +127,9 @@ impl OutputSpeech {
             generation.mark_spoken();
         }
         let id = self.segment.fetch_add(1, Ordering::Relaxed);
+        if let Some(speaker) = &self.speaker {
+            return speaker.queue(text, id, uncut);
+        }
         self.output
             .send(AgentEvent::Spoken {
                 text: text.to_owned(),
@@ -95,9 +148,22 @@ impl Speech for OutputSpeech {
         })
     }
 
+    fn say_waited<'a>(&'a self, line: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.say_line(line, true).await.is_err() {
+                tracing::debug!("a line was not said: the client is gone");
+            }
+            self.wait_playout().await;
+        })
+    }
+
     fn wait_playout(&self) -> BoxFuture<'_, ()> {
-        // Every line was queued for the client when `say` returned; nothing plays after that.
-        Box::pin(async {})
+        Box::pin(async move {
+            // Without a voice every line was queued for the client when `say` returned.
+            if let Some(speaker) = &self.speaker {
+                speaker.wait_playout().await;
+            }
+        })
     }
 
     fn reply_spoke(&self) -> bool {

@@ -7,7 +7,17 @@
 //! | `TextDelta(text)` | `bot-llm-text` |
 //! | `LlmStopped` | `bot-llm-stopped` |
 //! | `Spoken { text, segment }` | `bot-output` (aggregated by sentence, `segment_id`, to be spoken; v1: `spoken: true`), then `bot-tts-text` |
+//! | `TtsStarted` | `bot-tts-started` |
+//! | `BotStartedSpeaking` | `bot-started-speaking` |
+//! | `Audio(chunk)` | no RTVI message: one binary `pipecat.Frame` of audio ([`audio_frame`]) |
+//! | `BotStoppedSpeaking` | `bot-stopped-speaking` |
+//! | `TtsStopped` | `bot-tts-stopped` |
 //! | `Error { text, fatal }` | `error` |
+//!
+//! With a TTS, one spoken segment is `bot-tts-started`, `bot-output`, `bot-tts-text`,
+//! `bot-started-speaking` with its first audio frame (unless the bot was already speaking), the
+//! frames at real-time pace, `bot-tts-stopped`; `bot-stopped-speaking` once the audio has played
+//! out and no more followed, or at once when the caller cut the bot off.
 
 use hark_agent::AgentEvent;
 use hark_rtvi::message::ServerMessage;
@@ -20,8 +30,20 @@ pub fn to_rtvi(event: AgentEvent, legacy: bool) -> Vec<ServerMessage> {
         AgentEvent::TextDelta(text) => vec![ServerMessage::BotLlmText { text }],
         AgentEvent::LlmStopped => vec![ServerMessage::BotLlmStopped],
         AgentEvent::Spoken { text, segment } => spoken_segment(&text, segment, legacy).into(),
+        AgentEvent::TtsStarted => vec![ServerMessage::BotTtsStarted],
+        AgentEvent::BotStartedSpeaking => vec![ServerMessage::BotStartedSpeaking],
+        AgentEvent::Audio(_) => Vec::new(),
+        AgentEvent::BotStoppedSpeaking => vec![ServerMessage::BotStoppedSpeaking],
+        AgentEvent::TtsStopped => vec![ServerMessage::BotTtsStopped],
         AgentEvent::Error { text, fatal } => vec![ServerMessage::Error { error: text, fatal }],
     }
+}
+
+/// One frame of bot audio as the binary WebSocket message the client plays: a `pipecat.Frame`
+/// `AudioRawFrame` of the chunk's PCM16 samples, encoded as the client's own serializer encodes
+/// audio (`hark_rtvi::audio::encode_audio`).
+pub fn audio_frame(chunk: &hark_voice::AudioChunk) -> Vec<u8> {
+    hark_rtvi::audio::encode_audio(&chunk.samples, chunk.sample_rate)
 }
 
 /// One spoken segment as `bot-output` (aggregated by sentence, segment `segment_id`, to be

@@ -12,6 +12,8 @@
 //!   the session's UI worker serves `respond`;
 //! - each `send-text` is a user turn of the agent ([`VoiceAgent::user_turn`]): it interrupts
 //!   the running turn, if any, and runs in the agent's own task, so the session keeps reading;
+//! - with a TTS (an agent file's `[tts]`, [`VoiceAgentConfig::tts`]) each spoken line is also
+//!   synthesized and its audio sent as binary frames at real-time pace (hark-agent's playout);
 //! - the agent speaks through [`OutboxOutput`] (the session's outbound queue), and a tool call
 //!   that ends the conversation closes the session ([`Outbox::end_session`]).
 
@@ -46,6 +48,14 @@ impl OutboxOutput {
 impl AgentOutput for OutboxOutput {
     fn send(&self, event: AgentEvent) -> BoxFuture<'_, Result<(), OutputClosed>> {
         Box::pin(async move {
+            if let AgentEvent::Audio(chunk) = &event {
+                let frame = crate::agent_events::audio_frame(chunk);
+                return self
+                    .outbox
+                    .send_audio(frame)
+                    .await
+                    .map_err(|_| OutputClosed);
+            }
             for message in crate::agent_events::to_rtvi(event, self.outbox.legacy()) {
                 self.outbox.send(message).await.map_err(|_| OutputClosed)?;
             }
@@ -76,6 +86,7 @@ pub struct VoiceAgentConfig {
     screen: bool,
     conductor: Option<ConductorFactory>,
     background: Option<BackgroundDrain>,
+    tts: Option<Arc<dyn hark_voice::Tts>>,
 }
 
 impl fmt::Debug for VoiceAgentConfig {
@@ -111,6 +122,7 @@ impl VoiceAgentConfig {
             screen: true,
             conductor: None,
             background: None,
+            tts: None,
         }
     }
 
@@ -126,6 +138,9 @@ impl VoiceAgentConfig {
         )
         .language(setup.language.clone())
         .timezone(setup.timezone.clone());
+        if let Some(choice) = &setup.tts {
+            config = config.tts(choice.tts.clone());
+        }
         // A flow keeps its progress per call: each session gets its own run of the flow.
         if let Some(first) = setup.conductor() {
             let setup = setup.clone();
@@ -134,6 +149,15 @@ impl VoiceAgentConfig {
             }));
         }
         Some(config)
+    }
+
+    /// Speaks every line aloud with `tts` (an agent file's `[tts]`): its audio goes to the
+    /// client at the rate Pipecat's WebSocket client plays
+    /// ([`hark_rtvi::audio::CLIENT_PLAYER_RATE`]), paced in real time; an interruption cuts it
+    /// off. Without one (the default) the agent is text only.
+    pub fn tts(mut self, tts: Arc<dyn hark_voice::Tts>) -> Self {
+        self.tts = Some(tts);
+        self
     }
 
     /// The call's BCP 47 language (values are said in it).
@@ -222,6 +246,9 @@ impl VoiceAgentConfig {
         }
         if let Some(drain) = &self.background {
             settings = settings.with_background_drain(drain.clone());
+        }
+        if let Some(tts) = &self.tts {
+            settings = settings.with_tts(tts.clone(), hark_rtvi::audio::CLIENT_PLAYER_RATE);
         }
         let call = CallInfo {
             session_id: session.id().to_string(),

@@ -106,8 +106,8 @@ pub use agent_session::{OutboxOutput, VoiceAgentConfig};
 pub use config::ServerConfig;
 pub use server::Server;
 pub use session::{
-    HandlerFactory, HandlerLimits, NoAgentHandler, Outbox, Outgoing, SendError, SessionHandler,
-    SessionInput, run_connection,
+    HandlerFactory, HandlerLimits, NoAgentHandler, Outbound, Outbox, Outgoing, SendError,
+    SessionHandler, SessionInput, run_connection,
 };
 pub use sessions::{CloseCause, SessionEvent, SessionEventKind, SessionId, SessionStats, Sessions};
 pub use ui_session::{

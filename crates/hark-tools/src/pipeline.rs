@@ -174,10 +174,12 @@ impl ToolRegistry {
             },
         };
         if let (Some(line), Mode::Live(live, _)) = (&announced, mode) {
-            live.speech.say(line).await;
-            // A tool that ends the call always lets its goodbye play out first.
+            // A tool that ends the call always lets its goodbye play out first; a line waited
+            // for is not cut off.
             if tool.announce_wait || tool.ends_the_call() {
-                live.speech.wait_playout().await;
+                live.speech.say_waited(line).await;
+            } else {
+                live.speech.say(line).await;
             }
         }
         self.emit_started(name, source);

@@ -14,6 +14,16 @@ pub trait Speech: Send + Sync + std::fmt::Debug {
     /// Queues `line` to be said; resolves once it is queued (not played).
     fn say<'a>(&'a self, line: &'a str) -> BoxFuture<'a, ()>;
 
+    /// Says `line` and resolves once it has played out; the caller cannot cut it off (a tool's
+    /// `announce_wait` line, or the goodbye of a tool that ends the call). By default
+    /// [`say`](Self::say) then [`wait_playout`](Self::wait_playout).
+    fn say_waited<'a>(&'a self, line: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.say(line).await;
+            self.wait_playout().await;
+        })
+    }
+
     /// Resolves once everything queued so far has played out (or was cut off). A runtime on
     /// Pipecat waits at most 30 seconds.
     fn wait_playout(&self) -> BoxFuture<'_, ()>;

@@ -107,7 +107,7 @@
 //! when = { status = ["booked"] }
 //! say = ["You're booked for {{result.day}}. Your reference is {{result.reference}}."]
 //!
-//! [tts]                                # speech out (hark serve does not use it yet)
+//! [tts]                                # speech out: hark serve plays each line's audio
 //! provider = "espeak-ng"               # or "openai-compatible": base_url, model, voice, speed, api_key_env
 //! voice = "en-us"                      # default en-us (espeak-ng), alloy (openai-compatible)
 //! words_per_minute = 175               # espeak-ng only, 80 to 450
@@ -378,7 +378,7 @@ pub struct AgentSetup {
     /// (then a warning says so, and `hark serve` runs the offline screen mode).
     pub llm: Option<LlmChoice>,
     /// Speech out (`[tts]`), or `None` when the file has none, its key's variable is unset or
-    /// espeak-ng is not installed (a warning says so). Not yet used by `hark serve`.
+    /// espeak-ng is not installed (a warning says so). `hark serve` plays every line with it.
     pub tts: Option<TtsChoice>,
     /// Speech in (`[stt]`), or `None` as for `tts`. Not yet used by `hark serve`.
     pub stt: Option<SttChoice>,

@@ -25,7 +25,7 @@ mod writer;
 
 pub use handler::{HandlerFactory, NoAgentHandler, SessionHandler, SessionInput};
 pub use limits::SessionLimits;
-pub use outbox::{HandlerLimits, Outbox, Outgoing, SendError};
+pub use outbox::{HandlerLimits, Outbound, Outbox, Outgoing, SendError};
 pub(crate) use reader::ReaderItem;
 use reader::{ReaderLinks, read_loop};
 use writer::{WriterLinks, write_loop};
@@ -94,7 +94,7 @@ where
     } = setup;
     let counters = Arc::new(Counters::default());
     let (in_tx, in_rx) = mpsc::channel::<ReaderItem>(limits.inbound_queue);
-    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(limits.outbound_queue);
+    let (out_tx, out_rx) = mpsc::channel::<Outbound>(limits.outbound_queue);
     let (close_tx, close_rx) = mpsc::channel::<Box<CloseInfo>>(1);
     let (ping_tx, ping_rx) = mpsc::channel::<()>(1);
     let ended = CancellationToken::new();

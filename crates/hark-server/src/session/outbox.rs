@@ -25,6 +25,27 @@ pub struct Outgoing {
     pub message: Box<ServerMessage>,
 }
 
+/// One item of a session's outbound queue: an RTVI message, or one frame of the bot's audio
+/// (a `pipecat.Frame` already encoded, `hark_rtvi::audio::encode_audio`). One queue keeps
+/// the speaking events and the audio frames in the order they were sent.
+#[derive(Debug)]
+pub enum Outbound {
+    /// An RTVI message.
+    Rtvi(Outgoing),
+    /// The bytes of one binary WebSocket message of bot audio.
+    Audio(Box<[u8]>),
+}
+
+impl Outbound {
+    /// The RTVI message, `None` for audio.
+    pub fn rtvi(self) -> Option<Outgoing> {
+        match self {
+            Outbound::Rtvi(out) => Some(out),
+            Outbound::Audio(_) => None,
+        }
+    }
+}
+
 /// The session is closed (or never existed); the message was not sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("session {session} is closed; the message was not sent")]
@@ -37,7 +58,7 @@ pub struct SendError {
 #[derive(Debug, Clone)]
 pub struct Outbox {
     pub(super) session: SessionId,
-    pub(super) tx: mpsc::Sender<Outgoing>,
+    pub(super) tx: mpsc::Sender<Outbound>,
     pub(super) counters: Arc<Counters>,
     pub(super) legacy: Arc<std::sync::atomic::AtomicBool>,
     /// Cancelled by [`Outbox::end_session`]: the bot ends the session.
@@ -72,7 +93,7 @@ impl Default for HandlerLimits {
 impl Outbox {
     /// A detached outbox of `capacity` messages and its receiving end, to test a
     /// [`SessionHandler`](crate::SessionHandler) without a socket (default [`HandlerLimits`]).
-    pub fn channel(session: SessionId, capacity: usize) -> (Outbox, mpsc::Receiver<Outgoing>) {
+    pub fn channel(session: SessionId, capacity: usize) -> (Outbox, mpsc::Receiver<Outbound>) {
         Self::channel_with(session, capacity, HandlerLimits::default())
     }
 
@@ -81,7 +102,7 @@ impl Outbox {
         session: SessionId,
         capacity: usize,
         policy: HandlerLimits,
-    ) -> (Outbox, mpsc::Receiver<Outgoing>) {
+    ) -> (Outbox, mpsc::Receiver<Outbound>) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         let outbox = Outbox {
             session,
@@ -137,13 +158,20 @@ impl Outbox {
         message: Box<ServerMessage>,
     ) -> Result<(), mpsc::error::TrySendError<Box<ServerMessage>>> {
         self.tx
-            .try_send(Outgoing { id: None, message })
-            .map_err(|e| match e {
-                mpsc::error::TrySendError::Full(out) => {
-                    mpsc::error::TrySendError::Full(out.message)
-                }
-                mpsc::error::TrySendError::Closed(out) => {
-                    mpsc::error::TrySendError::Closed(out.message)
+            .try_send(Outbound::Rtvi(Outgoing { id: None, message }))
+            .map_err(|e| {
+                let back = |out: Outbound| match out {
+                    Outbound::Rtvi(out) => out.message,
+                    // Only RTVI messages are sent here.
+                    Outbound::Audio(_) => Box::new(ServerMessage::BotTtsStopped),
+                };
+                match e {
+                    mpsc::error::TrySendError::Full(out) => {
+                        mpsc::error::TrySendError::Full(back(out))
+                    }
+                    mpsc::error::TrySendError::Closed(out) => {
+                        mpsc::error::TrySendError::Closed(back(out))
+                    }
                 }
             })?;
         Counters::note_depth(&self.counters.outbound_high_water, self.len());
@@ -183,7 +211,21 @@ impl Outbox {
         .await
     }
 
+    /// Queues one frame of bot audio (the encoded binary message), in order with the
+    /// messages, waiting while the queue is full.
+    ///
+    /// # Errors
+    /// [`SendError`] when the session has closed.
+    pub async fn send_audio(&self, frame: Vec<u8>) -> Result<(), SendError> {
+        self.push_item(Outbound::Audio(frame.into_boxed_slice()))
+            .await
+    }
+
     async fn push(&self, out: Outgoing) -> Result<(), SendError> {
+        self.push_item(Outbound::Rtvi(out)).await
+    }
+
+    async fn push_item(&self, out: Outbound) -> Result<(), SendError> {
         self.tx.send(out).await.map_err(|_| SendError {
             session: self.session,
         })?;

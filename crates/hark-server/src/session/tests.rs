@@ -299,7 +299,7 @@ async fn a_slow_write_that_moves_bytes_is_waited_for_and_a_stuck_one_is_not() {
     let (mut tcp, raw) = crate::socket::share(accepted.unwrap().0);
     // A socket whose every write waits until its receiver reads.
     let (sink, mut socket_rx) = fmpsc::channel::<WsMessage>(0);
-    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(8);
+    let (out_tx, out_rx) = mpsc::channel::<Outbound>(8);
     let (_close_tx, close_rx) = mpsc::channel::<Box<CloseInfo>>(1);
     let (_ping_tx, ping_rx) = mpsc::channel::<()>(1);
     let stalled = CancellationToken::new();
@@ -326,9 +326,11 @@ async fn a_slow_write_that_moves_bytes_is_waited_for_and_a_stuck_one_is_not() {
         &disconnect,
         limits,
     );
-    let answer = || Outgoing {
-        id: None,
-        message: Box::new(ServerMessage::BotLlmStarted),
+    let answer = || {
+        Outbound::Rtvi(Outgoing {
+            id: None,
+            message: Box::new(ServerMessage::BotLlmStarted),
+        })
     };
     let test = async {
         // The first write waits for 11 s while bytes move.
@@ -380,7 +382,7 @@ async fn no_agent_handler_answers_ping_and_refuses_the_rest() {
         &outbox,
     )
     .await;
-    let out = rx.recv().await.unwrap();
+    let out = rx.recv().await.unwrap().rtvi().unwrap();
     assert_eq!(out.id.as_deref(), Some("r1"));
     assert_eq!(
         out.message.to_json(None),
@@ -395,7 +397,7 @@ async fn no_agent_handler_answers_ping_and_refuses_the_rest() {
         &outbox,
     )
     .await;
-    let out = rx.recv().await.unwrap();
+    let out = rx.recv().await.unwrap().rtvi().unwrap();
     assert_eq!(out.id.as_deref(), Some("r2"));
     assert_eq!(
         *out.message,

@@ -23,13 +23,13 @@ use crate::socket::{
 use crate::wire;
 
 use super::limits::SessionLimits;
-use super::outbox::Outgoing;
+use super::outbox::Outbound;
 use super::wait::until;
 
 /// The writer's channels: answers from the session, a close frame and ping requests from the
 /// reader.
 pub(super) struct WriterLinks {
-    pub(super) out_rx: mpsc::Receiver<Outgoing>,
+    pub(super) out_rx: mpsc::Receiver<Outbound>,
     pub(super) close_rx: mpsc::Receiver<Box<CloseInfo>>,
     pub(super) ping_rx: mpsc::Receiver<()>,
     /// Cancelled when the bot ended the call ([`Outbox::end_session`]).
@@ -156,13 +156,14 @@ pub(super) async fn write_loop<W>(
             Some(()) = ping_rx.recv() => WsMessage::Ping(Bytes::new()),
             // Answers already queued still go out after the session ends.
             out = out_rx.recv() => match out {
-                Some(out) => {
+                Some(Outbound::Rtvi(out)) => {
                     if !damper.admit(&out.message, Instant::now()) {
                         counters.errors_suppressed.fetch_add(1, Ordering::Relaxed);
                         continue;
                     }
                     WsMessage::Binary(wire::encode(out).into())
                 }
+                Some(Outbound::Audio(frame)) => WsMessage::Binary(Vec::from(frame).into()),
                 None => break None,
             },
             () = session_done.cancelled() => break None,

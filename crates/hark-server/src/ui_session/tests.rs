@@ -24,7 +24,7 @@ use hark_rtvi::ui::{JobGroupEnvelope, UiCancelJobGroup};
 use hark_ui::job_group::JobGroupParams;
 use serde_json::json;
 
-use crate::session::Outgoing;
+use crate::session::Outbound;
 
 /// A peer that never answers (until the group is torn down).
 #[derive(Debug)]
@@ -56,11 +56,13 @@ fn snapshot() -> Arc<A11ySnapshot> {
     )
 }
 
-async fn next(rx: &mut mpsc::Receiver<Outgoing>) -> ServerMessage {
+async fn next(rx: &mut mpsc::Receiver<Outbound>) -> ServerMessage {
     *tokio::time::timeout(Duration::from_secs(30), rx.recv())
         .await
         .expect("a message in time")
         .expect("outbox open")
+        .rtvi()
+        .expect("an RTVI message")
         .message
 }
 
@@ -111,7 +113,7 @@ async fn snapshots_events_and_commands_go_through_the_worker() {
         .await;
     let mut ours = Vec::new();
     while let Ok(out) = rx.try_recv() {
-        ours.push(out.message);
+        ours.push(out.rtvi().unwrap().message);
     }
     let (plain, mut plain_rx) = Outbox::channel(SessionId(8), 8);
     NoAgentHandler
@@ -119,7 +121,7 @@ async fn snapshots_events_and_commands_go_through_the_worker() {
         .await;
     let mut expected = Vec::new();
     while let Ok(out) = plain_rx.try_recv() {
-        expected.push(out.message);
+        expected.push(out.rtvi().unwrap().message);
     }
     assert_eq!(ours, expected);
     assert!(
@@ -261,7 +263,7 @@ async fn a_cancel_that_cannot_be_honoured_gets_an_error_response() {
     };
 
     h.handle(cancel("k1", "J-nope"), &outbox).await;
-    let out = rx.recv().await.unwrap();
+    let out = rx.recv().await.unwrap().rtvi().unwrap();
     assert_eq!(out.id.as_deref(), Some("k1"));
     assert_eq!(
         *out.message,
@@ -285,7 +287,7 @@ async fn a_cancel_that_cannot_be_honoured_gets_an_error_response() {
         panic!("group_started first")
     };
     h.handle(cancel("k2", &job_id), &outbox).await;
-    let out = rx.recv().await.unwrap();
+    let out = rx.recv().await.unwrap().rtvi().unwrap();
     assert_eq!(out.id.as_deref(), Some("k2"));
     assert_eq!(
         *out.message,
