@@ -2,10 +2,17 @@
 // Pipecat's JS client, streams accessibility snapshots of the page, carries out the server's UI
 // commands and shows the conversation.
 //
+// Voice (voice.js): the bot's audio frames are played once the page had a user gesture (a
+// pointerdown or keydown anywhere, or the Microphone button); the Microphone button beside the
+// message box turns the microphone on and off (nothing asks for a device before that click). The
+// user's final `user-transcription`s show as the user's lines, interim ones as a provisional line
+// that the final replaces. Speaking indicators (#speaking, decorative, outside snapshots) follow
+// bot-started/stopped-speaking and user-started/stopped-speaking.
+//
 // For tests: `document.body.dataset.rtviState` mirrors the client's transport state
 // ("connecting", "ready", "error", ...), `document.body.dataset.harkMode` the server's mode (see
-// below), and `window.harkDemo` holds `{ client, runUICommand, jobGroups }` (`jobGroups`: every
-// `ui-job-group` envelope received, in order).
+// below), and `window.harkDemo` holds `{ client, voice, runUICommand, jobGroups }` (`voice`: the
+// VoiceMediaManager; `jobGroups`: every `ui-job-group` envelope received, in order).
 //
 // The server's mode: a `server-message` whose data is `{kind: "hark-mode", mode, text}` (hark
 // sends `mode: "offline-screen"` once per session when it runs with no LLM, see
@@ -18,7 +25,7 @@ import { WebSocketTransport } from "@pipecat-ai/websocket-transport";
 import { runUICommand } from "./commands.js";
 import { createJobGroups } from "./jobs.js";
 import { setupShop } from "./shop.js";
-import { TextOnlyMediaManager } from "./textonly.js";
+import { VoiceMediaManager } from "./voice.js";
 
 const status = document.getElementById("status");
 const reconnect = document.getElementById("reconnect");
@@ -26,6 +33,9 @@ const log = document.getElementById("log");
 const messageForm = document.getElementById("message-form");
 const message = document.getElementById("message");
 const send = document.getElementById("send");
+const mic = document.getElementById("mic");
+const botSpeaking = document.getElementById("bot-speaking");
+const userSpeaking = document.getElementById("user-speaking");
 const jobsLine = document.getElementById("jobs");
 const jobGroups = createJobGroups();
 
@@ -82,6 +92,78 @@ function onBotLlmText(data) {
   const r = replyLine();
   r.tokens += data.text;
   if (r.segments.size === 0 && r.words.length === 0) r.body.textContent = r.tokens;
+}
+
+// ---- the user's spoken lines ---------------------------------------------------------------
+//
+// `user-transcription` {text, final, user_id, timestamp}: interim results fill one provisional
+// user line (class "user interim"), the final one commits it. A final that repeats what the user
+// just typed (a server that echoes typed text as a transcription) is not shown twice.
+
+let interim = null; // the text span of the provisional user line
+let lastTyped = null; // { text, at }: the last line the user typed
+const TYPED_ECHO_MS = 30000;
+const normalized = (text) => text.replace(/\s+/g, " ").trim().toLowerCase();
+
+function dropInterim() {
+  interim?.parentElement.remove();
+  interim = null;
+}
+
+function onUserTranscript(data) {
+  const text = typeof data?.text === "string" ? data.text.replace(/\s+/g, " ").trim() : "";
+  if (!text) return;
+  if (!data.final) {
+    interim ??= addLine("user interim", "You", "");
+    interim.textContent = text;
+    return;
+  }
+  if (lastTyped && normalized(lastTyped.text) === normalized(text) && Date.now() - lastTyped.at < TYPED_ECHO_MS) {
+    lastTyped = null;
+    dropInterim();
+    return;
+  }
+  endReply();
+  if (interim) {
+    interim.textContent = text;
+    interim.parentElement.classList.remove("interim");
+    interim = null;
+  } else {
+    addLine("user", "You", text);
+  }
+}
+
+// ---- voice: microphone button and speaking indicators ----------------------------------------
+//
+// The button's state lives in aria-pressed, data-mic and its text node; none of them is watched by
+// client-js's snapshot observer (and the whole panel is data-a11y-exclude), so toggling the mic
+// sends no snapshot. The indicators change only `data-active`, for the same reason.
+
+const MIC_TEXT = { off: "Microphone: off", starting: "Microphone: starting…", on: "Microphone: on" };
+
+function showMic(state) {
+  mic.dataset.mic = state;
+  mic.setAttribute("aria-pressed", state === "on" ? "true" : "false");
+  mic.firstChild.data = MIC_TEXT[state] ?? MIC_TEXT.off;
+}
+
+function setSpeaking(indicator, on) {
+  indicator.dataset.active = on ? "true" : "false";
+}
+
+/** What the notice says when the microphone cannot be opened (a DeviceError from voice.js). */
+function micErrorText(error) {
+  const detail = error?.message ? ` (${error.message})` : "";
+  switch (error?.type) {
+    case "permissions":
+      return `Microphone permission refused${detail}. Allow the microphone for this site to talk; typing still works.`;
+    case "not-found":
+      return `No microphone found${detail}. Typing still works.`;
+    case "in-use":
+      return `The microphone could not be opened; another application may be using it${detail}. Typing still works.`;
+    default:
+      return `Could not use the microphone${detail}. Typing still works.`;
+  }
 }
 
 const modeNotice = document.getElementById("mode-notice");
@@ -158,26 +240,61 @@ function showState(state) {
   const offline = state !== "ready";
   message.disabled = offline;
   send.disabled = offline;
+  mic.disabled = offline;
   message.placeholder = offline ? "Not connected" : "";
+  if (offline) {
+    // No microphone audio piles up in the transport's queue while there is no session.
+    if (voice.micState !== "off") voice.enableMic(false);
+    setSpeaking(botSpeaking, false);
+    setSpeaking(userSpeaking, false);
+  }
 }
 
+// The transport labels every microphone frame with its recorderSampleRate: the media manager must
+// record at that rate. The player rate is what the server's audio frames carry (24 kHz PCM16).
+const RECORDER_SAMPLE_RATE = 16000;
+const PLAYER_SAMPLE_RATE = 24000;
+const voice = new VoiceMediaManager({
+  recorderSampleRate: RECORDER_SAMPLE_RATE,
+  playerSampleRate: PLAYER_SAMPLE_RATE,
+  onMicState: showMic,
+});
+
 const client = new PipecatClient({
-  // TextOnlyMediaManager (textonly.js): the demo is text-only, so connecting opens no device. The
-  // default media manager loads a script bundle from the network at connect time (never finishes
-  // offline), and WavMediaManager asks for the microphone even with enableMic: false (never
-  // finishes with no microphone or a blocked permission).
-  transport: new WebSocketTransport({ mediaManager: new TextOnlyMediaManager() }),
+  // VoiceMediaManager (voice.js): connecting opens no device. The default media manager loads a
+  // script bundle from the network at connect time (never finishes offline), and WavMediaManager
+  // asks for the microphone even with enableMic: false (never finishes with no microphone or a
+  // blocked permission). enableMic: false: the microphone starts only from its button.
+  transport: new WebSocketTransport({
+    mediaManager: voice,
+    recorderSampleRate: RECORDER_SAMPLE_RATE,
+    playerSampleRate: PLAYER_SAMPLE_RATE,
+  }),
   enableMic: false,
   enableCam: false,
   callbacks: {
     onTransportStateChanged: showState,
     onBotReady: () => addLine("system", "System", "Connected to the bot."),
-    onDisconnected: () => endReply(),
+    onDisconnected: () => {
+      endReply();
+      dropInterim();
+    },
     onBotOutput,
     onBotLlmText,
     onBotLlmStarted: () => endReply(),
     onBotLlmStopped: () => endReply(),
     onServerMessage,
+    onUserTranscript,
+    // Barge-in: neither client-js nor the transport tells the media manager, so the page does:
+    // the bot audio still queued stops at once.
+    onUserStartedSpeaking: () => {
+      voice.userStartedSpeaking();
+      setSpeaking(userSpeaking, true);
+    },
+    onUserStoppedSpeaking: () => setSpeaking(userSpeaking, false),
+    onBotStartedSpeaking: () => setSpeaking(botSpeaking, true),
+    onBotStoppedSpeaking: () => setSpeaking(botSpeaking, false),
+    onDeviceError: (error) => addNotice("Microphone", micErrorText(error)),
     onUICommand: (data) => runUICommand(data),
     onUIJobGroup,
     onError: (msg) => addNotice("Error", errorText(msg)),
@@ -209,7 +326,9 @@ messageForm.addEventListener("submit", async (event) => {
     return;
   }
   endReply();
+  dropInterim();
   addLine("user", "You", text);
+  lastTyped = { text, at: Date.now() };
   message.value = "";
   try {
     await client.sendText(text);
@@ -218,11 +337,30 @@ messageForm.addEventListener("submit", async (event) => {
   }
 });
 
+// The microphone button: on, or off (which also cancels a permission prompt still open). Called
+// synchronously inside the click, so the AudioContext it creates may start playing at once.
+mic.addEventListener("click", () => {
+  if (client.state !== "ready") return;
+  client.enableMic(voice.micState === "off");
+});
+
+// The first user gesture anywhere creates and resumes the AudioContext that plays the bot's audio
+// (browsers hold audio until one). Until it runs, bot audio frames are dropped, not queued.
+const unlockEvents = ["pointerdown", "keydown"];
+function unlockAudio(event) {
+  if (!event.isTrusted) return;
+  const ctx = voice.unlockAudio();
+  if (!ctx || ctx.state === "running") {
+    for (const type of unlockEvents) document.removeEventListener(type, unlockAudio, true);
+  }
+}
+for (const type of unlockEvents) document.addEventListener(type, unlockAudio, true);
+
 setupShop({
   onEvent: (name, payload) => {
     if (client.state === "ready") client.sendUIEvent(name, payload);
   },
 });
 
-window.harkDemo = { client, runUICommand, jobGroups: jobGroups.envelopes };
+window.harkDemo = { client, voice, runUICommand, jobGroups: jobGroups.envelopes };
 connect();

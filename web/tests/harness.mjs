@@ -12,7 +12,14 @@ import { extname, join, normalize } from "node:path";
 /** Upper bound of every wait in these tests (a bound, not an assertion on speed). */
 export const WAIT_MS = 15000;
 
-// ---- protobuf: pipecat.Frame { MessageFrame message = 4 { string data = 1 } } --------------
+// ---- protobuf: pipecat.Frame ---------------------------------------------------------------
+//
+// What websocket-transport 1.7.1's ProtobufFrameSerializer reads and writes:
+//   Frame { oneof frame { TextFrame text = 1; AudioRawFrame audio = 2;
+//                         TranscriptionFrame transcription = 3; MessageFrame message = 4; } }
+//   AudioRawFrame { uint64 id = 1; string name = 2; bytes audio = 3; uint32 sample_rate = 4;
+//                   uint32 num_channels = 5; optional uint64 pts = 6; }
+//   MessageFrame { string data = 1; }   (one RTVI message as JSON)
 
 function varint(n) {
   const out = [];
@@ -28,9 +35,25 @@ function field(number, bytes) {
   return Buffer.concat([varint((number << 3) | 2), varint(bytes.length), bytes]);
 }
 
+function varintField(number, n) {
+  return Buffer.concat([varint(number << 3), varint(n)]);
+}
+
 /** A binary `pipecat.Frame` carrying one RTVI message. */
 export function encodeRtvi(message) {
   return field(4, field(1, Buffer.from(JSON.stringify(message), "utf8")));
+}
+
+/**
+ * A binary `pipecat.Frame` carrying audio: `pcm` (an Int16Array, or a Buffer of little-endian
+ * PCM16 bytes) as `AudioRawFrame{name: "audio", audio, sample_rate, num_channels}`.
+ */
+export function encodeAudio(pcm, sampleRate = 24000, numChannels = 1) {
+  const bytes = Buffer.isBuffer(pcm) ? pcm : Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+  return field(
+    2,
+    Buffer.concat([field(2, Buffer.from("audio")), field(3, bytes), varintField(4, sampleRate), varintField(5, numChannels)]),
+  );
 }
 
 function readVarint(buf, pos) {
@@ -45,18 +68,23 @@ function readVarint(buf, pos) {
   }
 }
 
-// Length-delimited fields of a protobuf message, as [number, bytes]; other wire types skipped.
-function fields(buf) {
+// The fields of a protobuf message, as [number, bytes] (length-delimited) or [number, value]
+// (varint); fixed-width ones skipped.
+function allFields(buf) {
   const out = [];
   let pos = 0;
   while (pos < buf.length) {
     let tag;
     [tag, pos] = readVarint(buf, pos);
     const wire = tag & 7;
-    if (wire === 0) [, pos] = readVarint(buf, pos);
-    else if (wire === 2) {
+    if (wire === 0) {
+      let value;
+      [value, pos] = readVarint(buf, pos);
+      out.push([tag >>> 3, value]);
+    } else if (wire === 2) {
       let len;
       [len, pos] = readVarint(buf, pos);
+      if (pos + len > buf.length) throw new Error("truncated field");
       out.push([tag >>> 3, buf.subarray(pos, pos + len)]);
       pos += len;
     } else if (wire === 1) pos += 8;
@@ -64,6 +92,30 @@ function fields(buf) {
     else throw new Error(`unsupported wire type ${wire}`);
   }
   return out;
+}
+
+// Length-delimited fields only, as [number, bytes].
+function fields(buf) {
+  return allFields(buf).filter(([, v]) => Buffer.isBuffer(v));
+}
+
+/**
+ * The audio inside a binary frame, as `{ name, audio (Buffer of PCM16 bytes), sampleRate,
+ * numChannels }`, or null for RTVI messages and other frames.
+ */
+export function decodeAudio(buf) {
+  for (const [number, bytes] of fields(buf)) {
+    if (number !== 2) continue;
+    const frame = { name: "", audio: Buffer.alloc(0), sampleRate: 0, numChannels: 0 };
+    for (const [inner, v] of allFields(bytes)) {
+      if (inner === 2 && Buffer.isBuffer(v)) frame.name = v.toString("utf8");
+      else if (inner === 3 && Buffer.isBuffer(v)) frame.audio = Buffer.from(v);
+      else if (inner === 4 && !Buffer.isBuffer(v)) frame.sampleRate = v;
+      else if (inner === 5 && !Buffer.isBuffer(v)) frame.numChannels = v;
+    }
+    return frame;
+  }
+  return null;
 }
 
 /** The RTVI message inside a binary frame, or null for audio and other frames. */
@@ -94,7 +146,9 @@ class RtviPeer {
   constructor(socket) {
     this.socket = socket;
     this.received = []; // every RTVI message from the page, in order
+    this.audio = []; // every audio frame from the page, in order (decodeAudio, plus `at`: Date.now())
     this.waiters = [];
+    this.audioWaiters = [];
     let pending = Buffer.alloc(0);
     socket.on("data", (chunk) => {
       pending = Buffer.concat([pending, chunk]);
@@ -134,6 +188,13 @@ class RtviPeer {
     if (opcode === 8) return this.socket.end(wsFrame(8, Buffer.alloc(0)));
     if (opcode === 9) return this.socket.write(wsFrame(10, payload));
     if (opcode !== 2) return;
+    const audio = decodeAudio(payload);
+    if (audio) {
+      audio.at = Date.now();
+      this.audio.push(audio);
+      this.audioWaiters = this.audioWaiters.filter((w) => !w(audio));
+      return;
+    }
     const msg = decodeRtvi(payload);
     if (!msg) return;
     this.received.push(msg);
@@ -146,6 +207,26 @@ class RtviPeer {
   /** Sends one RTVI message to the page. */
   send(message) {
     this.socket.write(wsFrame(2, encodeRtvi(message)));
+  }
+
+  /** Sends one binary audio frame to the page (see encodeAudio). */
+  sendAudio(pcm, sampleRate = 24000, numChannels = 1) {
+    this.socket.write(wsFrame(2, encodeAudio(pcm, sampleRate, numChannels)));
+  }
+
+  /** The first audio frame (already received or future) for which `pred` holds. */
+  waitForAudio(what, pred = () => true) {
+    const seen = this.audio.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`page never sent ${what}`)), WAIT_MS);
+      this.audioWaiters.push((frame) => {
+        if (!pred(frame)) return false;
+        clearTimeout(timer);
+        resolve(frame);
+        return true;
+      });
+    });
   }
 
   /** Sends a `ui-command`. */
@@ -177,9 +258,15 @@ class RtviPeer {
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json" };
 
-/** Serves `dir` over HTTP and RTVI at /ws on 127.0.0.1 (a free port). `peer()` waits for the page. */
-export async function startServer(dir) {
+/**
+ * Serves `dir` over HTTP and RTVI at /ws on 127.0.0.1 (a free port). `peer()` waits for the page.
+ * With `{ holdWebSocket: true }` the WebSocket upgrade is held (the page stays "connecting")
+ * until `releaseWebSocket()` is called.
+ */
+export async function startServer(dir, { holdWebSocket = false } = {}) {
   let onPeer;
+  let release;
+  const released = holdWebSocket ? new Promise((resolve) => (release = resolve)) : Promise.resolve();
   const peerReady = new Promise((resolve) => (onPeer = resolve));
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
@@ -192,8 +279,9 @@ export async function startServer(dir) {
       res.writeHead(404).end("not found");
     }
   });
-  server.on("upgrade", (req, socket) => {
+  server.on("upgrade", async (req, socket) => {
     if (new URL(req.url, "http://x").pathname !== "/ws") return socket.destroy();
+    await released;
     const accept = createHash("sha1")
       .update(`${req.headers["sec-websocket-key"]}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
       .digest("base64");
@@ -207,6 +295,7 @@ export async function startServer(dir) {
   return {
     url,
     peer: () => withTimeout(peerReady, "the page never opened /ws"),
+    releaseWebSocket: () => release?.(),
     close: () => {
       server.closeAllConnections?.();
       return new Promise((resolve) => server.close(resolve));
@@ -238,29 +327,70 @@ const CHROMIUM_FLAGS = [
   "--remote-debugging-pipe",
 ];
 
-/** Page init script: no microphone, no audio without a gesture (see startBrowser). */
-const NO_MEDIA_SCRIPT = `(() => {
+/** Chromium flags for a browser with a fake microphone (a beep) whose permission is granted. */
+const FAKE_MEDIA_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"];
+
+// Both init scripts record every device request in window.__mediaRequests ("AudioContext" for a
+// new AudioContext, "AudioContext.resume", "getUserMedia"), and the constraints of every
+// getUserMedia call in window.__getUserMediaConstraints.
+const RECORD_CONTEXTS = `
   window.__mediaRequests = [];
-  const never = (what) => () => { window.__mediaRequests.push(what); return new Promise(() => {}); };
+  window.__getUserMediaConstraints = [];
+  if (window.AudioContext) {
+    const Base = window.AudioContext;
+    window.AudioContext = class extends Base {
+      constructor(...args) { super(...args); window.__mediaRequests.push("AudioContext"); }
+    };
+  }`;
+
+/** Page init script: no microphone, no audio without a gesture (see startBrowser). */
+const NO_MEDIA_SCRIPT = `(() => {${RECORD_CONTEXTS}
+  const never = (what) => (arg) => {
+    window.__mediaRequests.push(what);
+    if (what === "getUserMedia") window.__getUserMediaConstraints.push(JSON.stringify(arg));
+    return new Promise(() => {});
+  };
   if (navigator.mediaDevices) navigator.mediaDevices.getUserMedia = never("getUserMedia");
-  if (window.AudioContext) AudioContext.prototype.resume = never("AudioContext.resume");
+  if (window.AudioContext) window.AudioContext.prototype.resume = never("AudioContext.resume");
 })();`;
 
-/** Starts headless Chromium (`$CHROMIUM` or `chromium`) and opens one page. */
-export async function startBrowser() {
+/** Page init script for the fake-media browser: requests are recorded, then really made. */
+const FAKE_MEDIA_SCRIPT = `(() => {${RECORD_CONTEXTS}
+  const md = navigator.mediaDevices;
+  if (md) {
+    const real = md.getUserMedia.bind(md);
+    md.getUserMedia = (arg) => {
+      window.__mediaRequests.push("getUserMedia");
+      window.__getUserMediaConstraints.push(JSON.stringify(arg));
+      return real(arg);
+    };
+  }
+  if (window.AudioContext) {
+    const resume = window.AudioContext.prototype.resume;
+    window.AudioContext.prototype.resume = function () { window.__mediaRequests.push("AudioContext.resume"); return resume.call(this); };
+  }
+})();`;
+
+/**
+ * Starts headless Chromium (`$CHROMIUM` or `chromium`) and opens one page. By default the page has
+ * no usable microphone and no audio until a gesture (NO_MEDIA_SCRIPT); with `{ fakeMedia: true }`
+ * Chromium runs with a fake microphone whose permission is granted, and audio plays.
+ */
+export async function startBrowser(options = {}) {
   try {
-    return await startBrowserOnce();
+    return await startBrowserOnce(options);
   } catch (e) {
     if (!String(e?.message).startsWith("chromium did not answer")) throw e;
     // A Chromium that never answers its first DevTools call (seen once in a CI run, the next
     // start on the same machine was fine): started once more, then the error stands.
-    return await startBrowserOnce();
+    return await startBrowserOnce(options);
   }
 }
 
-async function startBrowserOnce() {
+async function startBrowserOnce({ fakeMedia = false } = {}) {
   const bin = process.env.CHROMIUM ?? "chromium";
-  const child = spawn(bin, [...CHROMIUM_FLAGS, "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
+  const flags = fakeMedia ? [...CHROMIUM_FLAGS, ...FAKE_MEDIA_FLAGS] : CHROMIUM_FLAGS;
+  const child = spawn(bin, [...flags, "about:blank"], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
   const spawned = new Promise((resolve, reject) => {
@@ -319,15 +449,20 @@ async function startBrowserOnce() {
   const page = (method, params) => send(method, params, sessionId);
   await page("Page.enable");
   await page("Runtime.enable");
-  // Chromium runs WITHOUT the fake media flags, and every page behaves like a browser with no
-  // usable microphone and no user gesture: getUserMedia and AudioContext.resume() never settle
-  // (a permission prompt nobody answers, audio held until a click). Each call is recorded in
-  // window.__mediaRequests, so a test can assert the text-only page asked for no device.
-  await page("Page.addScriptToEvaluateOnNewDocument", { source: NO_MEDIA_SCRIPT });
+  // By default Chromium runs WITHOUT the fake media flags, and every page behaves like a browser
+  // with no usable microphone and no user gesture: getUserMedia and AudioContext.resume() never
+  // settle (a permission prompt nobody answers, audio held until a click). With fakeMedia the
+  // calls go through. Either way each call is recorded in window.__mediaRequests, so a test can
+  // assert the page asked for no device before the microphone button was clicked.
+  await page("Page.addScriptToEvaluateOnNewDocument", { source: fakeMedia ? FAKE_MEDIA_SCRIPT : NO_MEDIA_SCRIPT });
   const consoleLines = [];
+  const pageErrors = []; // uncaught exceptions and unhandled rejections in the page
   listeners.push((msg) => {
     if (msg.sessionId === sessionId && msg.method === "Runtime.consoleAPICalled") {
       consoleLines.push({ type: msg.params.type, text: msg.params.args.map((a) => a.value ?? a.description ?? "").join(" ") });
+    } else if (msg.sessionId === sessionId && msg.method === "Runtime.exceptionThrown") {
+      const d = msg.params.exceptionDetails;
+      pageErrors.push(d.exception?.description ?? d.text);
     }
   });
 
@@ -340,7 +475,38 @@ async function startBrowserOnce() {
 
   return {
     consoleLines,
+    pageErrors,
     evaluate,
+    /**
+     * A real (trusted) mouse click at the centre of the element `selector` picks: a user gesture,
+     * unlike element.click() from evaluate.
+     */
+    async click(selector) {
+      // The element's centre, once it is what the page shows at that point (layout settles: a
+      // log line added by an event just before would move it).
+      const where = `(() => {
+        const el = document.querySelector(${JSON.stringify(selector)});
+        if (!el) return null;
+        el.scrollIntoView({ block: "center", inline: "center" });
+        const r = el.getBoundingClientRect();
+        const x = r.left + r.width / 2, y = r.top + r.height / 2;
+        const hit = document.elementFromPoint(x, y);
+        return { x, y, hit: !!hit && (hit === el || el.contains(hit)) };
+      })()`;
+      const deadline = Date.now() + WAIT_MS;
+      let box;
+      for (;;) {
+        box = await evaluate(where);
+        if (!box) throw new Error(`no element ${selector} to click`);
+        if (box.hit) break;
+        if (Date.now() > deadline) throw new Error(`${selector} is covered: cannot click it`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await page("Input.dispatchMouseEvent", { type: "mouseMoved", x: box.x, y: box.y });
+      for (const type of ["mousePressed", "mouseReleased"]) {
+        await page("Input.dispatchMouseEvent", { type, x: box.x, y: box.y, button: "left", clickCount: 1 });
+      }
+    },
     /** Navigates and waits for the load event. */
     async open(url) {
       const loaded = new Promise((resolve) =>

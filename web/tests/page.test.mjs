@@ -1,6 +1,8 @@
 // Tests of the demo page in headless Chromium, against a small RTVI endpoint (harness.mjs).
 // They pin the page's side of the protocol: the handshake, the snapshot stream, the UI commands
-// of research notes §5.1, sending text and showing the bot's lines.
+// of research notes §5.1, sending text and showing the bot's lines; and voice (voice.js): the
+// microphone button, microphone audio frames, bot audio playback and barge-in, in a second
+// Chromium with a fake microphone.
 // Run: npm test (from web/, after npm run build).
 
 import assert from "node:assert/strict";
@@ -70,8 +72,9 @@ describe("demo page", () => {
     assert.match(ready.data.version, /^2\./);
     await browser.until("state ready", "document.body.dataset.rtviState === 'ready'");
     assert.equal(await browser.evaluate("document.getElementById('status').textContent"), "Connection: ready");
-    assert.deepEqual(await browser.evaluate("window.__mediaRequests"), [], "the text-only page asked for a device");
+    assert.deepEqual(await browser.evaluate("window.__mediaRequests"), [], "connecting asked for a device or made an AudioContext");
     assert.equal(await browser.evaluate("document.getElementById('message').disabled || document.getElementById('send').disabled"), false);
+    assert.equal(await browser.evaluate("document.getElementById('mic').disabled"), false, "the microphone button stays disabled once ready");
   });
 
   test("streams snapshots that show the shop and the checkout form, not the page's own conversation panel", async () => {
@@ -99,6 +102,7 @@ describe("demo page", () => {
       ["heading", "Conversation"],
       ["textbox", "Message"],
       ["button", "Send"],
+      ["button", "Microphone: off"],
     ]) {
       assert.ok(!find(tree, role, name), `snapshot shows the chat's ${role} "${name}"`);
     }
@@ -354,11 +358,30 @@ describe("demo page", () => {
     ]);
   });
 
+  test("a microphone prompt nobody answers leaves the page usable, and a second click cancels it", async () => {
+    // This browser's getUserMedia never settles (harness NO_MEDIA_SCRIPT): an unanswered prompt.
+    await browser.evaluate("document.getElementById('mic').click()");
+    await browser.until("mic starting", "document.getElementById('mic').dataset.mic === 'starting'");
+    assert.equal(await browser.evaluate("document.getElementById('mic').getAttribute('aria-pressed')"), "false");
+    assert.equal(await browser.evaluate("document.getElementById('mic').textContent"), "Microphone: starting…");
+    assert.equal(await browser.evaluate("window.__mediaRequests.filter((r) => r === 'getUserMedia').length"), 1);
+    assert.equal(await browser.evaluate("window.harkDemo.client.isMicEnabled"), false);
+    // Typing still works while the prompt is open.
+    await browser.evaluate("document.getElementById('message').value = 'Still here'; document.getElementById('send').click()");
+    const sent = await peer.waitFor("send-text while the prompt is open", (m) => m.type === "send-text" && m.data.content === "Still here");
+    assert.ok(sent);
+    await browser.evaluate("document.getElementById('mic').click()");
+    await browser.until("mic off", "document.getElementById('mic').dataset.mic === 'off'");
+    assert.equal(await browser.evaluate("document.getElementById('mic').textContent"), "Microphone: off");
+    assert.equal(await browser.evaluate("window.harkDemo.client.isMicEnabled"), false);
+  });
+
   // Last: it ends the connection.
-  test("once disconnected, the message box and Send are disabled and a submit sends nothing", async () => {
+  test("once disconnected, the message box, Send and Microphone are disabled and a submit sends nothing", async () => {
     peer.socket.end();
     await browser.until("state disconnected", "document.body.dataset.rtviState === 'disconnected'");
     assert.equal(await browser.evaluate("document.getElementById('message').disabled && document.getElementById('send').disabled"), true);
+    assert.equal(await browser.evaluate("document.getElementById('mic').disabled"), true);
     const users = "document.querySelectorAll('#log li.user').length";
     const before = await browser.evaluate(users);
     // A submit that races the disconnect (the form's handler, bypassing the disabled controls).
@@ -366,5 +389,168 @@ describe("demo page", () => {
     await browser.until("the not-connected line", `${NOTICES}.includes('Not connected (disconnected): the message was not sent.')`);
     assert.equal(await browser.evaluate(users), before, "a message that was not sent shows as sent");
     assert.ok(!(await browser.evaluate(NOTICES)).includes("sendText"), "the client's transport error leaked out");
+  });
+});
+
+// ---- voice ---------------------------------------------------------------------------------
+
+/** `ms` of a 440 Hz tone at 24 kHz, as 20 ms PCM16 frames (what the server sends). */
+function toneFrames(ms) {
+  const frames = [];
+  for (let start = 0; start < (24000 * ms) / 1000; start += 480) {
+    const pcm = new Int16Array(480);
+    for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * (start + i)) / 24000));
+    frames.push(pcm);
+  }
+  return frames;
+}
+
+const MIC = "document.getElementById('mic')";
+
+describe("demo page voice (Chromium with a fake microphone)", () => {
+  let vServer;
+  let vBrowser;
+  let vPeer;
+
+  before(async () => {
+    // The WebSocket is held so a test sees the page while it is still connecting.
+    vServer = await startServer(dist, { holdWebSocket: true });
+    vBrowser = await startBrowser({ fakeMedia: true });
+    await vBrowser.open(vServer.url);
+  });
+
+  after(async () => {
+    await vBrowser?.close();
+    await vServer?.close();
+  });
+
+  test("the microphone button is disabled until ready, and connecting opens no device", async () => {
+    await vBrowser.until("state connecting", "document.body.dataset.rtviState === 'connecting'");
+    assert.equal(await vBrowser.evaluate(`${MIC}.disabled`), true, "the microphone button is enabled while connecting");
+    assert.equal(await vBrowser.evaluate(`${MIC}.getAttribute('aria-pressed')`), "false");
+    assert.equal(await vBrowser.evaluate(`${MIC}.textContent`), "Microphone: off");
+    assert.equal(await vBrowser.evaluate(`${MIC}.type`), "button");
+    vServer.releaseWebSocket();
+    vPeer = await vServer.peer();
+    await vPeer.waitFor("client-ready", (m) => m.type === "client-ready");
+    await vBrowser.until("state ready", "document.body.dataset.rtviState === 'ready'");
+    // bot-ready adds a log line (which moves the form); the clicks below come after it.
+    await vBrowser.until("bot-ready line", "document.getElementById('log').textContent.includes('Connected to the bot.')");
+    assert.equal(await vBrowser.evaluate(`${MIC}.disabled`), false);
+    assert.deepEqual(await vBrowser.evaluate("window.__mediaRequests"), [], "connecting asked for a device or made an AudioContext");
+    assert.equal(await vBrowser.evaluate("window.harkDemo.client.isMicEnabled"), false);
+    assert.equal(await vBrowser.evaluate("window.harkDemo.client.tracks().local.audio === undefined"), true);
+    assert.equal(vPeer.audio.length, 0, "audio frames before the microphone was turned on");
+  });
+
+  test("bot audio that arrives before any user gesture is dropped, not queued", async () => {
+    for (const pcm of toneFrames(100)) vPeer.sendAudio(pcm);
+    await vBrowser.until("bot audio dropped", "window.harkDemo.voice.droppedSeconds >= 0.099");
+    assert.equal(await vBrowser.evaluate("window.harkDemo.voice.audioState"), "none");
+    assert.equal(await vBrowser.evaluate("window.harkDemo.voice.queuedFrames"), 0);
+    assert.deepEqual(await vBrowser.evaluate("window.__mediaRequests"), []);
+  });
+
+  test("clicking the microphone asks for it once and sends 16 kHz mono PCM16 audio frames", async () => {
+    await vBrowser.click("#mic");
+    await vBrowser.until("mic on", `${MIC}.getAttribute('aria-pressed') === 'true'`);
+    assert.equal(await vBrowser.evaluate(`${MIC}.textContent`), "Microphone: on");
+    const asked = await vBrowser.evaluate("window.__getUserMediaConstraints");
+    assert.equal(asked.length, 1, "getUserMedia called more than once");
+    assert.deepEqual(JSON.parse(asked[0]), { audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true } });
+    assert.equal(await vBrowser.evaluate("window.harkDemo.client.isMicEnabled"), true);
+    assert.equal(await vBrowser.evaluate("window.harkDemo.client.tracks().local.audio.readyState"), "live");
+    await vBrowser.evaluate("window.__micTrack = window.harkDemo.client.tracks().local.audio");
+    await vPeer.waitForAudio("5 audio frames", () => vPeer.audio.length >= 5);
+    for (const frame of vPeer.audio) {
+      assert.equal(frame.sampleRate, 16000);
+      assert.equal(frame.numChannels, 1);
+      assert.equal(frame.audio.length % 2, 0, "odd PCM16 byte length");
+      assert.equal(frame.audio.length, 640, "not a 20 ms chunk (320 samples at 16 kHz)");
+    }
+    // The fake microphone beeps: some frame carries sound.
+    await vPeer.waitForAudio("a frame that is not silent", (f) => {
+      for (let i = 0; i < f.audio.length; i += 2) if (Math.abs(f.audio.readInt16LE(i)) > 100) return true;
+      return false;
+    });
+    // Still RTVI over the same socket: a text message goes out between audio frames.
+    await vBrowser.evaluate("document.getElementById('message').value = 'With the mic on'; document.getElementById('send').click()");
+    await vPeer.waitFor("send-text with the mic on", (m) => m.type === "send-text" && m.data.content === "With the mic on");
+  });
+
+  test("bot audio after a click is scheduled for playback, and user-started-speaking empties the queue", async () => {
+    const errorsBefore = vBrowser.pageErrors.length;
+    await vBrowser.until("audio running", "window.harkDemo.voice.audioState === 'running'");
+    vPeer.send({ label: "rtvi-ai", type: "bot-started-speaking" });
+    vPeer.send({ label: "rtvi-ai", type: "bot-tts-started" });
+    for (const pcm of toneFrames(2000)) vPeer.sendAudio(pcm);
+    await vBrowser.until("2 s of bot audio queued", "window.harkDemo.voice.queuedSeconds > 1");
+    await vBrowser.until("bot speaking shown", "document.getElementById('bot-speaking').dataset.active === 'true'");
+    // It plays: the queue shrinks as the context's clock moves on.
+    const q1 = await vBrowser.evaluate("window.harkDemo.voice.queuedSeconds");
+    await vBrowser.until("queue shrinking", `window.harkDemo.voice.queuedSeconds < ${q1} - 0.05`);
+    vPeer.send({ label: "rtvi-ai", type: "user-started-speaking" });
+    await vBrowser.until("queue emptied by barge-in", "window.harkDemo.voice.queuedFrames === 0 && window.harkDemo.voice.queuedSeconds === 0");
+    await vBrowser.until("user speaking shown", "document.getElementById('user-speaking').dataset.active === 'true'");
+    vPeer.send({ label: "rtvi-ai", type: "bot-tts-stopped" });
+    vPeer.send({ label: "rtvi-ai", type: "bot-stopped-speaking" });
+    vPeer.send({ label: "rtvi-ai", type: "user-stopped-speaking" });
+    await vBrowser.until(
+      "indicators off",
+      "document.getElementById('bot-speaking').dataset.active === 'false' && document.getElementById('user-speaking').dataset.active === 'false'",
+    );
+    // Audio after the barge-in plays again.
+    for (const pcm of toneFrames(200)) vPeer.sendAudio(pcm);
+    await vBrowser.until("new audio queued", "window.harkDemo.voice.queuedFrames > 0");
+    assert.deepEqual(vBrowser.pageErrors.slice(errorsBefore), []);
+    assert.deepEqual(vBrowser.consoleLines.filter((l) => l.type === "error").map((l) => l.text), []);
+  });
+
+  test("user-transcription: interim text is provisional, the final is the user's line, a typed line is not shown twice", async () => {
+    const users = "[...document.querySelectorAll('#log li.user')].map((li) => li.textContent)";
+    const before = await vBrowser.evaluate(users);
+    const at = "2026-01-01T00:00:00.000Z";
+    vPeer.send({ label: "rtvi-ai", type: "user-transcription", data: { text: "Add the blue", final: false, user_id: "u", timestamp: at } });
+    await vBrowser.until("interim line", "document.querySelector('#log li.user.interim')?.textContent === 'You:Add the blue'");
+    vPeer.send({ label: "rtvi-ai", type: "user-transcription", data: { text: "Add the blue mug.", final: true, user_id: "u", timestamp: at } });
+    await vBrowser.until("final line", "!document.querySelector('#log li.interim')");
+    assert.deepEqual(await vBrowser.evaluate(users), [...before, "You:Add the blue mug."]);
+    // A typed line that the server also reports as a transcription shows once.
+    await vBrowser.evaluate("document.getElementById('message').value = 'Show my cart'; document.getElementById('send').click()");
+    await vPeer.waitFor("send-text", (m) => m.type === "send-text" && m.data.content === "Show my cart");
+    vPeer.send({ label: "rtvi-ai", type: "user-transcription", data: { text: "Show my cart", final: true, user_id: "u", timestamp: at } });
+    vPeer.send({ label: "rtvi-ai", type: "server-message", data: { text: "marker voice" } });
+    await vBrowser.until("marker", "document.getElementById('log').textContent.includes('marker voice')");
+    assert.deepEqual(await vBrowser.evaluate(users), [...before, "You:Add the blue mug.", "You:Show my cart"]);
+  });
+
+  test("clicking the microphone again stops the track and the audio frames", async () => {
+    await vBrowser.click("#mic");
+    await vBrowser.until("mic off", `${MIC}.getAttribute('aria-pressed') === 'false'`);
+    assert.equal(await vBrowser.evaluate(`${MIC}.textContent`), "Microphone: off");
+    assert.equal(await vBrowser.evaluate("window.__micTrack.readyState"), "ended");
+    assert.equal(await vBrowser.evaluate("window.harkDemo.client.isMicEnabled"), false);
+    assert.equal(await vBrowser.evaluate("window.harkDemo.client.tracks().local.audio === undefined"), true);
+    await new Promise((r) => setTimeout(r, 300)); // frames already in flight arrive
+    const count = vPeer.audio.length;
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(vPeer.audio.length, count, "audio frames after the microphone was turned off");
+  });
+
+  test("a refused permission or a missing microphone shows a notice and leaves the mic off and typing working", async () => {
+    for (const [name, expected] of [
+      ["NotAllowedError", "Microphone:Microphone permission refused"],
+      ["NotFoundError", "Microphone:No microphone found"],
+    ]) {
+      await vBrowser.evaluate(`navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('refused in the test', '${name}'))`);
+      await vBrowser.click("#mic");
+      await vBrowser.until(`notice for ${name}`, `${NOTICES}.includes(${JSON.stringify(expected)})`);
+      await vBrowser.until("mic off", `${MIC}.dataset.mic === 'off'`);
+      assert.equal(await vBrowser.evaluate(`${MIC}.getAttribute('aria-pressed')`), "false");
+      assert.equal(await vBrowser.evaluate("window.harkDemo.client.isMicEnabled"), false);
+      assert.equal(await vBrowser.evaluate("document.getElementById('message').disabled"), false);
+    }
+    await vBrowser.evaluate("document.getElementById('message').value = 'Typing works'; document.getElementById('send').click()");
+    await vPeer.waitFor("send-text after the refusal", (m) => m.type === "send-text" && m.data.content === "Typing works");
   });
 });

@@ -21,6 +21,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::conductor::{Conductor, PlainAgent};
+use crate::hearing::{Hearing, Listener, NotListening};
 use crate::output::AgentOutput;
 use crate::speech::OutputSpeech;
 use crate::turn::{self, TurnInput};
@@ -69,6 +70,9 @@ pub struct AgentSettings {
     /// The call's voice: each line is synthesized by it and its audio sent at this rate (the
     /// rate the client plays), [`AgentSettings::with_tts`]; `None` (default): text only.
     pub tts: Option<(Arc<dyn hark_voice::Tts>, u32)>,
+    /// The call's ears: microphone audio given to [`VoiceAgent::hear`] is turned into user
+    /// turns, [`AgentSettings::with_hearing`]; `None` (default): turns come as text only.
+    pub hearing: Option<Arc<Hearing>>,
 }
 
 impl fmt::Debug for AgentSettings {
@@ -82,6 +86,7 @@ impl fmt::Debug for AgentSettings {
             .field("max_tool_rounds", &self.max_tool_rounds)
             .field("drain_limit", &self.drain_limit)
             .field("tts", &self.tts.as_ref().map(|(_, rate)| rate))
+            .field("hearing", &self.hearing)
             .finish_non_exhaustive()
     }
 }
@@ -108,6 +113,7 @@ impl AgentSettings {
             max_tokens: None,
             background: None,
             tts: None,
+            hearing: None,
         }
     }
 
@@ -117,6 +123,14 @@ impl AgentSettings {
     /// cuts it off, and the history keeps what the caller heard.
     pub fn with_tts(mut self, tts: Arc<dyn hark_voice::Tts>, rate: u32) -> Self {
         self.tts = Some((tts, rate));
+        self
+    }
+
+    /// Hears the caller: microphone audio handed to [`VoiceAgent::hear`] goes through the VAD
+    /// of `hearing` (speech start = barge-in, speech stop = the utterance) and its STT, and each
+    /// transcript is a user turn (see `hearing.rs`).
+    pub fn with_hearing(mut self, hearing: Arc<Hearing>) -> Self {
+        self.hearing = Some(hearing);
         self
     }
 
@@ -394,8 +408,10 @@ impl Shared {
     /// Interrupts the running turn (if any) and waits until it has recorded its history, then
     /// cuts the bot's audio off (lines said with `announce_wait` play on) and keeps in the
     /// history only what the caller heard.
-    async fn stop_running(control: &mut Control, shared: &Shared) {
+    async fn stop_running(control: &mut Control, shared: &Shared) -> bool {
+        let mut stopped = false;
         if let Some(running) = control.running.take() {
+            stopped = !running.task.is_finished();
             running.stop.cancel();
             if let Some(generation) = lock(&shared.generation).as_ref() {
                 generation.interrupt();
@@ -409,6 +425,15 @@ impl Shared {
             tracing::debug!(lines = unheard.len(), "the bot was cut off");
             crate::history::keep_heard(&mut lock(&shared.history), &unheard);
         }
+        stopped || !unheard.is_empty()
+    }
+
+    /// The caller began to speak: interrupts the running turn and cuts the bot's audio off, as
+    /// [`VoiceAgent::interrupt`]. True when that stopped something (a turn still running, or
+    /// audio the caller had not heard yet).
+    pub(crate) async fn barge_in(&self) -> bool {
+        let mut control = self.control.lock().await;
+        Self::stop_running(&mut control, self).await
     }
 
     /// Starts a turn for `input`. A user turn interrupts the running one first; a late-result
@@ -431,7 +456,9 @@ impl Shared {
         match input {
             TurnInput::Late if busy => return,
             TurnInput::Late => {}
-            TurnInput::User(_) => Self::stop_running(&mut control, self).await,
+            TurnInput::User(_) => {
+                Self::stop_running(&mut control, self).await;
+            }
         }
         let stop = CancellationToken::new();
         let done = CancellationToken::new();
@@ -520,6 +547,8 @@ impl Shared {
 /// [`BackgroundDrain`] to drain them at shutdown).
 pub struct VoiceAgent {
     shared: Arc<Shared>,
+    /// The call's listening, with a [`Hearing`].
+    listener: Option<Listener>,
 }
 
 impl fmt::Debug for VoiceAgent {
@@ -553,7 +582,8 @@ impl VoiceAgent {
     /// A call over a [`LiveCall`] built by the caller (its own clock or hooks) whose speech is
     /// `speech` (the live call must speak through the same [`OutputSpeech`]).
     pub fn with_live(settings: AgentSettings, live: LiveCall, speech: Arc<OutputSpeech>) -> Self {
-        let agent = VoiceAgent {
+        let mut agent = VoiceAgent {
+            listener: None,
             shared: Arc::new(Shared {
                 settings,
                 live,
@@ -575,6 +605,9 @@ impl VoiceAgent {
                 call: Arc::downgrade(&agent.shared),
             });
         }
+        if let Some(hearing) = &agent.shared.settings.hearing {
+            agent.listener = Some(Listener::start(hearing.clone(), &agent.shared));
+        }
         agent
     }
 
@@ -589,6 +622,24 @@ impl VoiceAgent {
     pub async fn interrupt(&self) {
         let mut control = self.shared.control.lock().await;
         Shared::stop_running(&mut control, &self.shared).await;
+    }
+
+    /// Hands microphone audio to the call's listening ([`AgentSettings::with_hearing`]; see
+    /// `hearing.rs`): the caller's speech starts, barges in, ends and becomes a user turn on
+    /// its own. Waits while the listening queue is full.
+    ///
+    /// # Errors
+    /// [`NotListening`] when the agent has no hearing, or its listening ended.
+    pub async fn hear(&self, audio: hark_voice::AudioChunk) -> Result<(), NotListening> {
+        match &self.listener {
+            Some(listener) => listener.hear(audio).await,
+            None => Err(NotListening),
+        }
+    }
+
+    /// Whether this call hears microphone audio ([`AgentSettings::with_hearing`]).
+    pub fn listens(&self) -> bool {
+        self.listener.is_some()
     }
 
     /// Waits until no turn runs (the running one, and a late-result turn it started).

@@ -11,7 +11,10 @@
 /// each line plays in its turn ([`crate::Speaker`]): `TtsStarted`, `Spoken`,
 /// `BotStartedSpeaking` with the first `Audio` frame unless the bot was speaking already, the
 /// frames at real-time pace, `TtsStopped`; `BotStoppedSpeaking` once the audio has played out
-/// and no more followed (or at once when the caller cut the bot off).
+/// and no more followed (or at once when the caller cut the bot off). A call that hears
+/// ([`crate::AgentSettings::with_hearing`]) also reports the caller's speech:
+/// `UserStartedSpeaking` (then `BotInterrupted` when that cut the bot off), `UserStoppedSpeaking`,
+/// `UserTranscription`.
 /// Not `non_exhaustive`: a carrier matches every event, so a new one cannot go unsent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentEvent {
@@ -40,6 +43,19 @@ pub enum AgentEvent {
     BotStoppedSpeaking,
     /// Speech synthesis of the segment ended (after `BotStoppedSpeaking`).
     TtsStopped,
+    /// The caller began to speak (the VAD confirmed speech; a call that hears only).
+    UserStartedSpeaking,
+    /// The caller stopped speaking (the VAD heard `stop_secs` of silence).
+    UserStoppedSpeaking,
+    /// What the caller said, as the STT heard it.
+    UserTranscription {
+        /// The words.
+        text: String,
+        /// `false` for an interim transcript the STT may still revise.
+        is_final: bool,
+    },
+    /// The caller talked over the bot: its running turn was stopped or its audio cut off.
+    BotInterrupted,
     /// A turn failed: `text` says what went wrong, for the client; `fatal`: the call cannot go
     /// on.
     Error {
@@ -53,7 +69,8 @@ pub enum AgentEvent {
 impl AgentEvent {
     /// The event's name, for logs and tests: `"llm-started"`, `"text-delta"`, `"llm-stopped"`,
     /// `"spoken"`, `"tts-started"`, `"bot-started-speaking"`, `"audio"`,
-    /// `"bot-stopped-speaking"`, `"tts-stopped"`, `"error"`.
+    /// `"bot-stopped-speaking"`, `"tts-stopped"`, `"user-started-speaking"`,
+    /// `"user-stopped-speaking"`, `"user-transcription"`, `"bot-interrupted"`, `"error"`.
     pub fn name(&self) -> &'static str {
         match self {
             AgentEvent::LlmStarted => "llm-started",
@@ -65,6 +82,10 @@ impl AgentEvent {
             AgentEvent::Audio(_) => "audio",
             AgentEvent::BotStoppedSpeaking => "bot-stopped-speaking",
             AgentEvent::TtsStopped => "tts-stopped",
+            AgentEvent::UserStartedSpeaking => "user-started-speaking",
+            AgentEvent::UserStoppedSpeaking => "user-stopped-speaking",
+            AgentEvent::UserTranscription { .. } => "user-transcription",
+            AgentEvent::BotInterrupted => "bot-interrupted",
             AgentEvent::Error { .. } => "error",
         }
     }

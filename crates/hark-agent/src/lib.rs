@@ -11,6 +11,9 @@
 //!   what an interruption keeps at each point, and [`check_tool_results`] checks a history). A tool
 //!   call that ends the conversation says its goodbye, ends the session ([`AgentOutput::end`]) and
 //!   lets background webhooks finish.
+//! - [`Hearing`]: the caller's speech heard (Silero VAD, an STT): with
+//!   [`AgentSettings::with_hearing`], microphone audio given to [`VoiceAgent::hear`] becomes
+//!   speaking events, barge-in and user turns.
 //! - [`Conductor`]: the conversation's policy ([`PlainAgent`], or a [`flow`] of steps).
 //! - [`AgentOutput`]: where a call's [`AgentEvent`]s go (hark-server implements it over its
 //!   session queue and turns each event into RTVI messages; [`ChannelOutput`] for tests);
@@ -75,6 +78,7 @@ pub mod flow;
 pub mod agent;
 pub mod conductor;
 pub mod event;
+pub mod hearing;
 pub mod history;
 pub mod messages;
 pub mod output;
@@ -89,6 +93,7 @@ pub use agent::{
 };
 pub use conductor::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
 pub use event::AgentEvent;
+pub use hearing::{Hearing, NotListening};
 pub use history::{HistoryProblem, check_tool_results};
 pub use output::{AgentOutput, ChannelOutput, OutputClosed};
 pub use playout::{Speaker, Unheard};

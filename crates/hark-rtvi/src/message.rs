@@ -76,8 +76,9 @@ pub struct BotCapabilities {
 }
 
 impl BotCapabilities {
-    /// What a Hark session does: text in and out over RTVI messages, no audio or video frames
-    /// either way, no `metrics` messages. Every field is known, so each is `false`.
+    /// What a text-only Hark session does: text in and out over RTVI messages, no audio or video
+    /// frames either way, no `metrics` messages. Every field is known, so each is `false`. A
+    /// session with speech sets its audio fields ([`BotCapabilities::with_audio`]).
     pub const HARK: BotCapabilities = BotCapabilities {
         audio_in: Some(false),
         audio_out: Some(false),
@@ -86,6 +87,16 @@ impl BotCapabilities {
         video_out: Some(false),
         metrics: Some(false),
     };
+
+    /// These capabilities with `audio_in` (the bot hears the microphone's audio frames) and
+    /// `audio_out` (it sends its speech as audio frames) set.
+    pub const fn with_audio(self, audio_in: bool, audio_out: bool) -> Self {
+        BotCapabilities {
+            audio_in: Some(audio_in),
+            audio_out: Some(audio_out),
+            ..self
+        }
+    }
 }
 
 /// `client-ready` data: `{version: str, about: {…}}`. Both are optional here so a
@@ -897,6 +908,16 @@ impl ServerMessage {
     /// included). When the check is [`VersionCheck::Warn`], also send its warning as an
     /// `error-response` with the same id.
     pub fn bot_ready(check: &VersionCheck, library_version: &str) -> ServerMessage {
+        Self::bot_ready_with(check, library_version, BotCapabilities::HARK)
+    }
+
+    /// [`ServerMessage::bot_ready`] with the session's own `capabilities` (a session that hears
+    /// or speaks: [`BotCapabilities::with_audio`]).
+    pub fn bot_ready_with(
+        check: &VersionCheck,
+        library_version: &str,
+        capabilities: BotCapabilities,
+    ) -> ServerMessage {
         ServerMessage::BotReady {
             version: check.bot_ready_version().to_string(),
             about: Some(About {
@@ -904,7 +925,7 @@ impl ServerMessage {
                 library_version: Some(library_version.to_string()),
                 ..About::default()
             }),
-            capabilities: Some(BotCapabilities::HARK),
+            capabilities: Some(capabilities),
         }
     }
 

@@ -12,6 +12,10 @@
 //! | `Audio(chunk)` | no RTVI message: one binary `pipecat.Frame` of audio ([`audio_frame`]) |
 //! | `BotStoppedSpeaking` | `bot-stopped-speaking` |
 //! | `TtsStopped` | `bot-tts-stopped` |
+//! | `UserStartedSpeaking` | `user-started-speaking` |
+//! | `UserStoppedSpeaking` | `user-stopped-speaking` |
+//! | `UserTranscription { text, is_final }` | `user-transcription` `{text, user_id: "", timestamp, final}` |
+//! | `BotInterrupted` | none: client-js 1.13.1 does not know `bot-interrupted`; `user-started-speaking` (sent first) stops its playback |
 //! | `Error { text, fatal }` | `error` |
 //!
 //! With a TTS, one spoken segment is `bot-tts-started`, `bot-output`, `bot-tts-text`,
@@ -35,6 +39,20 @@ pub fn to_rtvi(event: AgentEvent, legacy: bool) -> Vec<ServerMessage> {
         AgentEvent::Audio(_) => Vec::new(),
         AgentEvent::BotStoppedSpeaking => vec![ServerMessage::BotStoppedSpeaking],
         AgentEvent::TtsStopped => vec![ServerMessage::BotTtsStopped],
+        AgentEvent::UserStartedSpeaking => vec![ServerMessage::UserStartedSpeaking],
+        AgentEvent::UserStoppedSpeaking => vec![ServerMessage::UserStoppedSpeaking],
+        AgentEvent::UserTranscription { text, is_final } => {
+            vec![ServerMessage::UserTranscription {
+                text,
+                // Pipecat's STT services leave the user id empty on a one-user transport.
+                user_id: String::new(),
+                timestamp: jiff::Timestamp::now().to_string(),
+                r#final: is_final,
+            }]
+        }
+        // client-js 1.13.1 does not know `bot-interrupted` (it logs "Unrecognized message
+        // type"); `user-started-speaking` is what stops its playback.
+        AgentEvent::BotInterrupted => Vec::new(),
         AgentEvent::Error { text, fatal } => vec![ServerMessage::Error { error: text, fatal }],
     }
 }

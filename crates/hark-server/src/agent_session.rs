@@ -14,6 +14,8 @@
 //!   the running turn, if any, and runs in the agent's own task, so the session keeps reading;
 //! - with a TTS (an agent file's `[tts]`, [`VoiceAgentConfig::tts`]) each spoken line is also
 //!   synthesized and its audio sent as binary frames at real-time pace (hark-agent's playout);
+//! - with a [`Hearing`] (an agent file's `[stt]`, [`VoiceAgentConfig::hearing`]) the session's
+//!   microphone audio frames go to the agent, which hears turns in them (VAD, barge-in, STT);
 //! - the agent speaks through [`OutboxOutput`] (the session's outbound queue), and a tool call
 //!   that ends the conversation closes the session ([`Outbox::end_session`]).
 
@@ -24,7 +26,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use hark_agent::agent::BackgroundDrain;
 use hark_agent::agent_file::AgentSetup;
-use hark_agent::{AgentEvent, AgentOutput, AgentSettings, Conductor, OutputClosed, VoiceAgent};
+use hark_agent::{
+    AgentEvent, AgentOutput, AgentSettings, Conductor, Hearing, OutputClosed, VoiceAgent,
+};
 use hark_llm::Provider;
 use hark_tools::{BuildError, CallInfo, CallState, Dialect, ToolRegistry};
 
@@ -87,6 +91,7 @@ pub struct VoiceAgentConfig {
     conductor: Option<ConductorFactory>,
     background: Option<BackgroundDrain>,
     tts: Option<Arc<dyn hark_voice::Tts>>,
+    hearing: Option<Arc<Hearing>>,
 }
 
 impl fmt::Debug for VoiceAgentConfig {
@@ -123,6 +128,7 @@ impl VoiceAgentConfig {
             conductor: None,
             background: None,
             tts: None,
+            hearing: None,
         }
     }
 
@@ -158,6 +164,26 @@ impl VoiceAgentConfig {
     pub fn tts(mut self, tts: Arc<dyn hark_voice::Tts>) -> Self {
         self.tts = Some(tts);
         self
+    }
+
+    /// Hears the caller (an agent file's `[stt]`, with the Silero VAD model): the session's
+    /// microphone audio frames go to the agent ([`VoiceAgent::hear`]), which reports
+    /// `user-started-speaking` / `user-stopped-speaking` / `user-transcription`, barges in, and
+    /// takes each transcript as a user turn. Without one (the default) audio frames are
+    /// dropped and the client is told once.
+    pub fn hearing(mut self, hearing: Arc<Hearing>) -> Self {
+        self.hearing = Some(hearing);
+        self
+    }
+
+    /// Whether every session's agent hears the microphone ([`VoiceAgentConfig::hearing`]).
+    pub fn hears(&self) -> bool {
+        self.hearing.is_some()
+    }
+
+    /// Whether every session's agent speaks aloud ([`VoiceAgentConfig::tts`]).
+    pub fn speaks(&self) -> bool {
+        self.tts.is_some()
     }
 
     /// The call's BCP 47 language (values are said in it).
@@ -249,6 +275,9 @@ impl VoiceAgentConfig {
         }
         if let Some(tts) = &self.tts {
             settings = settings.with_tts(tts.clone(), hark_rtvi::audio::CLIENT_PLAYER_RATE);
+        }
+        if let Some(hearing) = &self.hearing {
+            settings = settings.with_hearing(hearing.clone());
         }
         let call = CallInfo {
             session_id: session.id().to_string(),

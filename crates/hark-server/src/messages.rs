@@ -135,13 +135,30 @@ pub fn function_call_result_unsupported() -> String {
         .to_owned()
 }
 
-/// The `error-response` text for `raw-audio` / `raw-audio-batch`: Hark takes no audio
-/// (`bot-ready` says `capabilities.audio_in: false`). Starts with pipecat's `Unsupported type <t>`.
+/// The `error-response` text for `raw-audio` / `raw-audio-batch`: Hark takes microphone audio
+/// only as binary audio frames. Starts with pipecat's `Unsupported type <t>`.
 pub fn audio_unsupported(message_type: &str) -> String {
     format!(
-        "Unsupported type {message_type}: this server takes no audio (bot-ready says \
-         capabilities.audio_in is false); send the user's words with send-text."
+        "Unsupported type {message_type}: send microphone audio as binary pipecat.Frame audio \
+         frames (AudioRawFrame, PCM16 mono), as @pipecat-ai/websocket-transport does, to a \
+         session whose bot-ready says capabilities.audio_in is true; or send the user's words \
+         with send-text."
     )
+}
+
+/// The `error` text for a microphone audio frame that cannot be used (sent at most once per
+/// repeat window): what was wrong, and that it was dropped.
+pub fn audio_frame_dropped(error: &hark_rtvi::audio::AudioFrameError) -> String {
+    format!("Audio frame dropped: {error}")
+}
+
+/// The `error` text for audio sent to a session that does not hear (no `[stt]` in its agent
+/// file, or no agent): said once per repeat window.
+pub fn audio_not_heard() -> String {
+    "Audio frame dropped: this session does not hear audio (bot-ready says \
+     capabilities.audio_in is false; give the agent file an [stt] table for speech in); send \
+     the user's words with send-text."
+        .to_owned()
 }
 
 /// The startup log line when the web directory has no `index.html`.
@@ -272,8 +289,16 @@ mod tests {
         );
         assert_eq!(
             audio_unsupported("raw-audio"),
-            "Unsupported type raw-audio: this server takes no audio (bot-ready says \
-             capabilities.audio_in is false); send the user's words with send-text."
+            "Unsupported type raw-audio: send microphone audio as binary pipecat.Frame audio \
+             frames (AudioRawFrame, PCM16 mono), as @pipecat-ai/websocket-transport does, to a \
+             session whose bot-ready says capabilities.audio_in is true; or send the user's \
+             words with send-text."
+        );
+        assert_eq!(
+            audio_not_heard(),
+            "Audio frame dropped: this session does not hear audio (bot-ready says \
+             capabilities.audio_in is false; give the agent file an [stt] table for speech in); \
+             send the user's words with send-text."
         );
     }
 

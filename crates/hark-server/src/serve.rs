@@ -21,10 +21,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hark_agent::Hearing;
 use hark_agent::agent::{BackgroundDrain, ShutdownDrain};
 use hark_agent::agent_file::{AgentFile, AgentSetup, ClassifierChoice, Host};
 use hark_classify::{LlmClassifier, LocalClassifier};
 use hark_ui::UiContextOptions;
+use hark_voice::VadParams;
 use tracing::{info, warn};
 
 use crate::agent_session::VoiceAgentConfig;
@@ -119,8 +121,29 @@ pub async fn agent_sessions_on(
     for warning in &setup.warnings {
         warn!("{}", warning.located(&shown));
     }
+    let hearing = match &setup.stt {
+        Some(choice) if setup.llm.is_some() => {
+            // Loading plans the VAD model (tens of ms): off the async workers.
+            let stt = choice.stt.clone();
+            let loaded = tokio::task::spawn_blocking(move || {
+                Hearing::from_model_dir(VadParams::default(), stt)
+            })
+            .await
+            .map_err(|e| format!("{shown}: [stt]: loading the VAD model failed: {e}"))?;
+            Some(Arc::new(
+                loaded.map_err(|e| format!("{shown}: [stt]: {e}"))?,
+            ))
+        }
+        Some(_) => {
+            warn!(
+                "{shown}: [stt] is not used: without an LLM the sessions run the offline screen mode, which takes text only"
+            );
+            None
+        }
+        None => None,
+    };
     let drain = BackgroundDrain::new();
-    let (mut config, voice) = session_config_with(&setup, Some(drain.clone()));
+    let (mut config, voice) = session_config_with(&setup, Some(drain.clone()), hearing);
     if let Some(bus) = bus {
         info!(url = %bus.url, prefix = %bus.channel_prefix, "each session's bus on Redis, one channel per session");
         config = config.remote_bus(bus);
@@ -149,19 +172,24 @@ pub async fn agent_sessions_on(
 
 /// The UI sessions' configuration for `setup`, and whether a voice agent runs.
 pub fn session_config(setup: &AgentSetup) -> (UiSessionConfig, bool) {
-    session_config_with(setup, None)
+    session_config_with(setup, None, None)
 }
 
-/// [`session_config`], with every session's background webhooks registered in `drain`.
+/// [`session_config`], with every session's background webhooks registered in `drain` and
+/// its microphone audio heard by `hearing` (the file's `[stt]`).
 fn session_config_with(
     setup: &AgentSetup,
     drain: Option<BackgroundDrain>,
+    hearing: Option<Arc<Hearing>>,
 ) -> (UiSessionConfig, bool) {
     let Some(mut agent) = VoiceAgentConfig::from_setup(setup) else {
         return (UiSessionConfig::offline_demo(), false);
     };
     if let Some(drain) = drain {
         agent = agent.background_drain(drain);
+    }
+    if let Some(hearing) = hearing {
+        agent = agent.hearing(hearing);
     }
     let mut config = UiSessionConfig::new();
     config = match &setup.ui.classifier {

@@ -1,8 +1,10 @@
 //! The edge between socket bytes and typed RTVI values (hark-rtvi's codec), in one place.
 
+use hark_rtvi::audio::{AudioFrameError, AudioLimits, InputAudio, input_audio};
 use hark_rtvi::frame::FrameKind;
 use hark_rtvi::message::{
-    ClientMessage, Inbound, ParseError, SendTextData, ServerMessage, parse_client_message_with,
+    BotCapabilities, ClientMessage, Inbound, ParseError, SendTextData, ServerMessage,
+    parse_client_message_with,
 };
 use hark_rtvi::snapshot::SnapshotLimits;
 use hark_rtvi::version::VersionCheck;
@@ -49,32 +51,59 @@ fn cut(mut text: String, max: usize) -> String {
     text
 }
 
-/// Decodes one binary WebSocket message into an RTVI client message.
+/// One binary WebSocket message, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Decoded {
+    /// An RTVI client message (or a transcription frame, as a `send-text`).
+    Message(Inbound),
+    /// Microphone audio: an `AudioRawFrame` checked against the audio limits.
+    Audio(InputAudio),
+    /// An `AudioRawFrame` that is not usable: what was wrong (the reader tells the client, at
+    /// most once per repeat window: a bad stream sends dozens a second).
+    BadAudio(AudioFrameError),
+}
+
+/// Decodes one binary WebSocket message into an RTVI client message or microphone audio.
 ///
-/// A `TranscriptionFrame` with text is a user turn, as a `send-text` of that text.
+/// A `TranscriptionFrame` with text is a user turn, as a `send-text` of that text. An
+/// `AudioRawFrame` is checked ([`hark_rtvi::audio::input_audio`]: rate, channels, whole samples,
+/// size); one that is not usable is [`Decoded::BadAudio`].
 ///
-/// `Ok(None)`: a frame the session does not act on (audio, text, interruption frames, a
+/// `Ok(None)`: a frame the session does not act on (text, interruption frames, an empty audio
+/// frame, a
 /// transcription with blank text; an RTVI message with another `label`, which RTVI says to
 /// ignore).
 /// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data, a
 /// snapshot over the limits of `limits`: nodes, depth, or bytes — the last found by reading only
 /// the message's `type` and `id`, before the tree is decoded).
-pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Inbound>, Refusal> {
+pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Decoded>, Refusal> {
     let snapshot = &limits.snapshot;
     // The WebSocket layer already enforces the configured size limit.
     let frame = hark_rtvi::frame::decode_frame_with_limit(bytes, usize::MAX)
         .map_err(|e| Refusal::error(e.to_string()))?;
-    if let Some(FrameKind::Transcription(t)) = &frame.frame {
-        if t.text.trim().is_empty() {
-            return Ok(None);
+    match &frame.frame {
+        Some(FrameKind::Transcription(t)) => {
+            if t.text.trim().is_empty() {
+                return Ok(None);
+            }
+            return Ok(Some(Decoded::Message(Inbound {
+                id: None,
+                message: ClientMessage::SendText(SendTextData {
+                    content: t.text.clone(),
+                    options: None,
+                }),
+            })));
         }
-        return Ok(Some(Inbound {
-            id: None,
-            message: ClientMessage::SendText(SendTextData {
-                content: t.text.clone(),
-                options: None,
-            }),
-        }));
+        Some(FrameKind::Audio(audio)) => {
+            if audio.audio.is_empty() {
+                return Ok(None);
+            }
+            return Ok(Some(match input_audio(audio, &limits.audio) {
+                Ok(input) => Decoded::Audio(input),
+                Err(e) => Decoded::BadAudio(e),
+            }));
+        }
+        _ => {}
     }
     let Some(json) = frame.message_json() else {
         trace!("non-message frame ignored");
@@ -91,7 +120,7 @@ pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Inbou
         ));
     }
     match parse_client_message_with(json, snapshot) {
-        Ok(inbound) => Ok(Some(inbound)),
+        Ok(inbound) => Ok(Some(Decoded::Message(inbound))),
         Err(ParseError::WrongLabel(label)) => {
             info!(label, "message with another label ignored");
             Ok(None)
@@ -100,12 +129,14 @@ pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Inbou
     }
 }
 
-/// What [`decode`] refuses beyond malformed input: the snapshot's node and depth limits, and
-/// the largest `ui-snapshot` message in bytes of JSON.
+/// What [`decode`] refuses beyond malformed input: the snapshot's node and depth limits, the
+/// largest `ui-snapshot` message in bytes of JSON, and what an audio frame may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DecodeLimits {
     pub(crate) snapshot: SnapshotLimits,
     pub(crate) max_snapshot_bytes: usize,
+    /// What a microphone audio frame may be.
+    pub(crate) audio: AudioLimits,
 }
 
 impl Default for DecodeLimits {
@@ -113,6 +144,7 @@ impl Default for DecodeLimits {
         Self {
             snapshot: SnapshotLimits::default(),
             max_snapshot_bytes: crate::config::DEFAULT_MAX_SNAPSHOT_BYTES,
+            audio: AudioLimits::default(),
         }
     }
 }
@@ -141,8 +173,8 @@ pub(crate) fn encode(out: Outgoing) -> Vec<u8> {
 }
 
 /// `bot-ready` with `about: {library: "hark", library_version: <this crate's version>}`.
-pub(crate) fn bot_ready(check: &VersionCheck) -> ServerMessage {
-    ServerMessage::bot_ready(check, env!("CARGO_PKG_VERSION"))
+pub(crate) fn bot_ready(check: &VersionCheck, capabilities: BotCapabilities) -> ServerMessage {
+    ServerMessage::bot_ready_with(check, env!("CARGO_PKG_VERSION"), capabilities)
 }
 
 pub(crate) fn error_response(text: &str) -> ServerMessage {
@@ -176,7 +208,12 @@ mod tests {
     use hark_rtvi::frame::encode_message_json;
 
     fn decode_default(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
-        decode(bytes, &DecodeLimits::default())
+        decode(bytes, &DecodeLimits::default()).map(|d| {
+            d.map(|d| match d {
+                Decoded::Message(m) => m,
+                other => panic!("audio where a message was expected: {other:?}"),
+            })
+        })
     }
 
     /// A snapshot over the byte limit is refused from its envelope alone, with its id; other
@@ -311,14 +348,61 @@ mod tests {
     }
 
     #[test]
-    fn other_labels_and_audio_frames_are_ignored() {
+    fn other_labels_are_ignored() {
         assert_eq!(
             decode_default(&encode_message_json(
                 r#"{"label":"other","type":"x","id":"1"}"#
             )),
             Ok(None)
         );
-        let audio = hark_rtvi::frame::Frame::audio(vec![0; 640], 16_000, 1).to_bytes();
-        assert_eq!(decode_default(&audio), Ok(None));
+    }
+
+    #[test]
+    fn audio_frames_are_microphone_audio_checked_against_the_limits() {
+        let limits = DecodeLimits::default();
+        let pcm: Vec<u8> = [1i16, -2, 300]
+            .iter()
+            .flat_map(|s| s.to_le_bytes())
+            .collect();
+        let frame = hark_rtvi::frame::Frame::audio(pcm, 16_000, 1).to_bytes();
+        assert_eq!(
+            decode(&frame, &limits),
+            Ok(Some(Decoded::Audio(InputAudio {
+                samples: vec![1, -2, 300],
+                sample_rate: 16_000,
+            })))
+        );
+        // An empty frame carries nothing to hear.
+        let empty = hark_rtvi::frame::Frame::audio(Vec::new(), 16_000, 1).to_bytes();
+        assert_eq!(decode(&empty, &limits), Ok(None));
+        // Each unusable frame says what was wrong.
+        let bad = |frame: hark_rtvi::frame::Frame| match decode(&frame.to_bytes(), &limits) {
+            Ok(Some(Decoded::BadAudio(e))) => e,
+            other => panic!("not refused: {other:?}"),
+        };
+        use hark_rtvi::frame::Frame;
+        assert_eq!(
+            bad(Frame::audio(vec![0; 640], 4_000, 1)),
+            AudioFrameError::SampleRate {
+                rate: 4_000,
+                min: 8_000,
+                max: 48_000
+            }
+        );
+        assert_eq!(
+            bad(Frame::audio(vec![0; 640], 16_000, 2)),
+            AudioFrameError::Channels { channels: 2 }
+        );
+        assert_eq!(
+            bad(Frame::audio(vec![0; 641], 16_000, 1)),
+            AudioFrameError::OddLength { len: 641 }
+        );
+        assert_eq!(
+            bad(Frame::audio(vec![0; 96_002], 16_000, 1)),
+            AudioFrameError::TooLong {
+                len: 96_002,
+                max: 96_000
+            }
+        );
     }
 }

@@ -112,7 +112,7 @@
 //! voice = "en-us"                      # default en-us (espeak-ng), alloy (openai-compatible)
 //! words_per_minute = 175               # espeak-ng only, 80 to 450
 //!
-//! [stt]                                # speech in (hark serve does not use it yet)
+//! [stt]                                # speech in: hark serve hears the microphone (Silero VAD, then this STT)
 //! provider = "openai-compatible"       # POST {base_url}/audio/transcriptions
 //! base_url = "https://api.openai.com/v1"
 //! model = "whisper-1"                  # the default
@@ -380,7 +380,7 @@ pub struct AgentSetup {
     /// Speech out (`[tts]`), or `None` when the file has none, its key's variable is unset or
     /// espeak-ng is not installed (a warning says so). `hark serve` plays every line with it.
     pub tts: Option<TtsChoice>,
-    /// Speech in (`[stt]`), or `None` as for `tts`. Not yet used by `hark serve`.
+    /// Speech in (`[stt]`), or `None` as for `tts`. `hark serve` hears each session's microphone with it.
     pub stt: Option<SttChoice>,
     /// The UI worker's settings.
     pub ui: UiSettings,

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use hark_rtvi::message::BotCapabilities;
 use hark_rtvi::snapshot::A11ySnapshot;
 use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
 use hark_rtvi::version::VersionCheck;
@@ -53,6 +54,8 @@ pub enum SessionInput {
         /// `data`: the group and the reason.
         cancel: UiCancelJobGroup,
     },
+    /// Microphone audio: one checked `AudioRawFrame`'s samples (PCM16 mono at its rate).
+    Audio(hark_voice::AudioChunk),
     /// A `disconnect-bot`: the client ends the session (as Pipecat does). After this input the
     /// session sends what is queued, closes with 1000 "Client asked to disconnect" and ends
     /// with [`CloseCause::ClientDisconnected`](crate::CloseCause::ClientDisconnected).
@@ -68,6 +71,12 @@ pub enum SessionInput {
 pub trait SessionHandler: Send + 'static {
     /// Handles one input; answers go through `outbox`.
     fn handle<'a>(&'a mut self, input: SessionInput, outbox: &'a Outbox) -> BoxFuture<'a, ()>;
+
+    /// What the session does, for `bot-ready.capabilities` (default: text only,
+    /// [`BotCapabilities::HARK`]).
+    fn capabilities(&self) -> BotCapabilities {
+        BotCapabilities::HARK
+    }
 }
 
 /// Makes the handler of each new session.
@@ -94,7 +103,8 @@ impl fmt::Debug for dyn HandlerFactory {
 /// The handler used until an agent exists: a text turn gets [`messages::no_agent_reply`] as one
 /// bot reply; a `client-message` of type `ping` gets `server-response {t: "ping", d}` (its `d`
 /// echoed), any other type an `error-response`; a `ui-cancel-job-group` gets an
-/// `error-response` ([`messages::cancel_unknown_group`]: no job group runs without a UI worker).
+/// `error-response` ([`messages::cancel_unknown_group`]: no job group runs without a UI worker);
+/// audio is dropped with an `error` ([`messages::audio_not_heard`], once per repeat window).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoAgentHandler;
 
@@ -123,6 +133,10 @@ impl SessionHandler for NoAgentHandler {
                     let _ = outbox
                         .respond(request_id, wire::error_response(&text))
                         .await;
+                }
+                SessionInput::Audio(_) => {
+                    // The outbox sends one identical error per repeat window.
+                    let _ = outbox.send(wire::error(&messages::audio_not_heard())).await;
                 }
                 _ => {}
             }

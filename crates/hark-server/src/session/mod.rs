@@ -35,7 +35,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::{Sink, Stream};
-use hark_rtvi::message::{ClientMessage, Inbound};
+use hark_rtvi::audio::InputAudio;
+use hark_rtvi::message::{BotCapabilities, ClientMessage, Inbound};
 use hark_rtvi::snapshot::A11ySnapshot;
 use hark_rtvi::version::check_client_version;
 use serde_json::Value;
@@ -206,11 +207,21 @@ async fn session_loop(
                 }
                 continue;
             }
-            ReaderItem::Message(inbound) => match accept(id, sessions, &outbox, *inbound).await {
-                Ok(Some(input)) => input,
-                Ok(None) => continue,
-                Err(SendError { .. }) => return,
-            },
+            ReaderItem::Audio(audio) => {
+                let InputAudio {
+                    samples,
+                    sample_rate,
+                } = *audio;
+                SessionInput::Audio(hark_voice::AudioChunk::new(samples, sample_rate))
+            }
+            ReaderItem::Message(inbound) => {
+                let capabilities = handler.capabilities();
+                match accept(id, sessions, &outbox, *inbound, capabilities).await {
+                    Ok(Some(input)) => input,
+                    Ok(None) => continue,
+                    Err(SendError { .. }) => return,
+                }
+            }
         };
         let last = matches!(input, SessionInput::Disconnect);
         tokio::select! {
@@ -248,6 +259,7 @@ async fn accept(
     sessions: &Sessions,
     outbox: &Outbox,
     inbound: Inbound,
+    capabilities: BotCapabilities,
 ) -> Result<Option<SessionInput>, SendError> {
     let request_id = inbound.id.clone();
     let type_name = inbound.message.type_name();
@@ -262,7 +274,9 @@ async fn accept(
                     .respond(request_id.clone(), wire::error_response(warning))
                     .await?;
             }
-            outbox.respond(request_id, wire::bot_ready(&check)).await?;
+            outbox
+                .respond(request_id, wire::bot_ready(&check, capabilities))
+                .await?;
             let library = ready
                 .about
                 .as_ref()
@@ -333,7 +347,7 @@ async fn accept(
             return Ok(None);
         }
         ClientMessage::RawAudio(_) | ClientMessage::RawAudioBatch(_) => {
-            debug!(type_name, "audio refused: this server takes no audio");
+            debug!(type_name, "audio refused: audio comes in binary frames");
             let text = messages::audio_unsupported(type_name);
             outbox
                 .respond(request_id, wire::error_response(&text))

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
+use hark_rtvi::audio::{AudioLimits, InputAudio};
 use hark_rtvi::message::{ClientMessage, Inbound};
 use hark_rtvi::snapshot::SnapshotLimits;
 use tokio::sync::mpsc;
@@ -19,7 +20,7 @@ use crate::sessions::events::{CloseCause, Counters};
 use crate::socket::{
     CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_UNEXPECTED, CloseInfo, RawConn, RecvError, WsMessage,
 };
-use crate::wire;
+use crate::wire::{self, Decoded};
 
 use super::limits::SessionLimits;
 use super::wait::{tick, until};
@@ -32,6 +33,8 @@ use super::wait::{tick, until};
 #[derive(Debug)]
 pub(crate) enum ReaderItem {
     Message(Box<Inbound>),
+    /// Microphone audio (checked).
+    Audio(Box<InputAudio>),
     Refused(Box<wire::Refusal>),
 }
 
@@ -205,7 +208,11 @@ where
             max_depth: limits.max_snapshot_depth,
         },
         max_snapshot_bytes: limits.max_snapshot_bytes,
+        audio: AudioLimits::default(),
     };
+    // When an unusable audio frame was last reported: a bad stream sends dozens a second, the
+    // client hears of it once per repeat window.
+    let mut audio_told: Option<Instant> = None;
     let start = Instant::now();
     let mut rate = RateLimiter::new(&limits, start);
     // A client that never sends client-ready, or stops answering pings (gone, or stuck
@@ -325,11 +332,29 @@ where
             Some(item) => item,
             None => match next {
                 Ok(WsMessage::Binary(bytes)) => match wire::decode(&bytes, &decode_limits) {
-                    Ok(Some(inbound)) => {
+                    Ok(Some(Decoded::Message(inbound))) => {
                         if matches!(inbound.message, ClientMessage::ClientReady(_)) {
                             ready_deadline = None;
                         }
                         ReaderItem::Message(Box::new(inbound))
+                    }
+                    Ok(Some(Decoded::Audio(audio))) => ReaderItem::Audio(Box::new(audio)),
+                    Ok(Some(Decoded::BadAudio(e))) => {
+                        counters
+                            .audio_frames_dropped
+                            .fetch_add(1, Ordering::Relaxed);
+                        let now = Instant::now();
+                        if audio_told.is_some_and(|told| {
+                            now.saturating_duration_since(told) < limits.error_repeat_window
+                        }) {
+                            debug!(%e, "audio frame dropped");
+                            continue;
+                        }
+                        audio_told = Some(now);
+                        info!(%e, "audio frame dropped; the client is told (once per repeat window)");
+                        ReaderItem::Refused(Box::new(wire::Refusal::error(
+                            messages::audio_frame_dropped(&e),
+                        )))
                     }
                     Ok(None) => continue,
                     Err(refusal) => ReaderItem::Refused(Box::new(refusal)),

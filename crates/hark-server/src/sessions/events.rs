@@ -126,6 +126,10 @@ pub struct SessionStats {
     /// [`ServerConfig::message_burst`](crate::ServerConfig::message_burst) (each one counted,
     /// including the one that triggers a flood close).
     pub messages_rate_limited: u64,
+    /// Microphone audio frames dropped so far for being unusable (a rate outside 8–48 kHz,
+    /// stereo, half a sample, over the size limit); the client is told once per
+    /// [`ServerConfig::error_repeat_window`](crate::ServerConfig::error_repeat_window).
+    pub audio_frames_dropped: u64,
 }
 
 /// Live counters shared by a session's stages and the registry.
@@ -137,6 +141,7 @@ pub(crate) struct Counters {
     pub(crate) outbound_high_water: AtomicUsize,
     pub(crate) errors_suppressed: AtomicU64,
     pub(crate) messages_rate_limited: AtomicU64,
+    pub(crate) audio_frames_dropped: AtomicU64,
 }
 
 impl Counters {

@@ -123,6 +123,7 @@ impl Sessions {
             outbound_high_water: e.counters.outbound_high_water.load(Ordering::Relaxed),
             errors_suppressed: e.counters.errors_suppressed.load(Ordering::Relaxed),
             messages_rate_limited: e.counters.messages_rate_limited.load(Ordering::Relaxed),
+            audio_frames_dropped: e.counters.audio_frames_dropped.load(Ordering::Relaxed),
         })
     }
 

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
 use hark_agent::VoiceAgent;
-use hark_rtvi::message::ServerMessage;
+use hark_rtvi::message::{BotCapabilities, ServerMessage};
 use hark_ui::CommandSink;
 use hark_ui::job_group::CancelOutcome;
 use hark_ui::offline::OfflineScreen;
@@ -167,6 +167,15 @@ impl SessionHandler for UiSessionHandler {
                         agent.user_turn(text).await;
                     }
                 }
+                SessionInput::Audio(audio)
+                    if self.agent.as_ref().is_some_and(VoiceAgent::listens) =>
+                {
+                    if let Some(agent) = &self.agent
+                        && agent.hear(audio).await.is_err()
+                    {
+                        debug!(session = %self.session.id, "audio dropped: the call stopped listening");
+                    }
+                }
                 SessionInput::Disconnect if self.agent.is_some() => {
                     if let Some(agent) = &self.agent {
                         agent.interrupt().await;
@@ -192,6 +201,23 @@ impl SessionHandler for UiSessionHandler {
                 other => NoAgentHandler.handle(other, outbox).await,
             }
         })
+    }
+
+    fn capabilities(&self) -> BotCapabilities {
+        self.audio_capabilities()
+    }
+}
+
+impl UiSessionHandler {
+    /// `bot-ready.capabilities`: audio in when the voice agent hears (`[stt]`), audio out
+    /// when it speaks (`[tts]`).
+    fn audio_capabilities(&self) -> BotCapabilities {
+        let (hears, speaks) = match (&self.agent, &self.agent_config) {
+            (Some(agent), _) => (agent.listens(), agent.settings().tts.is_some()),
+            (None, Some((config, _))) => (config.hears(), config.speaks()),
+            (None, None) => (false, false),
+        };
+        BotCapabilities::HARK.with_audio(hears, speaks)
     }
 }
 

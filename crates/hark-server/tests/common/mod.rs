@@ -3,6 +3,7 @@
 
 pub mod chromium;
 pub mod hooks;
+pub mod voice;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

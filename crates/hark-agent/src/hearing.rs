@@ -1,0 +1,422 @@
+//! The caller's speech, heard: microphone audio in, turns out.
+//!
+//! [`Hearing`] is what every call of an agent shares (the Silero VAD model, its parameters and
+//! the STT); [`crate::AgentSettings::with_hearing`] gives it to a [`crate::VoiceAgent`], which
+//! then listens to the audio handed to [`crate::VoiceAgent::hear`] in two tasks of its own:
+//!
+//! ```text
+//! hear(chunk) ─(bounded queue)─► listen: VAD ──► user-started/-stopped-speaking (at once)
+//!                                 │ utterance audio (1 s before the start, to the stop)
+//!                                 ▼
+//!                          take turns: barge-in, STT, user-transcription, user turn
+//! ```
+//!
+//! - **Speech start** (the VAD confirmed `start_secs` of speech): [`AgentEvent::UserStartedSpeaking`]
+//!   goes out at once (Pipecat's client drops the bot audio it still holds), then the barge-in:
+//!   the running turn is interrupted and the bot's audio cut off by the same path as a typed
+//!   interruption (`continue` tools run on, lines said with `announce_wait` play on, the history
+//!   keeps what the caller heard); [`AgentEvent::BotInterrupted`] when that stopped something.
+//! - **Speech stop** (`stop_secs` of silence): [`AgentEvent::UserStoppedSpeaking`], and the
+//!   utterance goes to the STT (Pipecat's `SegmentedSTTService` keeps the same 1 s before the
+//!   start). Its transcript is sent as a final [`AgentEvent::UserTranscription`], then it is the
+//!   user's turn ([`crate::VoiceAgent::user_turn`]). When the caller spoke again before the
+//!   transcript came back, the texts wait and go as one turn when the caller stops (as Pipecat's
+//!   user aggregator joins them).
+//! - Speech longer than [`MAX_PIECE`] is transcribed piece by piece while it goes on (memory
+//!   stays bounded); the pieces are one turn. Silence keeps only [`PRE_ROLL`].
+//! - A transcript that fails is an [`AgentEvent::Error`] (not fatal) naming the provider; an
+//!   empty one is no turn.
+//! - A chunk at a new sample rate starts a new VAD stream (what was being said is transcribed
+//!   first).
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use hark_voice::vad::SileroModel;
+use hark_voice::{AudioChunk, Stt, Transcript, Vad, VadEvent, VadParams, VoiceError};
+use tokio::sync::mpsc;
+use tokio_util::task::AbortOnDropHandle;
+
+use crate::agent::{Shared, lock};
+use crate::event::AgentEvent;
+use crate::output::AgentOutput;
+use crate::turn::TurnInput;
+
+/// Audio kept from before the speech start (the VAD confirms a start `start_secs` late, and the
+/// first syllable is quieter): 1 s, as Pipecat's `SegmentedSTTService`.
+pub const PRE_ROLL: Duration = Duration::from_secs(1);
+/// Speech longer than this is sent to the STT in pieces of this length while it goes on.
+pub const MAX_PIECE: Duration = Duration::from_secs(30);
+/// Chunks waiting for the VAD per call; [`crate::VoiceAgent::hear`] waits when it is full.
+pub const LISTEN_QUEUE: usize = 64;
+
+/// What every call's listening shares: the VAD model (loaded once per native rate), the VAD's
+/// parameters and the STT. Cheap to share in an `Arc`.
+pub struct Hearing {
+    model_path: PathBuf,
+    models: Mutex<HashMap<u32, SileroModel>>,
+    params: VadParams,
+    stt: Arc<dyn Stt>,
+}
+
+impl fmt::Debug for Hearing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hearing")
+            .field("model_path", &self.model_path)
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Hearing {
+    /// Loads the Silero VAD model at `model_path` (checked now, planned for 16 kHz; an 8 kHz
+    /// stream plans it again on first use) and transcribes with `stt`.
+    ///
+    /// # Errors
+    /// [`VoiceError::VadModel`] naming the file when it is missing or not Silero's model;
+    /// [`VoiceError::Vad`] for parameters out of range.
+    pub fn load(
+        model_path: &Path,
+        params: VadParams,
+        stt: Arc<dyn Stt>,
+    ) -> Result<Self, VoiceError> {
+        let rate = Vad::model_rate_for(hark_rtvi::audio::CLIENT_RECORDER_RATE);
+        let model = SileroModel::load(model_path, rate)?;
+        // The parameters are checked once, here, not at each call's first chunk.
+        Vad::with_model(
+            model.clone(),
+            hark_rtvi::audio::CLIENT_RECORDER_RATE,
+            params,
+        )?;
+        Ok(Self {
+            model_path: model_path.to_owned(),
+            models: Mutex::new(HashMap::from([(rate, model)])),
+            params,
+            stt,
+        })
+    }
+
+    /// [`Hearing::load`] of [`hark_voice::VAD_MODEL_FILE`] in the model directory
+    /// ([`hark_voice::vad::model_dir`], where `scripts/fetch-model.sh` puts it).
+    ///
+    /// # Errors
+    /// As [`Hearing::load`]; also when no model directory is known.
+    pub fn from_model_dir(params: VadParams, stt: Arc<dyn Stt>) -> Result<Self, VoiceError> {
+        let dir = hark_voice::vad::model_dir().ok_or_else(|| VoiceError::VadModel {
+            path: hark_voice::VAD_MODEL_FILE.into(),
+            reason: "no model directory (set HARK_MODEL_DIR or HOME)".into(),
+        })?;
+        Self::load(&dir.join(hark_voice::VAD_MODEL_FILE), params, stt)
+    }
+
+    /// The VAD's parameters.
+    pub fn params(&self) -> VadParams {
+        self.params
+    }
+
+    /// A VAD stream for audio at `rate`.
+    fn vad(&self, rate: u32) -> Result<Vad, VoiceError> {
+        let native = Vad::model_rate_for(rate);
+        let cached = lock(&self.models).get(&native).cloned();
+        let model = match cached {
+            Some(model) => model,
+            None => {
+                let model = SileroModel::load(&self.model_path, native)?;
+                lock(&self.models).insert(native, model.clone());
+                model
+            }
+        };
+        Vad::with_model(model, rate, self.params)
+    }
+}
+
+/// One call's listening: the queue into its VAD and the two tasks (aborted when dropped).
+pub(crate) struct Listener {
+    tx: mpsc::Sender<AudioChunk>,
+    _listen: AbortOnDropHandle<()>,
+    _turns: AbortOnDropHandle<()>,
+}
+
+impl fmt::Debug for Listener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Listener").finish_non_exhaustive()
+    }
+}
+
+/// The call no longer listens (it ended, or its listening failed for good).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("this call is not listening: it has no speech input or it has ended")]
+pub struct NotListening;
+
+impl Listener {
+    /// Starts listening for the call `shared` (must run inside a tokio runtime).
+    pub(crate) fn start(hearing: Arc<Hearing>, shared: &Arc<Shared>) -> Self {
+        let (tx, rx) = mpsc::channel(LISTEN_QUEUE);
+        let (heard_tx, heard_rx) = mpsc::unbounded_channel();
+        let output = shared.output().clone();
+        let listen = Listen {
+            hearing: hearing.clone(),
+            output: output.clone(),
+            heard: heard_tx,
+            stream: None,
+        };
+        let turns = TakeTurns {
+            stt: hearing.stt.clone(),
+            output,
+            shared: Arc::downgrade(shared),
+            speaking: false,
+            queue: VecDeque::new(),
+            said: Vec::new(),
+        };
+        Listener {
+            tx,
+            _listen: AbortOnDropHandle::new(tokio::spawn(listen.run(rx))),
+            _turns: AbortOnDropHandle::new(tokio::spawn(turns.run(heard_rx))),
+        }
+    }
+
+    /// Hands `chunk` to the VAD; waits while its queue is full.
+    pub(crate) async fn hear(&self, chunk: AudioChunk) -> Result<(), NotListening> {
+        self.tx.send(chunk).await.map_err(|_| NotListening)
+    }
+}
+
+/// What the VAD task tells the turn-taking task, in order.
+#[derive(Debug)]
+enum Heard {
+    /// The caller began to speak.
+    Started,
+    /// A piece of speech still going on ([`MAX_PIECE`]).
+    Piece(AudioChunk),
+    /// The caller stopped: the utterance's (last) audio.
+    Stopped(AudioChunk),
+}
+
+/// One VAD stream and the audio of the utterance around it.
+struct Stream {
+    vad: Vad,
+    rate: u32,
+    audio: Vec<i16>,
+    speaking: bool,
+}
+
+/// The VAD task.
+struct Listen {
+    hearing: Arc<Hearing>,
+    output: Arc<dyn AgentOutput>,
+    heard: mpsc::UnboundedSender<Heard>,
+    stream: Option<Stream>,
+}
+
+impl Listen {
+    async fn run(mut self, mut rx: mpsc::Receiver<AudioChunk>) {
+        while let Some(chunk) = rx.recv().await {
+            if chunk.samples.is_empty() {
+                continue;
+            }
+            if !self.push(chunk).await {
+                break;
+            }
+        }
+        // The queue closed (the call is over): what was being said is not transcribed.
+    }
+
+    /// Analyses one chunk; `false` once nothing more can be told (the client or the
+    /// turn-taking task is gone).
+    async fn push(&mut self, chunk: AudioChunk) -> bool {
+        if self
+            .stream
+            .as_ref()
+            .is_some_and(|s| s.rate != chunk.sample_rate)
+        {
+            tracing::info!(
+                rate = chunk.sample_rate,
+                "microphone audio changed its sample rate; the VAD starts again"
+            );
+            if let Some(old) = self.stream.take()
+                && old.speaking
+                && !self.stopped(old.audio, old.rate).await
+            {
+                return false;
+            }
+        }
+        let stream = match &mut self.stream {
+            Some(stream) => stream,
+            None => match self.hearing.vad(chunk.sample_rate) {
+                Ok(vad) => self.stream.insert(Stream {
+                    vad,
+                    rate: chunk.sample_rate,
+                    audio: Vec::new(),
+                    speaking: false,
+                }),
+                Err(e) => {
+                    tracing::warn!(rate = chunk.sample_rate, error = %e, "microphone audio dropped: no VAD for its rate");
+                    return true;
+                }
+            },
+        };
+        let events = match stream.vad.push_samples(&chunk.samples) {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!(error = %e, "microphone audio dropped: the VAD failed");
+                return true;
+            }
+        };
+        stream.audio.extend_from_slice(&chunk.samples);
+        let rate = stream.rate;
+        let mut tell = Vec::new();
+        for event in events {
+            match event {
+                VadEvent::SpeechStarted { .. } => {
+                    stream.speaking = true;
+                    tell.push(Heard::Started);
+                }
+                VadEvent::SpeechStopped { .. } => {
+                    stream.speaking = false;
+                    let audio = std::mem::take(&mut stream.audio);
+                    tell.push(Heard::Stopped(AudioChunk::new(audio, rate)));
+                }
+            }
+        }
+        let samples = |d: Duration| (d.as_secs_f64() * f64::from(rate)) as usize;
+        if !stream.speaking {
+            let keep = samples(PRE_ROLL);
+            if stream.audio.len() > keep {
+                stream.audio.drain(..stream.audio.len() - keep);
+            }
+        } else if stream.audio.len() >= samples(MAX_PIECE) {
+            let audio = std::mem::take(&mut stream.audio);
+            tell.push(Heard::Piece(AudioChunk::new(audio, rate)));
+        }
+        for heard in tell {
+            if !self.tell(heard).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    async fn stopped(&self, audio: Vec<i16>, rate: u32) -> bool {
+        self.tell(Heard::Stopped(AudioChunk::new(audio, rate)))
+            .await
+    }
+
+    /// Sends the speaking events at once, then hands the turn-taking task its part.
+    async fn tell(&self, heard: Heard) -> bool {
+        let event = match &heard {
+            Heard::Started => Some(AgentEvent::UserStartedSpeaking),
+            Heard::Stopped(_) => Some(AgentEvent::UserStoppedSpeaking),
+            Heard::Piece(_) => None,
+        };
+        if let Some(event) = event
+            && self.output.send(event).await.is_err()
+        {
+            return false;
+        }
+        self.heard.send(heard).is_ok()
+    }
+}
+
+/// The turn-taking task: barge-in, transcripts in order, user turns.
+struct TakeTurns {
+    stt: Arc<dyn Stt>,
+    output: Arc<dyn AgentOutput>,
+    shared: Weak<Shared>,
+    /// The caller is speaking (a start not yet followed by a stop).
+    speaking: bool,
+    /// Audio waiting for the STT, oldest first; `true`: the end of an utterance.
+    queue: VecDeque<(AudioChunk, bool)>,
+    /// Transcribed text not yet taken as a turn.
+    said: Vec<String>,
+}
+
+type Transcribing = BoxFuture<'static, Result<Transcript, VoiceError>>;
+
+impl TakeTurns {
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Heard>) {
+        let mut transcribing: Option<(Transcribing, bool)> = None;
+        loop {
+            if transcribing.is_none()
+                && let Some((audio, end)) = self.queue.pop_front()
+            {
+                transcribing = Some((self.stt.transcribe(audio), end));
+            }
+            tokio::select! {
+                heard = rx.recv() => match heard {
+                    Some(Heard::Started) => {
+                        self.speaking = true;
+                        if !self.barge_in().await { return; }
+                    }
+                    Some(Heard::Piece(audio)) => self.queue.push_back((audio, false)),
+                    Some(Heard::Stopped(audio)) => {
+                        self.speaking = false;
+                        self.queue.push_back((audio, true));
+                    }
+                    None => return,
+                },
+                result = async { (&mut transcribing.as_mut().expect("guarded").0).await },
+                    if transcribing.is_some() =>
+                {
+                    let end = transcribing.take().is_some_and(|(_, end)| end);
+                    if !self.transcribed(result, end).await { return; }
+                }
+            }
+        }
+    }
+
+    /// The caller began to speak: stop what the bot is doing.
+    async fn barge_in(&self) -> bool {
+        let Some(shared) = self.shared.upgrade() else {
+            return false;
+        };
+        if shared.barge_in().await {
+            tracing::debug!("barge-in: the caller talked over the bot");
+            return self.output.send(AgentEvent::BotInterrupted).await.is_ok();
+        }
+        true
+    }
+
+    /// One transcript back; at the end of what the caller said (no speech since, no other
+    /// utterance waiting), the text so far is the user's turn.
+    async fn transcribed(&mut self, result: Result<Transcript, VoiceError>, end: bool) -> bool {
+        match result {
+            Ok(transcript) => {
+                let text = transcript.text.trim();
+                if !text.is_empty() {
+                    let event = AgentEvent::UserTranscription {
+                        text: text.to_owned(),
+                        is_final: true,
+                    };
+                    if self.output.send(event).await.is_err() {
+                        return false;
+                    }
+                    self.said.push(text.to_owned());
+                }
+            }
+            Err(e) => {
+                // The error names the provider and what to do; what was said is lost.
+                tracing::warn!(error = %e, "an utterance could not be transcribed");
+                let event = AgentEvent::Error {
+                    text: e.to_string(),
+                    fatal: false,
+                };
+                if self.output.send(event).await.is_err() {
+                    return false;
+                }
+            }
+        }
+        let more_coming = self.speaking || self.queue.iter().any(|(_, end)| *end);
+        if end && !more_coming && !self.said.is_empty() {
+            let text = std::mem::take(&mut self.said).join(" ");
+            let Some(shared) = self.shared.upgrade() else {
+                return false;
+            };
+            shared.start(TurnInput::User(text)).await;
+        }
+        true
+    }
+}
