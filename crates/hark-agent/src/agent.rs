@@ -353,6 +353,9 @@ pub(crate) struct Shared {
     /// The generation of the running round, for interruptions.
     pub(crate) generation: Mutex<Option<hark_tools::Generation>>,
     ended: AtomicBool,
+    /// The caller has the floor: they began to speak and what they said is not yet taken as a
+    /// turn (or found empty). Late results wait meanwhile instead of talking over them.
+    caller_has_floor: AtomicBool,
     /// Set when the [`VoiceAgent`] is dropped (the session ended: the client left, or the
     /// server shut down): no turn starts any more; `continue` tools still running are only
     /// collected, so each reaches its sinks once.
@@ -405,22 +408,28 @@ impl Shared {
         defs
     }
 
-    /// Interrupts the running turn (if any) and waits until it has recorded its history, then
-    /// cuts the bot's audio off (lines said with `announce_wait` play on) and keeps in the
-    /// history only what the caller heard.
+    /// Interrupts the running turn (if any) and cuts the bot's audio off at once (lines said
+    /// with `announce_wait` play on), waits until the turn has recorded its history, then keeps
+    /// in the history only what the caller heard.
+    ///
+    /// The audio is cut before the turn is awaited: a turn waiting for its audio to play out
+    /// (a line said with `announce_wait` after others) ends as soon as only uncut lines are
+    /// left, and what it queued before it saw the stop is cut too.
     async fn stop_running(control: &mut Control, shared: &Shared) -> bool {
         let mut stopped = false;
+        let mut unheard = Vec::new();
         if let Some(running) = control.running.take() {
             stopped = !running.task.is_finished();
             running.stop.cancel();
             if let Some(generation) = lock(&shared.generation).as_ref() {
                 generation.interrupt();
             }
+            unheard = shared.speech.cut().await;
             if running.task.await.is_err() {
                 tracing::warn!("the interrupted turn's task failed");
             }
         }
-        let unheard = shared.speech.cut().await;
+        unheard.extend(shared.speech.cut().await);
         if !unheard.is_empty() {
             tracing::debug!(lines = unheard.len(), "the bot was cut off");
             crate::history::keep_heard(&mut lock(&shared.history), &unheard);
@@ -436,9 +445,24 @@ impl Shared {
         Self::stop_running(&mut control, self).await
     }
 
+    /// The caller began to speak: late results wait until [`Shared::floor_back`].
+    pub(crate) fn caller_took_floor(&self) {
+        self.caller_has_floor.store(true, Ordering::SeqCst);
+    }
+
+    /// What the caller said was taken as a turn, or was nothing (a cough, an empty
+    /// transcript): late results that waited while they spoke get their turn now.
+    pub(crate) async fn floor_back(self: &Arc<Self>) {
+        self.caller_has_floor.store(false, Ordering::SeqCst);
+        if !lock(&self.notes).is_empty() {
+            self.start(TurnInput::Late).await;
+        }
+    }
+
     /// Starts a turn for `input`. A user turn interrupts the running one first; a late-result
-    /// turn starts only when no turn runs (else the running turn's next request, or the next
-    /// user turn, carries the notes).
+    /// turn starts only when no turn runs and the caller does not have the floor (else the
+    /// running turn's next request, the next user turn, or [`Shared::floor_back`] carries the
+    /// notes).
     pub(crate) async fn start(self: &Arc<Self>, input: TurnInput) {
         if self.is_ended() {
             tracing::info!("the call has ended; the turn is not taken");
@@ -454,7 +478,7 @@ impl Shared {
             .as_ref()
             .is_some_and(|r| !r.task.is_finished());
         match input {
-            TurnInput::Late if busy => return,
+            TurnInput::Late if busy || self.caller_has_floor.load(Ordering::SeqCst) => return,
             TurnInput::Late => {}
             TurnInput::User(_) => {
                 Self::stop_running(&mut control, self).await;
@@ -590,6 +614,7 @@ impl VoiceAgent {
                 speech,
                 history: Mutex::default(),
                 notes: Mutex::default(),
+                caller_has_floor: AtomicBool::new(false),
                 control: tokio::sync::Mutex::default(),
                 collector: Mutex::default(),
                 generation: Mutex::default(),

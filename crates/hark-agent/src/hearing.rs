@@ -11,8 +11,9 @@
 //!                          take turns: barge-in, STT, user-transcription, user turn
 //! ```
 //!
-//! - **Speech start** (the VAD confirmed `start_secs` of speech): [`AgentEvent::UserStartedSpeaking`]
-//!   goes out at once (Pipecat's client drops the bot audio it still holds), then the barge-in:
+//! - **Speech start** (the VAD confirmed `start_secs` of speech): the bot's audio is cut off
+//!   and [`AgentEvent::UserStartedSpeaking`] goes out at once (Pipecat's client drops the bot
+//!   audio it still holds, and none follows), then the barge-in:
 //!   the running turn is interrupted and the bot's audio cut off by the same path as a typed
 //!   interruption (`continue` tools run on, lines said with `announce_wait` play on, the history
 //!   keeps what the caller heard); [`AgentEvent::BotInterrupted`] when that stopped something.
@@ -24,6 +25,11 @@
 //!   user aggregator joins them).
 //! - Speech longer than [`MAX_PIECE`] is transcribed piece by piece while it goes on (memory
 //!   stays bounded); the pieces are one turn. Silence keeps only [`PRE_ROLL`].
+//! - No audio for [`AUDIO_GAP`] while the caller speaks (a muted microphone, a stalled client)
+//!   is a speech stop.
+//! - From the speech start until what was said is taken as a turn (or found empty), the caller
+//!   has the floor: late results of `continue` tools wait, then get their own turn when the
+//!   transcript was empty.
 //! - A transcript that fails is an [`AgentEvent::Error`] (not fatal) naming the provider; an
 //!   empty one is no turn.
 //! - A chunk at a new sample rate starts a new VAD stream (what was being said is transcribed
@@ -44,6 +50,7 @@ use tokio_util::task::AbortOnDropHandle;
 use crate::agent::{Shared, lock};
 use crate::event::AgentEvent;
 use crate::output::AgentOutput;
+use crate::speech::OutputSpeech;
 use crate::turn::TurnInput;
 
 /// Audio kept from before the speech start (the VAD confirms a start `start_secs` late, and the
@@ -53,6 +60,10 @@ pub const PRE_ROLL: Duration = Duration::from_secs(1);
 pub const MAX_PIECE: Duration = Duration::from_secs(30);
 /// Chunks waiting for the VAD per call; [`crate::VoiceAgent::hear`] waits when it is full.
 pub const LISTEN_QUEUE: usize = 64;
+/// No audio for this long while the caller speaks (the microphone was muted, the client
+/// stalled): they stopped speaking (Pipecat's input transport waits the same,
+/// `AUDIO_INPUT_TIMEOUT_SECS`).
+pub const AUDIO_GAP: Duration = Duration::from_millis(500);
 
 /// What every call's listening shares: the VAD model (loaded once per native rate), the VAD's
 /// parameters and the STT. Cheap to share in an `Arc`.
@@ -160,6 +171,7 @@ impl Listener {
         let output = shared.output().clone();
         let listen = Listen {
             hearing: hearing.clone(),
+            speech: shared.speech.clone(),
             output: output.clone(),
             heard: heard_tx,
             stream: None,
@@ -207,6 +219,8 @@ struct Stream {
 /// The VAD task.
 struct Listen {
     hearing: Arc<Hearing>,
+    /// The bot's voice, cut off the moment the caller's speech is confirmed.
+    speech: Arc<OutputSpeech>,
     output: Arc<dyn AgentOutput>,
     heard: mpsc::UnboundedSender<Heard>,
     stream: Option<Stream>,
@@ -214,7 +228,23 @@ struct Listen {
 
 impl Listen {
     async fn run(mut self, mut rx: mpsc::Receiver<AudioChunk>) {
-        while let Some(chunk) = rx.recv().await {
+        loop {
+            let speaking = self.stream.as_ref().is_some_and(|s| s.speaking);
+            let next = if speaking {
+                match tokio::time::timeout(AUDIO_GAP, rx.recv()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        if !self.audio_stopped().await {
+                            break;
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                rx.recv().await
+            };
+            // The queue closed (the call is over): what was being said is not transcribed.
+            let Some(chunk) = next else { break };
             if chunk.samples.is_empty() {
                 continue;
             }
@@ -222,7 +252,16 @@ impl Listen {
                 break;
             }
         }
-        // The queue closed (the call is over): what was being said is not transcribed.
+    }
+
+    /// No audio came for [`AUDIO_GAP`] while the caller spoke: they stopped, and the VAD
+    /// starts afresh with the next audio.
+    async fn audio_stopped(&mut self) -> bool {
+        tracing::debug!("no microphone audio while the caller spoke: they stopped speaking");
+        match self.stream.take() {
+            Some(old) if old.speaking => self.stopped(old.audio, old.rate).await,
+            _ => true,
+        }
     }
 
     /// Analyses one chunk; `false` once nothing more can be told (the client or the
@@ -308,7 +347,12 @@ impl Listen {
     /// Sends the speaking events at once, then hands the turn-taking task its part.
     async fn tell(&self, heard: Heard) -> bool {
         let event = match &heard {
-            Heard::Started => Some(AgentEvent::UserStartedSpeaking),
+            Heard::Started => {
+                // The bot goes silent first: no frame of it follows the event the client
+                // flushes its player on.
+                self.speech.cut_now();
+                Some(AgentEvent::UserStartedSpeaking)
+            }
             Heard::Stopped(_) => Some(AgentEvent::UserStoppedSpeaking),
             Heard::Piece(_) => None,
         };
@@ -373,6 +417,7 @@ impl TakeTurns {
         let Some(shared) = self.shared.upgrade() else {
             return false;
         };
+        shared.caller_took_floor();
         if shared.barge_in().await {
             tracing::debug!("barge-in: the caller talked over the bot");
             return self.output.send(AgentEvent::BotInterrupted).await.is_ok();
@@ -410,12 +455,15 @@ impl TakeTurns {
             }
         }
         let more_coming = self.speaking || self.queue.iter().any(|(_, end)| *end);
-        if end && !more_coming && !self.said.is_empty() {
-            let text = std::mem::take(&mut self.said).join(" ");
+        if end && !more_coming {
             let Some(shared) = self.shared.upgrade() else {
                 return false;
             };
-            shared.start(TurnInput::User(text)).await;
+            if !self.said.is_empty() {
+                let text = std::mem::take(&mut self.said).join(" ");
+                shared.start(TurnInput::User(text)).await;
+            }
+            shared.floor_back().await;
         }
         true
     }

@@ -87,8 +87,10 @@ struct Queue {
     playing: Option<Playing>,
     /// Cancelled by [`Speaker::cut`]; replaced by a fresh one after each cut.
     cut: CancellationToken,
-    /// Lines cut off or dropped since the last [`Speaker::cut`] collected them.
+    /// Lines cut off while playing since the last [`Speaker::cut`] collected them.
     unheard: Vec<Unheard>,
+    /// Lines dropped unplayed since the last [`Speaker::cut`] collected them.
+    dropped: Vec<Unheard>,
     closed: bool,
 }
 
@@ -190,46 +192,43 @@ impl Speaker {
         let _ = pending.wait_for(|n| *n == 0).await;
     }
 
-    /// Cuts the bot off: the line playing stops at once unless it is uncut, the lines waiting
-    /// are dropped (uncut ones stay). Returns what the caller did not hear, in the order said,
-    /// once the line playing has stopped.
+    /// Cuts the bot off at once, without waiting: the line playing stops at its next frame
+    /// unless it is uncut, the lines waiting are dropped (uncut ones stay). What the caller did
+    /// not hear is kept for the next [`Speaker::cut`].
+    pub fn cut_now(&self) {
+        let dropped = cut_queue(&mut lock(&self.queue));
+        self.dropped(dropped);
+    }
+
+    /// Cuts the bot off ([`Speaker::cut_now`]) and returns what the caller did not hear since
+    /// the last cut, in the order said, once the line playing has stopped.
     pub async fn cut(&self) -> Vec<Unheard> {
-        let playing = {
+        let (dropped, playing) = {
             let mut queue = lock(&self.queue);
-            let waiting = std::mem::take(&mut queue.lines);
-            let mut dropped = Vec::new();
-            for line in waiting {
-                if line.uncut {
-                    queue.lines.push_back(line);
-                } else {
-                    dropped.push(Unheard {
-                        text: line.text,
-                        heard: String::new(),
-                    });
-                }
-            }
-            let dropped_count = dropped.len();
-            queue.cut.cancel();
-            queue.cut = CancellationToken::new();
+            let dropped = cut_queue(&mut queue);
             let playing = queue
                 .playing
                 .as_ref()
                 .filter(|p| !p.uncut)
                 .map(|p| p.done.clone());
-            // The line playing is reported by the player, before the ones that waited.
-            (playing, dropped, dropped_count)
+            (dropped, playing)
         };
-        let (playing, dropped, dropped_count) = playing;
-        if dropped_count > 0 {
-            self.pending
-                .send_modify(|n| *n = n.saturating_sub(dropped_count));
-        }
+        self.dropped(dropped);
         if let Some(done) = playing {
             done.cancelled().await;
         }
-        let mut unheard = std::mem::take(&mut lock(&self.queue).unheard);
-        unheard.extend(dropped);
+        let mut queue = lock(&self.queue);
+        // The line that was playing is reported by the player, before the ones that waited.
+        let mut unheard = std::mem::take(&mut queue.unheard);
+        unheard.append(&mut queue.dropped);
         unheard
+    }
+
+    /// `count` lines were dropped from the queue: they no longer wait to play.
+    fn dropped(&self, count: usize) {
+        if count > 0 {
+            self.pending.send_modify(|n| *n = n.saturating_sub(count));
+        }
     }
 
     /// Stops everything for good (the call is over): nothing more plays.
@@ -480,6 +479,26 @@ impl Player {
 /// Locks `m`, also after a panic elsewhere (the queue stays usable).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Cuts `queue`: the lines waiting are dropped into [`Queue::dropped`] (uncut ones stay) and the
+/// line playing is told to stop (unless uncut). Returns how many lines were dropped.
+fn cut_queue(queue: &mut Queue) -> usize {
+    let waiting = std::mem::take(&mut queue.lines);
+    let before = queue.dropped.len();
+    for line in waiting {
+        if line.uncut {
+            queue.lines.push_back(line);
+        } else {
+            queue.dropped.push(Unheard {
+                text: line.text,
+                heard: String::new(),
+            });
+        }
+    }
+    queue.cut.cancel();
+    queue.cut = CancellationToken::new();
+    queue.dropped.len() - before
 }
 
 /// Resolves when `cut` is cancelled, or never for an `uncut` line.

@@ -85,6 +85,14 @@ impl OutputSpeech {
         }
     }
 
+    /// Cuts the bot off at once without waiting (the caller began to speak); what was not
+    /// heard is returned by the next [`OutputSpeech::cut`].
+    pub fn cut_now(&self) {
+        if let Some(speaker) = &self.speaker {
+            speaker.cut_now();
+        }
+    }
+
     /// The call is over: nothing more plays.
     pub fn close(&self) {
         if let Some(speaker) = &self.speaker {

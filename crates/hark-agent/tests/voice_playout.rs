@@ -241,6 +241,88 @@ async fn an_announce_wait_line_plays_to_its_end_when_the_caller_talks_over_it() 
 }
 
 #[tokio::test]
+async fn talking_over_a_reply_that_waits_on_its_announce_line_cuts_the_reply_at_once() {
+    // The reply says a long sentence, then calls a tool whose announce line waits for its
+    // audio: the turn waits for everything queued before it. The caller talks during the long
+    // sentence: it stops at once (it is not waited for), the announce line plays to its end.
+    let lookup = tool("lookup", |_| async { Ok(json!({"name": "found"})) })
+        .announce(["One moment please."])
+        .unwrap()
+        .announce_wait(true);
+    let long = "one two three four five six seven eight nine ten eleven twelve thirteen \
+                fourteen fifteen sixteen seventeen eighteen nineteen twenty. ";
+    let mut rig = rig_with(
+        vec![
+            Turn::stream()
+                .text(long)
+                .tool_call_start(0, "call_1", "lookup")
+                .tool_call_args(0, r#"{"q": "x"}"#)
+                .finish("tool_calls")
+                .done(),
+            Turn::text_reply(&["Okay."]),
+            Turn::text_reply(&["Okay."]),
+        ],
+        ToolRegistry::new(vec![lookup]).unwrap(),
+        with_voice,
+    )
+    .await;
+    rig.agent.user_turn("Count, then look it up.").await;
+    let mut seen = Vec::new();
+    until(&mut rig, &mut seen, |e| matches!(e, AgentEvent::Audio(_))).await;
+    // About 300 ms into the long sentence (1.2 s), the caller talks.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    rig.agent.user_turn("Stop.").await;
+    until(
+        &mut rig,
+        &mut seen,
+        |e| matches!(e, AgentEvent::Spoken { text, .. } if text == "Okay."),
+    )
+    .await;
+    // The audio of each line said, by its `Spoken` event.
+    let mut lines: Vec<(String, usize)> = Vec::new();
+    for (_, e) in &seen {
+        match e {
+            AgentEvent::Spoken { text, .. } => lines.push((text.clone(), 0)),
+            AgentEvent::Audio(chunk) => {
+                if let Some(line) = lines.last_mut() {
+                    line.1 += chunk.samples.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    let long_sent = lines
+        .iter()
+        .find(|(t, _)| t.starts_with("one two"))
+        .map(|l| l.1);
+    assert!(
+        long_sent.is_some_and(|n| n < 20 * PER_WORD),
+        "the long sentence was cut when the caller talked, not played out: {lines:?}"
+    );
+    let announce = lines.iter().find(|(t, _)| t == "One moment please.");
+    assert_eq!(
+        announce.map(|l| l.1),
+        Some(3 * PER_WORD),
+        "the announce line plays to its end: {lines:?}"
+    );
+    rig.agent.idle().await;
+    let history = rig.agent.history();
+    let said: Vec<&str> = history
+        .iter()
+        .filter_map(|m| match m {
+            hark_llm::Message::Assistant { content, .. } if !content.is_empty() => {
+                Some(content.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        said.iter().all(|s| !s.contains("twenty")),
+        "the history keeps only what was heard: {said:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_failing_voice_names_its_provider_and_the_next_line_still_plays() {
     let mut rig = rig_with(
         vec![Turn::text_reply(&[

@@ -13,6 +13,8 @@
 //! default, encoded exactly as the client's own serializer encodes audio (`id` 0, `name`
 //! "audio", no `pts`).
 
+use std::time::{Duration, Instant};
+
 use crate::frame::{AudioRawFrame, Frame, FrameKind};
 use crate::messages;
 
@@ -78,6 +80,15 @@ pub enum AudioFrameError {
         /// The limit.
         max: usize,
     },
+    /// Audio arriving faster than it can have been recorded: more than [`AudioPace`]'s limit
+    /// ahead of the clock.
+    #[error("{}", messages::audio_too_fast(*ahead_ms, *max_ms))]
+    TooFast {
+        /// How far ahead of real time the audio would be with this frame, ms.
+        ahead_ms: u64,
+        /// The limit, ms.
+        max_ms: u64,
+    },
     /// An [`AudioFramer`] asked for frames that hold no sample.
     #[error("{}", messages::audio_frame_length(*frame_ms, *rate))]
     FrameLength {
@@ -134,6 +145,73 @@ pub fn input_audio(
         samples,
         sample_rate: rate,
     })
+}
+
+/// How far microphone audio may run ahead of real time by default: 10 s (a client catching up
+/// after a network stall sends faster than it records, for a while).
+pub const MAX_AUDIO_AHEAD: Duration = Duration::from_secs(10);
+
+/// Keeps one call's microphone audio to the pace it can be recorded at: the audio received, less
+/// the time gone by since it started (never below zero: silence banks no credit), may be at
+/// most [`AudioPace::max_ahead`] ahead. A frame beyond that is [`AudioFrameError::TooFast`]:
+/// a client pushing audio faster than real time would otherwise make the server run its VAD
+/// (and the STT) as fast as it sends.
+#[derive(Debug, Clone)]
+pub struct AudioPace {
+    max_ahead: Duration,
+    ahead: Duration,
+    last: Option<Instant>,
+}
+
+impl Default for AudioPace {
+    fn default() -> Self {
+        Self::new(MAX_AUDIO_AHEAD)
+    }
+}
+
+impl AudioPace {
+    /// A pace that lets audio run at most `max_ahead` ahead of real time.
+    pub fn new(max_ahead: Duration) -> Self {
+        Self {
+            max_ahead,
+            ahead: Duration::ZERO,
+            last: None,
+        }
+    }
+
+    /// The limit.
+    pub fn max_ahead(&self) -> Duration {
+        self.max_ahead
+    }
+
+    /// Takes `audio` (its length at its rate) arriving at `now`, or refuses it (then it does not
+    /// count).
+    ///
+    /// # Errors
+    /// [`AudioFrameError::TooFast`] when it would put the audio more than the limit ahead.
+    pub fn admit(&mut self, audio: &InputAudio, now: Instant) -> Result<(), AudioFrameError> {
+        let gone = self
+            .last
+            .map_or(Duration::ZERO, |last| now.saturating_duration_since(last));
+        self.last = Some(now);
+        self.ahead = self.ahead.saturating_sub(gone);
+        let ahead = self.ahead + audio.duration();
+        if ahead > self.max_ahead {
+            return Err(AudioFrameError::TooFast {
+                ahead_ms: ahead.as_millis() as u64,
+                max_ms: self.max_ahead.as_millis() as u64,
+            });
+        }
+        self.ahead = ahead;
+        Ok(())
+    }
+}
+
+impl InputAudio {
+    /// How long the samples play.
+    pub fn duration(&self) -> Duration {
+        Duration::from_secs_f64(self.samples.len() as f64 / f64::from(self.sample_rate.max(1)))
+    }
 }
 
 impl Frame {
@@ -213,4 +291,66 @@ impl AudioFramer {
 pub fn encode_audio(samples: &[i16], sample_rate: u32) -> Vec<u8> {
     let pcm = samples.iter().flat_map(|s| s.to_le_bytes()).collect();
     Frame::audio(pcm, sample_rate, 1).to_bytes()
+}
+
+#[cfg(test)]
+mod pace_tests {
+    use super::*;
+
+    fn seconds(s: f64) -> InputAudio {
+        InputAudio {
+            samples: vec![0; (s * 16_000.0) as usize],
+            sample_rate: 16_000,
+        }
+    }
+
+    #[test]
+    fn audio_at_real_time_pace_is_never_refused() {
+        let mut pace = AudioPace::new(Duration::from_secs(1));
+        let start = Instant::now();
+        for i in 0..1_000u64 {
+            let now = start + Duration::from_millis(20 * i);
+            pace.admit(&seconds(0.02), now).unwrap();
+        }
+    }
+
+    #[test]
+    fn audio_beyond_the_limit_ahead_is_refused_and_the_clock_lets_it_in_again() {
+        let mut pace = AudioPace::new(Duration::from_secs(10));
+        let start = Instant::now();
+        for _ in 0..3 {
+            pace.admit(&seconds(3.0), start).unwrap();
+        }
+        let refused = pace.admit(&seconds(3.0), start).unwrap_err();
+        assert_eq!(
+            refused,
+            AudioFrameError::TooFast {
+                ahead_ms: 12_000,
+                max_ms: 10_000
+            }
+        );
+        assert!(
+            refused
+                .to_string()
+                .starts_with("microphone audio arrives faster than real time: with this frame it would be 12.0 s ahead of the clock, more than the 10.0 s allowed"),
+            "{refused}"
+        );
+        // A refused frame does not count: 1 s still fits.
+        pace.admit(&seconds(1.0), start).unwrap();
+        // Two seconds later, two more seconds fit, not three.
+        let later = start + Duration::from_secs(2);
+        pace.admit(&seconds(2.0), later).unwrap();
+        assert!(pace.admit(&seconds(0.1), later).is_err());
+    }
+
+    #[test]
+    fn silence_on_the_wire_banks_no_credit() {
+        let mut pace = AudioPace::new(Duration::from_secs(1));
+        let start = Instant::now();
+        pace.admit(&seconds(0.5), start).unwrap();
+        // A minute without audio, then a burst: only the limit fits.
+        let later = start + Duration::from_secs(60);
+        pace.admit(&seconds(1.0), later).unwrap();
+        assert!(pace.admit(&seconds(0.02), later).is_err());
+    }
 }

@@ -65,7 +65,10 @@ mod surrogates;
 pub mod ui;
 pub mod version;
 
-pub use audio::{AudioFrameError, AudioFramer, AudioLimits, InputAudio, encode_audio, input_audio};
+pub use audio::{
+    AudioFrameError, AudioFramer, AudioLimits, AudioPace, InputAudio, MAX_AUDIO_AHEAD,
+    encode_audio, input_audio,
+};
 pub use dtmf::DtmfData;
 pub use fields::FieldError;
 pub use frame::{Frame, FrameError, FrameKind, decode_frame, encode_message_json};

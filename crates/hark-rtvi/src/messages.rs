@@ -239,6 +239,17 @@ pub fn audio_too_long(len: usize, max: usize) -> String {
     )
 }
 
+/// Audio frame error: microphone audio faster than real time.
+pub fn audio_too_fast(ahead_ms: u64, max_ms: u64) -> String {
+    format!(
+        "microphone audio arrives faster than real time: with this frame it would be {:.1} s \
+         ahead of the clock, more than the {:.1} s allowed; send audio as it is recorded \
+         (a 20 ms frame every 20 ms).",
+        ahead_ms as f64 / 1000.0,
+        max_ms as f64 / 1000.0
+    )
+}
+
 /// Audio framer error: a frame length that holds no sample at this rate.
 pub fn audio_frame_length(frame_ms: u32, rate: u32) -> String {
     format!("audio frames of {frame_ms} ms at {rate} Hz hold no sample; use 10 to 100 ms")

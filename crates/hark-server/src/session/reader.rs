@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
-use hark_rtvi::audio::{AudioLimits, InputAudio};
+use hark_rtvi::audio::{AudioFrameError, AudioLimits, AudioPace, InputAudio};
 use hark_rtvi::message::{ClientMessage, Inbound};
 use hark_rtvi::snapshot::SnapshotLimits;
 use tokio::sync::mpsc;
@@ -213,6 +213,26 @@ where
     // When an unusable audio frame was last reported: a bad stream sends dozens a second, the
     // client hears of it once per repeat window.
     let mut audio_told: Option<Instant> = None;
+    // Microphone audio faster than real time is dropped beyond a few seconds ahead.
+    let mut pace = AudioPace::default();
+    // An unusable frame is counted and dropped; the client is told why once per window.
+    let mut drop_audio = |e: AudioFrameError| {
+        counters
+            .audio_frames_dropped
+            .fetch_add(1, Ordering::Relaxed);
+        let now = Instant::now();
+        if audio_told
+            .is_some_and(|told| now.saturating_duration_since(told) < limits.error_repeat_window)
+        {
+            debug!(%e, "audio frame dropped");
+            return None;
+        }
+        audio_told = Some(now);
+        info!(%e, "audio frame dropped; the client is told (once per repeat window)");
+        Some(ReaderItem::Refused(Box::new(wire::Refusal::error(
+            messages::audio_frame_dropped(&e),
+        ))))
+    };
     let start = Instant::now();
     let mut rate = RateLimiter::new(&limits, start);
     // A client that never sends client-ready, or stops answering pings (gone, or stuck
@@ -338,24 +358,19 @@ where
                         }
                         ReaderItem::Message(Box::new(inbound))
                     }
-                    Ok(Some(Decoded::Audio(audio))) => ReaderItem::Audio(Box::new(audio)),
-                    Ok(Some(Decoded::BadAudio(e))) => {
-                        counters
-                            .audio_frames_dropped
-                            .fetch_add(1, Ordering::Relaxed);
-                        let now = Instant::now();
-                        if audio_told.is_some_and(|told| {
-                            now.saturating_duration_since(told) < limits.error_repeat_window
-                        }) {
-                            debug!(%e, "audio frame dropped");
-                            continue;
+                    Ok(Some(Decoded::Audio(audio))) => {
+                        match pace.admit(&audio, Instant::now().into_std()) {
+                            Ok(()) => ReaderItem::Audio(Box::new(audio)),
+                            Err(e) => match drop_audio(e) {
+                                Some(item) => item,
+                                None => continue,
+                            },
                         }
-                        audio_told = Some(now);
-                        info!(%e, "audio frame dropped; the client is told (once per repeat window)");
-                        ReaderItem::Refused(Box::new(wire::Refusal::error(
-                            messages::audio_frame_dropped(&e),
-                        )))
                     }
+                    Ok(Some(Decoded::BadAudio(e))) => match drop_audio(e) {
+                        Some(item) => item,
+                        None => continue,
+                    },
                     Ok(None) => continue,
                     Err(refusal) => ReaderItem::Refused(Box::new(refusal)),
                 },
