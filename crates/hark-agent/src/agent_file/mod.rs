@@ -117,6 +117,7 @@
 //! base_url = "https://api.openai.com/v1"
 //! model = "whisper-1"                  # the default
 //! language = "en"                      # ISO-639-1, sent when set
+//! prompt = "Hark Coffee Gear, blue mug, cart" # words to expect, sent when set
 //! api_key_env = "HARK_DOC_EXAMPLE_KEY"
 //!
 //! [ui]

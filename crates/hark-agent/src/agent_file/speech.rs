@@ -191,13 +191,14 @@ pub(super) fn stt_choice(
     let base_url = base_url(found, section.base_url.as_ref(), "[stt]", host)?;
     let model = text(found, section.model.as_ref(), "[stt] model");
     let language = text(found, section.language.as_ref(), "[stt] language");
+    let prompt = text(found, section.prompt.as_ref(), "[stt] prompt");
     let key = key(
         found,
         section.api_key_env.as_ref(),
         "[stt]",
         "speech in (STT)",
     )?;
-    if [&section.model, &section.language]
+    if [&section.model, &section.language, &section.prompt]
         .iter()
         .any(|v| v.as_ref().is_some_and(|v| v.get_ref().trim().is_empty()))
     {
@@ -207,6 +208,7 @@ pub(super) fn stt_choice(
         OpenAiSttConfig::new(base_url, model.unwrap_or_else(|| "whisper-1".to_owned()));
     config.api_key = key;
     config.language = language;
+    config.prompt = prompt;
     Some(SttChoice {
         stt: Arc::new(OpenAiStt::new(config)),
         kind,

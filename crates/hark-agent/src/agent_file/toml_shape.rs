@@ -183,6 +183,9 @@ pub struct SttFormat {
     pub model: Option<Spanned<String>>,
     /// The language spoken, ISO-639-1 (`en`), sent when set.
     pub language: Option<Spanned<String>>,
+    /// Words the recognizer should expect (product names, the agent's own name), sent as the
+    /// transcription's `prompt` when set.
+    pub prompt: Option<Spanned<String>>,
     /// The environment variable that holds the key.
     pub api_key_env: Option<Spanned<String>>,
     /// Never allowed: read only so the error can say where keys go.

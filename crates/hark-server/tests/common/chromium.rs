@@ -139,27 +139,41 @@ pub fn one<'a>(snapshot: &'a A11ySnapshot, role: &str, name: &str) -> &'a A11yNo
 
 /// Starts chromedriver and a headless Chromium with a fresh profile named after `tag`; the
 /// driver (kept alive by the caller) kills both and removes the profile when dropped.
+///
+/// No fake-media flags: Chromium runs as on a machine with no microphone (the demo page must
+/// connect without one).
 pub async fn start_browser(tag: &str) -> (Chromedriver, fantoccini::Client) {
+    start_browser_with(tag, &[]).await
+}
+
+/// [`start_browser`] with `extra` Chromium arguments after the usual ones (e.g. a fake
+/// microphone: `--use-fake-device-for-media-stream`, `--use-file-for-fake-audio-capture=…`).
+pub async fn start_browser_with(tag: &str, extra: &[String]) -> (Chromedriver, fantoccini::Client) {
     let profile = std::env::temp_dir().join(format!("hark-chromium-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
     let mut driver = Chromedriver::start(profile.clone());
     driver.wait_listening().await;
 
-    // No fake-media flags: Chromium runs as on a machine with no microphone (the demo page is
-    // text-only and must connect without one).
+    let mut args: Vec<String> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--autoplay-policy=no-user-gesture-required",
+    ]
+    .map(String::from)
+    .into();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    args.extend_from_slice(extra);
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
-        json!({
-            "binary": CHROMIUM,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--autoplay-policy=no-user-gesture-required",
-                format!("--user-data-dir={}", profile.display()),
-            ]
-        }),
+        json!({ "binary": CHROMIUM, "args": args }),
     );
     let browser = fantoccini::ClientBuilder::rustls()
         .expect("rustls connector")
