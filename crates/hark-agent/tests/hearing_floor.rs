@@ -11,15 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use hark_agent::Hearing;
 use hark_llm::testing::Turn;
 use hark_tools::{Interruption, ToolRegistry};
-use hark_voice::{
-    AudioChunk, ESPEAK_RATE, EspeakConfig, EspeakTts, Stt, Transcript, Tts, VadParams, VoiceError,
-    resample_chunk,
-};
+use hark_voice::testing::espeak_speech;
+use hark_voice::{AudioChunk, EspeakConfig, Stt, Transcript, VadParams, VoiceError};
 use serde_json::json;
 
 const MIC_RATE: u32 = 16_000;
@@ -34,23 +31,6 @@ impl Stt for Ears {
         let text = self.0;
         Box::pin(async move { Ok(Transcript::final_text(text)) })
     }
-}
-
-/// `text` said by espeak-ng at 16 kHz, with `before` and `after` seconds of silence.
-async fn said(text: &str, before: f64, after: f64) -> Vec<i16> {
-    let tts = EspeakTts::new(EspeakConfig::default());
-    let mut stream = tts.synthesize(text);
-    let mut all = AudioChunk::new(Vec::new(), ESPEAK_RATE);
-    while let Some(chunk) = stream.next().await {
-        all.samples.extend(
-            chunk
-                .expect("espeak-ng speaks (apt install espeak-ng)")
-                .samples,
-        );
-    }
-    let speech = resample_chunk(&all, MIC_RATE).unwrap().samples;
-    let silence = |s: f64| vec![0i16; (s * f64::from(MIC_RATE)) as usize];
-    [silence(before), speech, silence(after)].concat()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -82,8 +62,10 @@ async fn a_late_result_waits_while_the_caller_speaks_and_their_turn_carries_it()
     requests(&rig.server, 1).await;
     // The caller talks for about three seconds, from before the tool's result comes (1.2 s)
     // to well after it, at real-time pace in the client's 16 ms frames.
-    let speech = said(
+    let speech = espeak_speech(
         "what about the weather tomorrow in madrid and in barcelona and in valencia",
+        EspeakConfig::default(),
+        MIC_RATE,
         0.3,
         1.2,
     )

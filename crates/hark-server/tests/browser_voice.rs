@@ -30,7 +30,6 @@ use common::chromium::*;
 use common::local_stt::{LocalSttServer, python_or_skip};
 use common::*;
 use fantoccini::Locator;
-use futures::StreamExt;
 use hark_agent::Hearing;
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_llm::{HttpOptions, OpenAiCompatible, RetryPolicy};
@@ -39,9 +38,9 @@ use hark_server::config::workspace_web_dir;
 use hark_server::{ServerConfig, UiHandlerFactory, UiSessionConfig, VoiceAgentConfig};
 use hark_tools::ToolRegistry;
 use hark_ui::LlmClassifier;
+use hark_voice::testing::espeak_speech;
 use hark_voice::{
-    AudioChunk, ESPEAK_RATE, EspeakConfig, EspeakTts, OpenAiStt, OpenAiSttConfig, Tts, VadParams,
-    resample_chunk, write_wav,
+    AudioChunk, EspeakConfig, EspeakTts, OpenAiStt, OpenAiSttConfig, VadParams, write_wav,
 };
 use serde_json::{Value, json};
 
@@ -80,24 +79,12 @@ fn add_button<'a>(snapshot: &'a A11ySnapshot, row: &str) -> &'a A11yNode {
 /// `PHRASE` said by espeak-ng (`-v en-us -s 150`), at 16 kHz with `before` and `after` seconds
 /// of silence, as a WAV file.
 async fn phrase_wav(before: f64, after: f64) -> Vec<u8> {
-    let tts = EspeakTts::new(EspeakConfig {
+    let config = EspeakConfig {
         voice: "en-us".into(),
         words_per_minute: 150,
         ..EspeakConfig::default()
-    });
-    let mut stream = tts.synthesize(PHRASE);
-    let mut all = AudioChunk::new(Vec::new(), ESPEAK_RATE);
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.unwrap_or_else(|e| {
-            panic!("espeak-ng speaks the phrase ({e}); install it: apt-get install espeak-ng")
-        });
-        assert_eq!(chunk.sample_rate, ESPEAK_RATE);
-        all.samples.extend(chunk.samples);
-    }
-    assert!(!all.samples.is_empty(), "espeak-ng said nothing");
-    let speech = resample_chunk(&all, MIC_RATE).expect("resample to 16 kHz");
-    let silence = |s: f64| vec![0i16; (s * f64::from(MIC_RATE)) as usize];
-    let samples = [silence(before), speech.samples, silence(after)].concat();
+    };
+    let samples = espeak_speech(PHRASE, config, MIC_RATE, before, after).await;
     write_wav(&AudioChunk::new(samples, MIC_RATE)).expect("a WAV file")
 }
 

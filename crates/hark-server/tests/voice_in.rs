@@ -13,12 +13,12 @@ use std::time::Duration;
 
 use common::voice::*;
 use common::*;
-use futures::{SinkExt, StreamExt};
+use futures::SinkExt;
 use hark_llm::testing::{ScriptedServer, Turn};
 use hark_rtvi::frame::Frame;
 use hark_server::ServerConfig;
-use hark_voice::testing::{Reply, ScriptedSpeechServer, Step};
-use hark_voice::{AudioChunk, ESPEAK_RATE, EspeakConfig, EspeakTts, Tts, resample_chunk};
+use hark_voice::EspeakConfig;
+use hark_voice::testing::{Reply, ScriptedSpeechServer, Step, espeak_speech};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -29,19 +29,7 @@ const MIC_FRAME: usize = 256;
 
 /// `text` said by espeak-ng at 16 kHz, with `before` and `after` seconds of silence.
 async fn said(text: &str, before: f64, after: f64) -> Vec<i16> {
-    let tts = EspeakTts::new(EspeakConfig::default());
-    let mut stream = tts.synthesize(text);
-    let mut all = AudioChunk::new(Vec::new(), ESPEAK_RATE);
-    while let Some(chunk) = stream.next().await {
-        all.samples.extend(
-            chunk
-                .expect("espeak-ng speaks (apt install espeak-ng)")
-                .samples,
-        );
-    }
-    let speech = resample_chunk(&all, MIC_RATE).unwrap().samples;
-    let silence = |s: f64| vec![0i16; (s * f64::from(MIC_RATE)) as usize];
-    [silence(before), speech, silence(after)].concat()
+    espeak_speech(text, EspeakConfig::default(), MIC_RATE, before, after).await
 }
 
 fn mic_frame(samples: &[i16]) -> Message {

@@ -386,3 +386,37 @@ async fn read_form(request: Request) -> Vec<FormField> {
     }
     fields
 }
+
+/// `text` said by espeak-ng with `config`, at `rate` Hz (espeak-ng's 22 050 Hz resampled),
+/// with `before` and `after` seconds of silence around it: a caller's speech for tests.
+///
+/// # Panics
+/// When espeak-ng cannot speak (not installed: `apt install espeak-ng`).
+pub async fn espeak_speech(
+    text: &str,
+    config: crate::EspeakConfig,
+    rate: u32,
+    before: f64,
+    after: f64,
+) -> Vec<i16> {
+    use futures::StreamExt;
+
+    use crate::Tts;
+
+    let config = crate::EspeakConfig {
+        sample_rate: Some(rate),
+        ..config
+    };
+    let tts = crate::EspeakTts::new(config);
+    let mut stream = tts.synthesize(text);
+    let mut speech = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        speech.extend(
+            chunk
+                .expect("espeak-ng speaks (apt install espeak-ng)")
+                .samples,
+        );
+    }
+    let silence = |s: f64| vec![0i16; (s * f64::from(rate)) as usize];
+    [silence(before), speech, silence(after)].concat()
+}

@@ -15,10 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use futures::StreamExt;
-use hark_voice::{
-    AudioChunk, ESPEAK_RATE, EspeakConfig, EspeakTts, OpenAiStt, OpenAiSttConfig, Stt, Tts,
-};
+use hark_voice::testing::espeak_speech;
+use hark_voice::{AudioChunk, ESPEAK_RATE, EspeakConfig, OpenAiStt, OpenAiSttConfig, Stt};
 
 /// How long the server may take to load the model and listen.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -124,18 +122,12 @@ impl Drop for SttServer {
 
 /// `text` said by espeak-ng (`-v en-us -s 150`) at `rate`.
 async fn speak(text: &str, rate: u32) -> AudioChunk {
-    let tts = EspeakTts::new(EspeakConfig {
+    let config = EspeakConfig {
         voice: "en-us".to_owned(),
         words_per_minute: 150,
-        sample_rate: Some(rate),
         ..EspeakConfig::default()
-    });
-    let mut samples = Vec::new();
-    let mut stream = tts.synthesize(text);
-    while let Some(chunk) = stream.next().await {
-        samples.extend(chunk.unwrap().samples);
-    }
-    AudioChunk::new(samples, rate)
+    };
+    AudioChunk::new(espeak_speech(text, config, rate, 0.0, 0.0).await, rate)
 }
 
 /// Lowercase words, punctuation dropped.
