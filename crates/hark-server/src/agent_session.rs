@@ -92,6 +92,8 @@ pub struct VoiceAgentConfig {
     background: Option<BackgroundDrain>,
     tts: Option<Arc<dyn hark_voice::Tts>>,
     hearing: Option<Arc<Hearing>>,
+    /// Each session gets the offline screen mode's tool ([`crate::offline_voice`]).
+    offline_screen: bool,
 }
 
 impl fmt::Debug for VoiceAgentConfig {
@@ -129,6 +131,7 @@ impl VoiceAgentConfig {
             background: None,
             tts: None,
             hearing: None,
+            offline_screen: false,
         }
     }
 
@@ -155,6 +158,13 @@ impl VoiceAgentConfig {
             }));
         }
         Some(config)
+    }
+
+    /// Gives each session's agent the offline screen mode's tool over its own `screen` job
+    /// ([`crate::offline_voice::offline_screen_tool`]).
+    pub fn offline_screen(mut self, on: bool) -> Self {
+        self.offline_screen = on;
+        self
     }
 
     /// Speaks every line aloud with `tts` (an agent file's `[tts]`): its audio goes to the
@@ -255,6 +265,11 @@ impl VoiceAgentConfig {
                 DEFAULT_SCREEN_SOURCE,
                 session.worker().name(),
                 self.screen_timeout,
+            )?);
+        }
+        if self.offline_screen {
+            extra.push(crate::offline_voice::offline_screen_tool(
+                hark_ui::offline::OfflineScreen::new(session.screen_jobs()),
             )?);
         }
         let registry = Arc::new(self.registry.with_tools(extra)?);

@@ -94,6 +94,7 @@ pub mod demo;
 pub mod guide_doctests;
 pub mod log_filter;
 pub mod messages;
+pub mod offline_voice;
 pub mod serve;
 pub mod server;
 pub mod session;

@@ -63,7 +63,18 @@ async fn main() -> ExitCode {
                 bus
             });
             let bound = if args.demo || args.agent.is_some() {
-                match hark_server::serve::agent_sessions_on(args.agent.as_deref(), bus).await {
+                if args.demo_stt_url.is_some() && args.agent.is_some() {
+                    tracing::warn!(
+                        "--demo-stt-url is for the demo's own agent: with --agent, give the file an [stt] table"
+                    );
+                }
+                let stt_url = args
+                    .demo_stt_url
+                    .as_deref()
+                    .filter(|_| args.agent.is_none());
+                match hark_server::serve::agent_sessions_with(args.agent.as_deref(), bus, stt_url)
+                    .await
+                {
                     Ok(mut s) => {
                         s.drain_limit = args.drain_timeout;
                         let factory = s.factory.clone();

@@ -4,10 +4,12 @@
 //!   its local tools and its order service on loopback, only when the file uses the demo
 //!   ([`demo::named_by`]); else with an empty host); each session gets the file's voice
 //!   agent beside a UI worker. With no LLM (no `[llm]`, or its key's variable unset) the
-//!   sessions run the offline screen mode, and the log says why.
+//!   sessions run the offline screen mode, and the log says why; aloud with `[tts]` or `[stt]`
+//!   ([`crate::offline_voice`]).
 //! - `--demo` without `--agent`: the same with the demo shop's own agent file
 //!   (`examples/shop.toml`, built into the binary): a real LLM when `OPENAI_API_KEY` is set,
-//!   else the offline screen mode.
+//!   else the offline screen mode. With `--demo-stt-url URL` the demo's agent has a voice
+//!   ([`demo::agent_file_with_voice`]).
 //! - Neither: the built-in no-agent handler.
 //! - `--bus URL` (with `--agent` or `--demo`): each session's bus on Redis, on the channel
 //!   `--bus-channel-prefix` + the session id ([`agent_sessions_on`]); the session's jobs go to
@@ -99,9 +101,27 @@ pub async fn agent_sessions_on(
     file: Option<&Path>,
     bus: Option<RemoteBusConfig>,
 ) -> Result<Served, String> {
-    let (shown, parsed) = match file {
-        Some(path) => (path.display().to_string(), AgentFile::load(path)),
-        None => ("examples/shop.toml".to_string(), demo::agent_file()),
+    agent_sessions_with(file, bus, None).await
+}
+
+/// [`agent_sessions_on`]; for the demo's own agent (`file == None`), with a voice when
+/// `demo_stt_url` is given (`hark serve --demo --demo-stt-url URL`,
+/// [`demo::agent_file_with_voice`]).
+///
+/// # Errors
+/// As [`agent_sessions`].
+pub async fn agent_sessions_with(
+    file: Option<&Path>,
+    bus: Option<RemoteBusConfig>,
+    demo_stt_url: Option<&str>,
+) -> Result<Served, String> {
+    let (shown, parsed) = match (file, demo_stt_url) {
+        (Some(path), _) => (path.display().to_string(), AgentFile::load(path)),
+        (None, Some(url)) => (
+            "examples/shop.toml (with a voice)".to_string(),
+            demo::agent_file_with_voice(url),
+        ),
+        (None, None) => ("examples/shop.toml".to_string(), demo::agent_file()),
     };
     let located = |problems: &[hark_agent::agent_file::Problem]| {
         problems
@@ -122,7 +142,7 @@ pub async fn agent_sessions_on(
         warn!("{}", warning.located(&shown));
     }
     let hearing = match &setup.stt {
-        Some(choice) if setup.llm.is_some() => {
+        Some(choice) => {
             // Loading plans the VAD model (tens of ms): off the async workers.
             let stt = choice.stt.clone();
             let loaded = tokio::task::spawn_blocking(move || {
@@ -133,12 +153,6 @@ pub async fn agent_sessions_on(
             Some(Arc::new(
                 loaded.map_err(|e| format!("{shown}: [stt]: {e}"))?,
             ))
-        }
-        Some(_) => {
-            warn!(
-                "{shown}: [stt] is not used: without an LLM the sessions run the offline screen mode, which takes text only"
-            );
-            None
         }
         None => None,
     };
@@ -170,6 +184,30 @@ pub async fn agent_sessions_on(
     })
 }
 
+/// The offline screen mode's sessions: text only, or, with `[tts]` or `[stt]`, aloud through
+/// the offline voice agent ([`crate::offline_voice`]).
+fn offline_config(setup: &AgentSetup, hearing: Option<Arc<Hearing>>) -> UiSessionConfig {
+    let config = UiSessionConfig::offline_demo();
+    if setup.tts.is_none() && hearing.is_none() {
+        return config;
+    }
+    let mut agent = crate::offline_voice::offline_voice_agent()
+        .language(setup.language.clone())
+        .timezone(setup.timezone.clone());
+    if let Some(choice) = &setup.tts {
+        agent = agent.tts(choice.tts.clone());
+    }
+    if let Some(hearing) = hearing {
+        agent = agent.hearing(hearing);
+    }
+    info!(
+        hears = agent.hears(),
+        speaks = agent.speaks(),
+        "the offline screen mode, aloud: speech in and out without an LLM"
+    );
+    config.voice_agent(agent)
+}
+
 /// The UI sessions' configuration for `setup`, and whether a voice agent runs.
 pub fn session_config(setup: &AgentSetup) -> (UiSessionConfig, bool) {
     session_config_with(setup, None, None)
@@ -183,7 +221,7 @@ fn session_config_with(
     hearing: Option<Arc<Hearing>>,
 ) -> (UiSessionConfig, bool) {
     let Some(mut agent) = VoiceAgentConfig::from_setup(setup) else {
-        return (UiSessionConfig::offline_demo(), false);
+        return (offline_config(setup, hearing), false);
     };
     if let Some(drain) = drain {
         agent = agent.background_drain(drain);

@@ -500,3 +500,29 @@ url = "http://sub.localhost:8080/x"
         ]
     );
 }
+
+/// `hark serve --demo --demo-stt-url URL`: the demo shop's agent with espeak-ng's voice and the
+/// STT at URL, told the shop's words; a URL that is not one is a problem that names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_with_a_voice_speaks_with_espeak_and_hears_through_the_given_stt() {
+    let shop = hark_server::demo::start().await.unwrap();
+    let agent = hark_server::demo::agent_file_with_voice("http://127.0.0.1:8178/v1")
+        .unwrap()
+        .build(&shop.host)
+        .unwrap();
+    let tts = agent.tts.as_ref().expect("a voice");
+    assert_eq!(tts.kind, hark_agent::agent_file::TtsProviderKind::EspeakNg);
+    assert!(agent.stt.is_some(), "ears");
+    assert!(
+        agent.registry.contains("place_order"),
+        "the shop's own tools"
+    );
+    let problems = hark_server::demo::agent_file_with_voice("not a url")
+        .and_then(|file| file.build(&shop.host).map(|_| ()))
+        .unwrap_err()
+        .problems;
+    assert!(
+        problems.iter().any(|p| p.to_string().contains("not a url")),
+        "{problems:?}"
+    );
+}

@@ -61,6 +61,32 @@ pub fn agent_file() -> Result<AgentFile, FileProblems> {
     AGENT_FILE.parse()
 }
 
+/// `examples/shop.toml` with a voice: espeak-ng speaks its lines, and the microphone is heard
+/// through the OpenAI-compatible STT at `stt_url` (Whisper `tiny.en` from
+/// `scripts/stt-server.py`, told the shop's words).
+///
+/// # Errors
+/// As [`agent_file`]; also when `stt_url` is not a usable `base_url` (the problem names it).
+pub fn agent_file_with_voice(stt_url: &str) -> Result<AgentFile, FileProblems> {
+    let voice = format!(
+        "\n[tts]\nprovider = \"espeak-ng\"\n\n[stt]\nprovider = \"openai-compatible\"\n\
+         base_url = {}\nmodel = \"tiny.en\"\nprompt = {}\n",
+        toml_string(stt_url),
+        toml_string(STT_PROMPT),
+    );
+    format!("{AGENT_FILE}{voice}").parse()
+}
+
+/// The words the demo's STT is told to expect: the shop's products and verbs.
+pub const STT_PROMPT: &str = "Add to cart: blue mug, red mug, travel mug, coffee grinder, \
+     espresso cup, French press, milk frother, paper filters, pour-over kettle, tea infuser. \
+     Cart, checkout, order.";
+
+/// `text` as a TOML basic string (a JSON string is one: the same quotes and escapes).
+fn toml_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}
+
 /// The demo shop, running.
 #[derive(Debug)]
 pub struct DemoShop {
