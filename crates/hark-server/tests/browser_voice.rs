@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::chromium::*;
-use common::local_stt::{LocalSttServer, python_or_skip};
 use common::*;
 use fantoccini::Locator;
 use hark_agent::Hearing;
@@ -39,6 +38,7 @@ use hark_server::{ServerConfig, UiHandlerFactory, UiSessionConfig, VoiceAgentCon
 use hark_tools::ToolRegistry;
 use hark_ui::LlmClassifier;
 use hark_voice::testing::espeak_speech;
+use hark_voice::testing::{LocalSttServer, python_or_skip};
 use hark_voice::{
     AudioChunk, EspeakConfig, EspeakTts, OpenAiStt, OpenAiSttConfig, VadParams, write_wav,
 };

@@ -13,12 +13,12 @@ mod common;
 use std::time::Duration;
 
 use common::chromium::*;
-use common::local_stt::{LocalSttServer, python_or_skip};
 use common::*;
 use fantoccini::Locator;
 use hark_server::ServerConfig;
 use hark_server::config::workspace_web_dir;
 use hark_voice::testing::espeak_speech;
+use hark_voice::testing::{LocalSttServer, python_or_skip};
 use hark_voice::{AudioChunk, EspeakConfig, write_wav};
 use serde_json::{Value, json};
 

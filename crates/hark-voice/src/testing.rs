@@ -9,6 +9,13 @@
 //! tells when a streamed body was dropped before its end (the client went away).
 //!
 //! Not for production: it trusts its client and keeps everything in memory.
+//!
+//! Also for voice tests: [`espeak_speech`] (a caller's speech) and [`LocalSttServer`] (the local
+//! STT, `scripts/stt-server.py`, run with [`python_or_skip`]'s Python).
+
+mod local_stt;
+
+pub use local_stt::{LocalSttServer, python_or_skip};
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;

@@ -3,7 +3,7 @@
 
 pub mod chromium;
 pub mod hooks;
-pub mod local_stt;
+
 pub mod voice;
 
 use std::net::SocketAddr;

@@ -23,7 +23,7 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 
-/// The repository's root (two levels above this crate).
+/// The repository's root (two levels above hark-voice).
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -52,6 +52,7 @@ pub fn python_or_skip(test: &str) -> Option<PathBuf> {
 }
 
 /// `scripts/stt-server.py --port 0`, running; killed (its process group) when dropped.
+#[derive(Debug)]
 pub struct LocalSttServer {
     child: Child,
     base_url: String,
