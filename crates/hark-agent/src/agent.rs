@@ -413,8 +413,8 @@ impl Shared {
     /// in the history only what the caller heard.
     ///
     /// The audio is cut before the turn is awaited: a turn waiting for its audio to play out
-    /// (a line said with `announce_wait` after others) ends as soon as only uncut lines are
-    /// left, and what it queued before it saw the stop is cut too.
+    /// (a line said with `announce_wait` after others) waits only for the uncut lines, and what
+    /// it queues before it sees the stop is dropped (the speaker holds until the next turn).
     async fn stop_running(control: &mut Control, shared: &Shared) -> bool {
         let mut stopped = false;
         let mut unheard = Vec::new();
@@ -454,6 +454,7 @@ impl Shared {
     /// transcript): late results that waited while they spoke get their turn now.
     pub(crate) async fn floor_back(self: &Arc<Self>) {
         self.caller_has_floor.store(false, Ordering::SeqCst);
+        self.speech.release();
         if !lock(&self.notes).is_empty() {
             self.start(TurnInput::Late).await;
         }
@@ -484,6 +485,8 @@ impl Shared {
                 Self::stop_running(&mut control, self).await;
             }
         }
+        // The new turn's lines play (after a cut, lines were held back).
+        self.speech.release();
         let stop = CancellationToken::new();
         let done = CancellationToken::new();
         let guard = done.clone().drop_guard();

@@ -13,7 +13,8 @@
 //!
 //! - **Speech start** (the VAD confirmed `start_secs` of speech): the bot's audio is cut off
 //!   and [`AgentEvent::UserStartedSpeaking`] goes out at once (Pipecat's client drops the bot
-//!   audio it still holds, and none follows), then the barge-in:
+//!   audio it still holds; lines the interrupted turn queues after it are dropped, though one
+//!   frame already on its way may follow), then the barge-in:
 //!   the running turn is interrupted and the bot's audio cut off by the same path as a typed
 //!   interruption (`continue` tools run on, lines said with `announce_wait` play on, the history
 //!   keeps what the caller heard); [`AgentEvent::BotInterrupted`] when that stopped something.
@@ -25,11 +26,12 @@
 //!   user aggregator joins them).
 //! - Speech longer than [`MAX_PIECE`] is transcribed piece by piece while it goes on (memory
 //!   stays bounded); the pieces are one turn. Silence keeps only [`PRE_ROLL`].
-//! - No audio for [`AUDIO_GAP`] while the caller speaks (a muted microphone, a stalled client)
-//!   is a speech stop.
+//! - No audio for [`AUDIO_GAP`] (after the last chunk's own length) while the caller speaks (a
+//!   muted microphone, a stalled client) is a speech stop.
 //! - From the speech start until what was said is taken as a turn (or found empty), the caller
-//!   has the floor: late results of `continue` tools wait, then get their own turn when the
-//!   transcript was empty.
+//!   has the floor: late results of `continue` tools that ask the model wait, then get their
+//!   own turn when the transcript was empty (a late result with a reply line of its own is
+//!   dropped from the audio while the bot is held after a cut; its note stays in the history).
 //! - A transcript that fails is an [`AgentEvent::Error`] (not fatal) naming the provider; an
 //!   empty one is no turn.
 //! - A chunk at a new sample rate starts a new VAD stream (what was being said is transcribed
@@ -231,10 +233,12 @@ struct Listen {
 
 impl Listen {
     async fn run(mut self, mut rx: mpsc::Receiver<AudioChunk>) {
+        // How long the last chunk plays: a client sending long chunks is no gap between them.
+        let mut last = Duration::ZERO;
         loop {
             let speaking = self.stream.as_ref().is_some_and(|s| s.speaking);
             let next = if speaking {
-                match tokio::time::timeout(AUDIO_GAP, rx.recv()).await {
+                match tokio::time::timeout(AUDIO_GAP + last, rx.recv()).await {
                     Ok(next) => next,
                     Err(_) => {
                         if !self.audio_stopped().await {
@@ -251,6 +255,9 @@ impl Listen {
             if chunk.samples.is_empty() {
                 continue;
             }
+            last = Duration::from_secs_f64(
+                chunk.samples.len() as f64 / f64::from(chunk.sample_rate.max(1)),
+            );
             if !self.push(chunk).await {
                 break;
             }
@@ -351,8 +358,8 @@ impl Listen {
     async fn tell(&self, heard: Heard) -> bool {
         let event = match &heard {
             Heard::Started => {
-                // The bot goes silent first: no frame of it follows the event the client
-                // flushes its player on.
+                // The bot goes silent first, before the event the client flushes its player
+                // on (a frame already on its way may still follow it).
                 self.speech.cut_now();
                 Some(AgentEvent::UserStartedSpeaking)
             }
@@ -393,6 +400,9 @@ impl TakeTurns {
                 transcribing = Some((self.stt.transcribe(audio), end));
             }
             tokio::select! {
+                // What the VAD heard first: a transcript must not be taken as a turn while a
+                // speech start waits unread.
+                biased;
                 heard = rx.recv() => match heard {
                     Some(Heard::Started) => {
                         self.speaking = true;

@@ -14,7 +14,8 @@
 //!
 //! [`Speaker::cut`] (the caller talked over the bot) stops the line playing at once and drops the
 //! lines waiting, their synthesis cancelled; a line said `uncut` (`announce_wait`, a goodbye)
-//! plays on, and so do uncut lines waiting. What the caller did not hear is returned
+//! plays on, and so do uncut lines waiting. Until [`Speaker::release`] (the next turn), lines
+//! queued after the cut are dropped too: nothing of the interrupted turn plays after it. What the caller did not hear is returned
 //! ([`Unheard`]) so the history can keep only what was heard.
 
 use std::collections::VecDeque;
@@ -91,6 +92,9 @@ struct Queue {
     unheard: Vec<Unheard>,
     /// Lines dropped unplayed since the last [`Speaker::cut`] collected them.
     dropped: Vec<Unheard>,
+    /// Set by a cut until [`Speaker::release`]: lines queued meanwhile (by the interrupted turn
+    /// before it saw the stop, a late reply) are dropped, not played after the cut.
+    held: bool,
     closed: bool,
 }
 
@@ -150,8 +154,18 @@ impl Speaker {
     /// # Errors
     /// [`OutputClosed`] once the client is gone (nothing more plays).
     pub fn queue(&self, text: &str, segment: i64, uncut: bool) -> Result<(), OutputClosed> {
-        if lock(&self.queue).closed {
-            return Err(OutputClosed);
+        {
+            let mut queue = lock(&self.queue);
+            if queue.closed {
+                return Err(OutputClosed);
+            }
+            if queue.held && !uncut {
+                queue.dropped.push(Unheard {
+                    text: text.to_owned(),
+                    heard: String::new(),
+                });
+                return Ok(());
+            }
         }
         let (tx, audio) = mpsc::unbounded_channel();
         let stream = resampled(self.tts.synthesize(text), self.rate);
@@ -222,6 +236,12 @@ impl Speaker {
         let mut unheard = std::mem::take(&mut queue.unheard);
         unheard.append(&mut queue.dropped);
         unheard
+    }
+
+    /// Lines queued from now on play again (a new turn began, or the caller's words were taken):
+    /// after a cut, lines not said `uncut` are dropped until this.
+    pub fn release(&self) {
+        lock(&self.queue).held = false;
     }
 
     /// `count` lines were dropped from the queue: they no longer wait to play.
@@ -498,6 +518,7 @@ fn cut_queue(queue: &mut Queue) -> usize {
     }
     queue.cut.cancel();
     queue.cut = CancellationToken::new();
+    queue.held = true;
     queue.dropped.len() - before
 }
 

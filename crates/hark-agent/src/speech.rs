@@ -93,6 +93,13 @@ impl OutputSpeech {
         }
     }
 
+    /// Lines play again after a cut (see [`Speaker::release`]).
+    pub fn release(&self) {
+        if let Some(speaker) = &self.speaker {
+            speaker.release();
+        }
+    }
+
     /// The call is over: nothing more plays.
     pub fn close(&self) {
         if let Some(speaker) = &self.speaker {

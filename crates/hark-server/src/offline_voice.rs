@@ -85,8 +85,8 @@ impl Provider for OfflineModel {
     }
 
     fn stream(&self, request: &ChatRequest) -> BoxStream<'static, Result<StreamEvent, LlmError>> {
-        let events = match request.messages.last() {
-            Some(Message::User(text)) => {
+        let events = match users_words(&request.messages) {
+            Some(text) => {
                 let id = format!("offline_{}", request.messages.len());
                 let arguments = json!({ "text": text }).to_string();
                 vec![
@@ -106,10 +106,29 @@ impl Provider for OfflineModel {
                     StreamEvent::Finished(FinishReason::ToolCalls),
                 ]
             }
-            _ => vec![StreamEvent::Finished(FinishReason::Stop)],
+            None => vec![StreamEvent::Finished(FinishReason::Stop)],
         };
         futures::stream::iter(events.into_iter().map(Ok)).boxed()
     }
+}
+
+/// What the user said since the bot last answered: the user messages at the end of the
+/// history (notes the agent adds after them skipped), joined; `None` when the bot answered
+/// last (the tool's result, a reply).
+fn users_words(messages: &[Message]) -> Option<String> {
+    let mut said = Vec::new();
+    for message in messages.iter().rev() {
+        match message {
+            Message::System(_) | Message::Developer(_) => continue,
+            Message::User(text) => said.push(text.as_str()),
+            Message::Assistant { .. } | Message::Tool { .. } => break,
+        }
+    }
+    if said.is_empty() {
+        return None;
+    }
+    said.reverse();
+    Some(said.join(" "))
 }
 
 /// The [`OFFLINE_SCREEN_TOOL`] over `screen` (one session's): runs one offline turn for the
@@ -202,5 +221,27 @@ mod tests {
             events.as_slice(),
             [Ok(StreamEvent::Finished(FinishReason::Stop))]
         ));
+    }
+
+    #[test]
+    fn notes_after_the_users_words_are_skipped_and_words_said_in_pieces_are_joined() {
+        let history = vec![
+            Message::System("You are the shop.".into()),
+            Message::User("add the blue mug".into()),
+            Message::User("to my cart".into()),
+            Message::System("check_order finished: {}".into()),
+        ];
+        assert_eq!(
+            users_words(&history).as_deref(),
+            Some("add the blue mug to my cart")
+        );
+        let answered = vec![
+            Message::User("hi".into()),
+            Message::Assistant {
+                content: "Hello.".into(),
+                tool_calls: Vec::new(),
+            },
+        ];
+        assert_eq!(users_words(&answered), None);
     }
 }

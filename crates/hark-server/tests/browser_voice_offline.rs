@@ -82,13 +82,14 @@ provider = "espeak-ng"
 provider = "openai-compatible"
 base_url = "{}"
 model = "tiny.en"
-prompt = "Add to cart: blue mug, red mug, travel mug. Cart, checkout."
+prompt = {}
 
 [ui]
 worker = true
 classifier = "local"
 "#,
-            stt.base_url()
+            stt.base_url(),
+            json!(hark_server::demo::STT_PROMPT),
         ),
     )
     .unwrap();
@@ -185,5 +186,49 @@ classifier = "local"
     browser.close().await.ok();
     drop(driver);
     server.stop().await;
+    drop(stt);
+}
+
+/// Offline, any transcript is acted on: the demo's STT prompt must not come back out of noise
+/// (Whisper echoes a prompt written as a command, "Add to cart: …", on white noise or a hum).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demos_stt_prompt_is_not_heard_in_noise() {
+    use hark_voice::{OpenAiStt, OpenAiSttConfig, Stt};
+    let Some(python) = python_or_skip("the_demos_stt_prompt_is_not_heard_in_noise") else {
+        return;
+    };
+    let stt = LocalSttServer::start(&python, "stt-noise");
+    let mut config = OpenAiSttConfig::new(stt.base_url(), "tiny.en");
+    config.prompt = Some(hark_server::demo::STT_PROMPT.to_owned());
+    let ears = OpenAiStt::new(config);
+    let rate = 16_000u32;
+    // 1.5 s of white noise at about -30 dBFS (a fixed generator), and 1.5 s of a 100 Hz hum.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<i16> = (0..24_000)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 48) as i16 as i32 * 1_000 / 32_768 * 2) as i16
+        })
+        .collect();
+    let hum: Vec<i16> = (0..24_000)
+        .map(|i| {
+            (1_600.0 * (2.0 * std::f64::consts::PI * 100.0 * f64::from(i) / f64::from(rate)).sin())
+                as i16
+        })
+        .collect();
+    for (what, samples) in [("white noise", noise), ("a hum", hum)] {
+        let heard = ears
+            .transcribe(AudioChunk::new(samples, rate))
+            .await
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            !heard.text.to_lowercase().contains("cart")
+                && !heard.text.to_lowercase().contains("mug"),
+            "{what} was heard as the prompt's words: {:?}",
+            heard.text
+        );
+    }
     drop(stt);
 }

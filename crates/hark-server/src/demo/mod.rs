@@ -77,10 +77,12 @@ pub fn agent_file_with_voice(stt_url: &str) -> Result<AgentFile, FileProblems> {
     format!("{AGENT_FILE}{voice}").parse()
 }
 
-/// The words the demo's STT is told to expect: the shop's products and verbs.
-pub const STT_PROMPT: &str = "Add to cart: blue mug, red mug, travel mug, coffee grinder, \
-     espresso cup, French press, milk frother, paper filters, pour-over kettle, tea infuser. \
-     Cart, checkout, order.";
+/// The words the demo's STT is told to expect: the shop's products, as nouns. Not a command
+/// ("Add to cart: …"): Whisper echoes such a prompt on noise (white noise and a hum came back as
+/// "Add to cart. Add to cart. …"), and offline that would click.
+pub const STT_PROMPT: &str = "Hark Coffee Gear: blue mug, red mug, travel mug, coffee grinder, \
+     espresso cup, French press, milk frother, paper filters, pour-over kettle, tea infuser; the \
+     cart, the checkout, an order.";
 
 /// `text` as a TOML basic string (a JSON string is one: the same quotes and escapes).
 fn toml_string(text: &str) -> String {
