@@ -542,6 +542,64 @@ pub(crate) fn heard_words(text: &str, share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::ChannelOutput;
+
+    /// 60 ms of tone per word, at 24 kHz.
+    #[derive(Debug)]
+    struct Words;
+
+    impl Tts for Words {
+        fn synthesize(&self, text: &str) -> hark_voice::TtsStream {
+            let items: Vec<Result<AudioChunk, VoiceError>> = text
+                .split_whitespace()
+                .map(|_| Ok(AudioChunk::new(vec![1000; 1_440], 24_000)))
+                .collect();
+            Box::pin(futures::stream::iter(items))
+        }
+
+        fn sample_rate(&self) -> u32 {
+            24_000
+        }
+    }
+
+    #[tokio::test]
+    async fn after_a_cut_lines_are_held_back_until_released() {
+        let (output, mut rx) = ChannelOutput::new();
+        let speaker = Speaker::new(Arc::new(Words), 24_000, Arc::new(output));
+        speaker
+            .queue("one two three four five six seven eight", 0, false)
+            .unwrap();
+        // Its first audio, then the cut.
+        loop {
+            if let Some(AgentEvent::Audio(_)) = rx.recv().await {
+                break;
+            }
+        }
+        speaker.cut_now();
+        // Queued by the interrupted turn before it saw the stop: never played.
+        speaker.queue("late line", 1, false).unwrap();
+        // Said uncut: plays.
+        speaker.queue("goodbye now", 2, true).unwrap();
+        let mut spoken = Vec::new();
+        while spoken.last().is_none_or(|t| t != "goodbye now") {
+            if let Some(AgentEvent::Spoken { text, .. }) = rx.recv().await {
+                spoken.push(text);
+            }
+        }
+        let unheard = speaker.cut().await;
+        assert_eq!(unheard.len(), 2, "{unheard:?}");
+        assert!(unheard[0].text.starts_with("one two"), "{unheard:?}");
+        assert_eq!(unheard[1].text, "late line");
+        speaker.release();
+        speaker.queue("next turn", 3, false).unwrap();
+        speaker.wait_playout().await;
+        while let Ok(event) = rx.try_recv() {
+            if let AgentEvent::Spoken { text, .. } = event {
+                spoken.push(text);
+            }
+        }
+        assert_eq!(spoken, ["goodbye now", "next turn"]);
+    }
 
     #[test]
     fn a_cut_line_keeps_the_words_in_proportion() {
