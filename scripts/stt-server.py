@@ -64,6 +64,15 @@ DEFAULT_BEAM_SIZE = 5
 # Audio with no sample this loud (-60 dBFS) is silence: Whisper would make words up for it
 # ("You You you ..." for ten minutes of zeros), so it is answered with no text, unrun.
 SILENCE_PEAK = 10 ** (-60 / 20)
+# The longest utterance taken: hark serve sends pieces of at most 30 s (and the second before);
+# a longer one would hold the one model for everyone else.
+MAX_AUDIO_SECONDS = 60
+# Whisper's own rules for text it made up: a segment this repetitive (gzip compression ratio),
+# or one it thinks is no speech and is unsure of, is dropped ("Thank you for watching", a prompt
+# repeated over a hum).
+MAX_COMPRESSION_RATIO = 2.4
+NO_SPEECH = 0.6
+UNSURE_LOGPROB = -1.0
 
 
 class BadRequest(Exception):
@@ -190,7 +199,13 @@ def transcribe(model: Any, audio: np.ndarray, beam_size: int, prompt: str | None
         temperature=0.0,
         initial_prompt=prompt or None,
     )
-    return "".join(segment.text for segment in segments).strip()
+    kept = [
+        segment.text
+        for segment in segments
+        if segment.compression_ratio <= MAX_COMPRESSION_RATIO
+        and not (segment.no_speech_prob > NO_SPEECH and segment.avg_logprob < UNSURE_LOGPROB)
+    ]
+    return "".join(kept).strip()
 
 
 # ---- multipart/form-data --------------------------------------------------------------------
@@ -412,6 +427,12 @@ class Handler(BaseHTTPRequestHandler):
             )
         prompt = field_text(fields, "prompt")
         samples, rate = read_wav(file.value)
+        if len(samples) > MAX_AUDIO_SECONDS * rate:
+            raise BadRequest(
+                400,
+                f"the audio is {len(samples) / rate:.0f} s long; the limit is {MAX_AUDIO_SECONDS} s "
+                "per request: send one utterance at a time",
+            )
         audio = to_16k(samples, rate)
         with self.lock:
             started = time.perf_counter()

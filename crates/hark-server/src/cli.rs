@@ -215,8 +215,9 @@ pub struct ServeArgs {
     #[arg(long, env = "HARK_SERVE_BUS", value_name = "URL")]
     pub bus: Option<String>,
     /// With --demo (no --agent): the demo shop's agent speaks with espeak-ng and hears the
-    /// microphone through the STT at this OpenAI-compatible URL (e.g. the local
-    /// scripts/stt-server.py, http://127.0.0.1:8178/v1), also offline. scripts/demo.sh sets it.
+    /// microphone through the STT at this OpenAI-compatible URL (the local
+    /// scripts/stt-server.py prints its http://127.0.0.1:PORT/v1), also offline; scripts/demo.sh
+    /// sets it. With --agent, give the file [tts] and [stt] tables instead.
     #[arg(long, env = "HARK_DEMO_STT_URL", value_name = "URL")]
     pub demo_stt_url: Option<String>,
     /// With --bus: each session's channel is this prefix and the session id (e.g. hark:s7).
