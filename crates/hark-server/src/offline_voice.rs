@@ -23,33 +23,15 @@ use hark_llm::{
     ChatRequest, FinishReason, LlmError, Message, Provider, ProviderLabel, StreamEvent, ToolCall,
 };
 use hark_tools::{
-    Arguments, BuildError, Output, ToolContext, ToolError, ToolExecutor, ToolRegistry, ToolReply,
-    ToolSpec,
+    Arguments, BuildError, Output, ToolContext, ToolError, ToolExecutor, ToolReply, ToolSpec,
 };
 use hark_ui::offline::OfflineScreen;
 use serde_json::{Value, json};
-
-use crate::agent_session::VoiceAgentConfig;
 
 /// The tool the offline model calls with the caller's words.
 pub const OFFLINE_SCREEN_TOOL: &str = "offline_screen";
 /// The offline model's name, as a voice agent's `model`.
 pub const OFFLINE_MODEL: &str = "offline-screen";
-
-/// The voice agent of the offline screen mode, for a session that hears or speaks: add the
-/// file's TTS and hearing to it. Its sessions get the [`OFFLINE_SCREEN_TOOL`] over their own
-/// `screen` job.
-pub fn offline_voice_agent() -> VoiceAgentConfig {
-    let registry = ToolRegistry::new(Vec::new()).expect("an empty registry builds");
-    VoiceAgentConfig::new(
-        Arc::new(OfflineModel::new()),
-        OFFLINE_MODEL,
-        "The offline screen mode: each user turn is one offline screen turn.",
-        Arc::new(registry),
-    )
-    .screen(false)
-    .offline_screen(true)
-}
 
 /// A [`Provider`] that answers every user turn with one call of [`OFFLINE_SCREEN_TOOL`]
 /// carrying the user's words, and anything else (the tool's result, a late note) with an

@@ -191,7 +191,7 @@ fn offline_config(setup: &AgentSetup, hearing: Option<Arc<Hearing>>) -> UiSessio
     if setup.tts.is_none() && hearing.is_none() {
         return config;
     }
-    let mut agent = crate::offline_voice::offline_voice_agent()
+    let mut agent = offline_voice_agent()
         .language(setup.language.clone())
         .timezone(setup.timezone.clone());
     if let Some(choice) = &setup.tts {
@@ -206,6 +206,21 @@ fn offline_config(setup: &AgentSetup, hearing: Option<Arc<Hearing>>) -> UiSessio
         "the offline screen mode, aloud: speech in and out without an LLM"
     );
     config.voice_agent(agent)
+}
+
+/// The voice agent of the offline screen mode, for a session that hears or speaks: add the
+/// file's TTS and hearing to it. Its sessions get the [`crate::offline_voice::OFFLINE_SCREEN_TOOL`] over their own
+/// `screen` job.
+fn offline_voice_agent() -> VoiceAgentConfig {
+    let registry = hark_tools::ToolRegistry::new(Vec::new()).expect("an empty registry builds");
+    VoiceAgentConfig::new(
+        Arc::new(crate::offline_voice::OfflineModel::new()),
+        crate::offline_voice::OFFLINE_MODEL,
+        "The offline screen mode: each user turn is one offline screen turn.",
+        Arc::new(registry),
+    )
+    .screen(false)
+    .offline_screen(true)
 }
 
 /// The UI sessions' configuration for `setup`, and whether a voice agent runs.
