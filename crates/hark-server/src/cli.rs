@@ -474,6 +474,7 @@ mod tests {
         "HARK_DRAIN_TIMEOUT",
         "HARK_SERVE_BUS",
         "HARK_BUS_CHANNEL_PREFIX",
+        "HARK_DEMO_STT_URL",
         "HARK_AGENT",
         "RUST_LOG",
     ];
