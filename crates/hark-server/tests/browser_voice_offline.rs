@@ -10,8 +10,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::chromium::*;
 use common::*;
 use fantoccini::Locator;
@@ -20,31 +18,18 @@ use hark_server::config::workspace_web_dir;
 use hark_voice::testing::espeak_speech;
 use hark_voice::testing::{LocalSttServer, python_or_skip};
 use hark_voice::{AudioChunk, EspeakConfig, write_wav};
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// Every wait of a step, a bound (the local STT takes about 1 s for the phrase).
-const STEP: Duration = Duration::from_secs(15);
-
-/// Evaluates `script` until it returns `true`, for at most [`STEP`].
+/// Evaluates `script` until it returns `true` (a bounded wait); on timeout, fails showing the
+/// page's conversation log.
 async fn until_page(browser: &fantoccini::Client, what: &str, script: &str) {
-    let deadline = tokio::time::Instant::now() + STEP;
-    loop {
-        let v = browser
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{what}: script failed: {e}"));
-        if v == json!(true) {
-            return;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            let log = browser
-                .execute("return document.getElementById('log').textContent;", vec![])
-                .await
-                .unwrap_or(Value::Null);
-            panic!("{what}: not within {STEP:?}; the page's log: {log}");
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    page_until_showing(
+        browser,
+        what,
+        script,
+        "return document.getElementById('log').textContent;",
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
