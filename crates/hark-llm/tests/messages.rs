@@ -134,6 +134,7 @@ async fn logs_never_hold_the_key_or_the_conversation() {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
+        .without_time() // a timestamp's digits could hold a value the test says is absent
         .with_max_level(tracing::Level::TRACE)
         .with_writer(move || writer.clone())
         .finish();

@@ -122,6 +122,7 @@ async fn an_inexpressible_tool_is_left_out_and_the_others_are_sent() {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
+        .without_time() // a timestamp's digits could hold a value the test says is absent
         .with_max_level(tracing::Level::WARN)
         .with_ansi(false)
         .with_writer(move || writer.clone())

@@ -434,6 +434,7 @@ fn t4_result_that_does_not_fit_and_log_without_value() {
     let logs = Captured::default();
     let writer = logs.clone();
     let subscriber = tracing_subscriber::fmt()
+        .without_time() // a timestamp's digits could hold a value the test says is absent
         .with_writer(move || writer.clone())
         .with_max_level(tracing::Level::TRACE)
         .finish();
