@@ -11,6 +11,13 @@
 //!                          take turns: barge-in, STT, user-transcription, user turn
 //! ```
 //!
+//! - **Speech, not yet confirmed** (the VAD's first window of speech, its `starting` state):
+//!   the bot's audio is paused at once ([`crate::OutputSpeech::pause`]), so a caller who talks
+//!   over the bot is heard as the bot going quiet within a window or two of their first
+//!   syllable, not only `start_secs` later. Nothing is dropped: when the VAD goes back to quiet
+//!   without confirming (a cough, a door), the bot plays on from where it paused; the pause ends
+//!   by itself after `start_secs` + [`PAUSE_MARGIN`] in any case. Lines said with
+//!   `announce_wait` are never paused.
 //! - **Speech start** (the VAD confirmed `start_secs` of speech): the bot's audio is cut off
 //!   and [`AgentEvent::UserStartedSpeaking`] goes out at once (Pipecat's client drops the bot
 //!   audio it still holds; lines the interrupted turn queues after it are dropped, though one
@@ -45,7 +52,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_voice::vad::SileroModel;
-use hark_voice::{AudioChunk, Stt, Transcript, Vad, VadEvent, VadParams, VoiceError};
+use hark_voice::{AudioChunk, Stt, Transcript, Vad, VadEvent, VadParams, VadState, VoiceError};
 use tokio::sync::mpsc;
 use tokio_util::task::AbortOnDropHandle;
 
@@ -66,6 +73,10 @@ pub const LISTEN_QUEUE: usize = 64;
 /// stalled): they stopped speaking (Pipecat's input transport waits the same,
 /// `AUDIO_INPUT_TIMEOUT_SECS`).
 pub const AUDIO_GAP: Duration = Duration::from_millis(500);
+
+/// How much longer than the VAD's `start_secs` a pause for unconfirmed speech may last, at
+/// most (the audio of the confirming windows arrives in real time, plus the queue's delay).
+pub const PAUSE_MARGIN: Duration = Duration::from_millis(300);
 
 /// What every call's listening shares: the VAD model (loaded once per native rate), the VAD's
 /// parameters and the STT. Cheap to share in an `Arc`.
@@ -180,6 +191,7 @@ impl Listener {
             output: output.clone(),
             heard: heard_tx,
             stream: None,
+            paused: false,
         };
         let turns = TakeTurns {
             stt: hearing.stt.clone(),
@@ -229,6 +241,8 @@ struct Listen {
     output: Arc<dyn AgentOutput>,
     heard: mpsc::UnboundedSender<Heard>,
     stream: Option<Stream>,
+    /// The bot's audio is paused for speech the VAD has not confirmed yet.
+    paused: bool,
 }
 
 impl Listen {
@@ -293,6 +307,9 @@ impl Listen {
                 return false;
             }
         }
+        if self.stream.is_none() {
+            self.resume();
+        }
         let stream = match &mut self.stream {
             Some(stream) => stream,
             None => match self.hearing.vad(chunk.sample_rate) {
@@ -331,6 +348,7 @@ impl Listen {
                 }
             }
         }
+        let unconfirmed = stream.vad.state() == VadState::Starting;
         let samples = |d: Duration| (d.as_secs_f64() * f64::from(rate)) as usize;
         if !stream.speaking {
             let keep = samples(PRE_ROLL);
@@ -341,6 +359,9 @@ impl Listen {
             let audio = std::mem::take(&mut stream.audio);
             tell.push(Heard::Piece(AudioChunk::new(audio, rate)));
         }
+        if tell.is_empty() {
+            self.unconfirmed(unconfirmed);
+        }
         for heard in tell {
             if !self.tell(heard).await {
                 return false;
@@ -349,17 +370,38 @@ impl Listen {
         true
     }
 
-    async fn stopped(&self, audio: Vec<i16>, rate: u32) -> bool {
+    /// The VAD hears speech it has not confirmed (`true`) or none: the bot's audio is paused
+    /// for the first and plays on when it goes back to quiet.
+    fn unconfirmed(&mut self, speech: bool) {
+        if speech && !self.paused {
+            let params = self.hearing.params;
+            self.speech
+                .pause(Duration::from_secs_f32(params.start_secs) + PAUSE_MARGIN);
+            self.paused = true;
+        } else if !speech {
+            self.resume();
+        }
+    }
+
+    /// Ends a pause for unconfirmed speech, if one is on.
+    fn resume(&mut self) {
+        if std::mem::take(&mut self.paused) {
+            self.speech.resume();
+        }
+    }
+
+    async fn stopped(&mut self, audio: Vec<i16>, rate: u32) -> bool {
         self.tell(Heard::Stopped(AudioChunk::new(audio, rate)))
             .await
     }
 
     /// Sends the speaking events at once, then hands the turn-taking task its part.
-    async fn tell(&self, heard: Heard) -> bool {
+    async fn tell(&mut self, heard: Heard) -> bool {
         let event = match &heard {
             Heard::Started => {
+                self.paused = false;
                 // The bot goes silent first, before the event the client flushes its player
-                // on (a frame already on its way may still follow it).
+                // on (a frame already on its way may still follow it). The cut ends a pause.
                 self.speech.cut_now();
                 Some(AgentEvent::UserStartedSpeaking)
             }

@@ -15,8 +15,14 @@
 //! [`Speaker::cut`] (the caller talked over the bot) stops the line playing at once and drops the
 //! lines waiting, their synthesis cancelled; a line said `uncut` (`announce_wait`, a goodbye)
 //! plays on, and so do uncut lines waiting. Until [`Speaker::release`] (the next turn), lines
-//! queued after the cut are dropped too: nothing of the interrupted turn plays after it. What the caller did not hear is returned
-//! ([`Unheard`]) so the history can keep only what was heard.
+//! queued after the cut are dropped too: nothing of the interrupted turn plays after it. What the
+//! caller did not hear is returned ([`Unheard`]) so the history can keep only what was heard.
+//!
+//! [`Speaker::pause`] holds the frames of a line that a cut would stop, for at most the time
+//! given, without dropping anything: the caller may be starting to talk (the VAD heard speech it
+//! has not confirmed yet), so the bot goes quiet at once; [`Speaker::resume`] (it was a cough, a
+//! false start) plays on from where it stopped, and a cut (the speech was confirmed) ends it.
+//! Lines said `uncut` are never paused.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -107,6 +113,8 @@ pub struct Speaker {
     /// Lines queued or playing.
     pending: watch::Sender<usize>,
     synthesis: Arc<Semaphore>,
+    /// Until when frames of lines a cut would stop are held ([`Speaker::pause`]); `None`: play.
+    paused: watch::Sender<Option<Instant>>,
     task: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -127,6 +135,7 @@ impl Speaker {
         let queue = Arc::new(Mutex::new(Queue::default()));
         let wake = Arc::new(Notify::new());
         let (pending, _) = watch::channel(0usize);
+        let (paused, paused_rx) = watch::channel(None);
         let player = Player {
             output,
             rate: rate.max(1),
@@ -135,6 +144,7 @@ impl Speaker {
             pending: pending.clone(),
             pacer: Pacer::default(),
             speaking: false,
+            paused: paused_rx,
         };
         let task = tokio::spawn(player.run());
         Speaker {
@@ -144,6 +154,7 @@ impl Speaker {
             wake,
             pending,
             synthesis: Arc::new(Semaphore::new(SYNTHESIS_AHEAD)),
+            paused,
             task: Mutex::new(Some(task)),
         }
     }
@@ -212,6 +223,26 @@ impl Speaker {
     pub fn cut_now(&self) {
         let dropped = cut_queue(&mut lock(&self.queue));
         self.dropped(dropped);
+        self.resume();
+    }
+
+    /// Holds the audio of lines a cut would stop, at once, for at most `at_most` (then it plays
+    /// on by itself): nothing is dropped, and [`Speaker::resume`] goes on from the frame where
+    /// it stopped. A cut ends the pause. Lines said `uncut` play on.
+    pub fn pause(&self, at_most: Duration) {
+        self.paused.send_replace(Some(Instant::now() + at_most));
+    }
+
+    /// Ends a [`Speaker::pause`]: the line plays on from where it stopped.
+    pub fn resume(&self) {
+        self.paused.send_if_modified(|p| p.take().is_some());
+    }
+
+    /// Whether audio is held by a [`Speaker::pause`] now.
+    pub fn is_paused(&self) -> bool {
+        self.paused
+            .borrow()
+            .is_some_and(|until| until > Instant::now())
     }
 
     /// Cuts the bot off ([`Speaker::cut_now`]) and returns what the caller did not hear since
@@ -228,6 +259,7 @@ impl Speaker {
             (dropped, playing)
         };
         self.dropped(dropped);
+        self.resume();
         if let Some(done) = playing {
             done.cancelled().await;
         }
@@ -316,6 +348,8 @@ struct Player {
     pending: watch::Sender<usize>,
     pacer: Pacer,
     speaking: bool,
+    /// [`Speaker::pause`]'s deadline.
+    paused: watch::Receiver<Option<Instant>>,
 }
 
 /// How a line ended.
@@ -458,6 +492,10 @@ impl Player {
                 None => true,
             };
             while pending.len() >= frame || (last && !pending.is_empty()) {
+                if !uncut && !self.unpaused(cut).await {
+                    ended = Ended::Cut { sent, made };
+                    break 'line;
+                }
                 let take = frame.min(pending.len());
                 let samples: Vec<i16> = pending.drain(..take).collect();
                 if let Some(due) = self.pacer.due(self.rate) {
@@ -493,6 +531,32 @@ impl Player {
         }
         self.output.send(AgentEvent::TtsStopped).await?;
         Ok(ended)
+    }
+}
+
+impl Player {
+    /// Waits while [`Speaker::pause`] holds the audio; `false` when the line was cut meanwhile
+    /// (or before).
+    async fn unpaused(&mut self, cut: &CancellationToken) -> bool {
+        loop {
+            if cut.is_cancelled() {
+                return false;
+            }
+            let until = *self.paused.borrow_and_update();
+            let Some(until) = until.filter(|u| *u > Instant::now()) else {
+                return true;
+            };
+            tokio::select! {
+                biased;
+                () = cut.cancelled() => return false,
+                changed = self.paused.changed() => {
+                    if changed.is_err() {
+                        return true;
+                    }
+                }
+                () = tokio::time::sleep_until(until) => return true,
+            }
+        }
     }
 }
 
@@ -599,6 +663,106 @@ mod tests {
             }
         }
         assert_eq!(spoken, ["goodbye now", "next turn"]);
+    }
+
+    /// Samples of the `Audio` events that came, and whether the bot stopped speaking among them.
+    fn drain(rx: &mut mpsc::UnboundedReceiver<AgentEvent>) -> (usize, bool) {
+        let (mut samples, mut stopped) = (0, false);
+        while let Ok(event) = rx.try_recv() {
+            match event {
+                AgentEvent::Audio(chunk) => samples += chunk.samples.len(),
+                AgentEvent::BotStoppedSpeaking => stopped = true,
+                _ => {}
+            }
+        }
+        (samples, stopped)
+    }
+
+    async fn first_audio(rx: &mut mpsc::UnboundedReceiver<AgentEvent>) -> usize {
+        loop {
+            if let Some(AgentEvent::Audio(chunk)) = rx.recv().await {
+                return chunk.samples.len();
+            }
+        }
+    }
+
+    const WORD: usize = 1_440;
+    const FRAME: usize = 480;
+
+    #[tokio::test]
+    async fn a_pause_holds_the_audio_and_resume_plays_on_from_there() {
+        let (output, mut rx) = ChannelOutput::new();
+        let speaker = Speaker::new(Arc::new(Words), 24_000, Arc::new(output));
+        let line = "one two three four five six seven eight nine ten";
+        speaker.queue(line, 0, false).unwrap();
+        let mut samples = first_audio(&mut rx).await;
+        speaker.pause(Duration::from_secs(10));
+        assert!(speaker.is_paused());
+        // A frame already past its check may follow; then nothing while paused.
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        samples += drain(&mut rx).0;
+        let held_at = samples;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (during, stopped) = drain(&mut rx);
+        assert_eq!(during, 0, "audio was sent while paused");
+        assert!(!stopped, "a pause is not the bot stopping");
+        // At most the frames the lead lets out at once, and one past its check.
+        assert!(
+            held_at <= 4 * FRAME,
+            "{held_at} samples went out before the pause held"
+        );
+        speaker.resume();
+        assert!(!speaker.is_paused());
+        speaker.wait_playout().await;
+        samples += drain(&mut rx).0;
+        // Nothing of the line was dropped: it played on from the frame where it paused.
+        assert_eq!(samples, 10 * WORD);
+        assert_eq!(speaker.cut().await, Vec::<Unheard>::new());
+    }
+
+    #[tokio::test]
+    async fn a_pause_nobody_ends_ends_by_itself() {
+        let (output, mut rx) = ChannelOutput::new();
+        let speaker = Speaker::new(Arc::new(Words), 24_000, Arc::new(output));
+        speaker.pause(Duration::from_millis(150));
+        speaker.queue("one two three", 0, false).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), speaker.wait_playout())
+            .await
+            .expect("the line played once the pause ran out");
+        assert_eq!(drain(&mut rx).0, 3 * WORD);
+        assert!(!speaker.is_paused());
+    }
+
+    #[tokio::test]
+    async fn a_line_said_uncut_is_not_paused() {
+        let (output, mut rx) = ChannelOutput::new();
+        let speaker = Speaker::new(Arc::new(Words), 24_000, Arc::new(output));
+        speaker.pause(Duration::from_secs(30));
+        speaker.queue("one moment please", 0, true).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), speaker.wait_playout())
+            .await
+            .expect("an uncut line plays through a pause");
+        assert_eq!(drain(&mut rx).0, 3 * WORD);
+    }
+
+    #[tokio::test]
+    async fn a_cut_during_a_pause_stops_the_line_where_it_paused() {
+        let (output, mut rx) = ChannelOutput::new();
+        let speaker = Speaker::new(Arc::new(Words), 24_000, Arc::new(output));
+        speaker
+            .queue("one two three four five six seven eight", 0, false)
+            .unwrap();
+        let mut samples = first_audio(&mut rx).await;
+        speaker.pause(Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let unheard = tokio::time::timeout(Duration::from_secs(2), speaker.cut())
+            .await
+            .expect("a cut ends the pause at once");
+        samples += drain(&mut rx).0;
+        assert!(samples <= 4 * FRAME, "{samples} samples played");
+        assert_eq!(unheard.len(), 1, "{unheard:?}");
+        assert!(unheard[0].text.starts_with("one two"), "{unheard:?}");
+        assert!(!speaker.is_paused(), "the cut ended the pause");
     }
 
     #[test]

@@ -93,6 +93,21 @@ impl OutputSpeech {
         }
     }
 
+    /// Holds the bot's audio for at most `at_most` (the caller may be starting to talk), see
+    /// [`Speaker::pause`]. Without a voice nothing plays: nothing is held.
+    pub fn pause(&self, at_most: std::time::Duration) {
+        if let Some(speaker) = &self.speaker {
+            speaker.pause(at_most);
+        }
+    }
+
+    /// Ends a [`OutputSpeech::pause`]: the bot plays on from where it stopped.
+    pub fn resume(&self) {
+        if let Some(speaker) = &self.speaker {
+            speaker.resume();
+        }
+    }
+
     /// Lines play again after a cut (see [`Speaker::release`]).
     pub fn release(&self) {
         if let Some(speaker) = &self.speaker {

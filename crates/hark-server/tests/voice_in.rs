@@ -322,6 +322,14 @@ async fn talking_over_the_bot_stops_its_audio_and_the_history_keeps_what_was_hea
         heard_at.saturating_duration_since(first_loud),
         last_frame.saturating_duration_since(first_loud),
     );
+    // The bot went quiet on the VAD's first speech windows (the pause), well before their
+    // `start_secs` (0.2 s, 12 microphone frames) confirmed the start: not at the confirmation.
+    assert!(
+        heard_at.saturating_duration_since(last_frame) >= Duration::from_millis(80),
+        "the bot's audio went on until the start was confirmed: last frame {:?}, user-started-speaking {:?} after the first loud sample",
+        last_frame.saturating_duration_since(first_loud),
+        heard_at.saturating_duration_since(first_loud),
+    );
     // Once the start is heard the cut line stops at once: at most the frames already on their
     // way (the 40 ms the speaker sends ahead) follow user-started-speaking.
     let heard_index = got
@@ -445,5 +453,70 @@ async fn audio_that_stops_mid_speech_is_a_speech_stop_and_is_heard() {
     assert_eq!(ears.requests().len(), 1);
     read_on(&mut ws, &mut got, "bot-stopped-speaking").await;
     assert_eq!(last_user_text(&llm, 0), "add the blue");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sound_too_short_to_be_speech_pauses_the_bot_and_it_plays_on() {
+    let llm = ScriptedServer::start(vec![Turn::text_reply(&["Here is your order summary."])])
+        .await
+        .unwrap();
+    let voice = ScriptedSpeechServer::start(vec![bot_voice(3.0)]).await;
+    let ears = ScriptedSpeechServer::start(vec![]).await;
+    let (server, mut ws, _) = serve(&llm, &voice, &ears, "cough").await;
+    send_json(
+        &mut ws,
+        &envelope("send-text", "t1", json!({"content": "read my order"})),
+    )
+    .await;
+    let opening = until_at(&mut ws, "bot-started-speaking").await;
+    // 130 ms of a syllable (a cough, a "hm"): speech windows for the VAD, fewer than the
+    // `start_secs` that confirm a start.
+    let speech = said("add the red mug", 0.0, 0.0).await;
+    let loud = speech
+        .iter()
+        .position(|s| s.unsigned_abs() > 3_000)
+        .expect("espeak-ng said it");
+    let burst = &speech[loud..loud + (0.13 * f64::from(MIC_RATE)) as usize];
+    let mut mic = vec![0i16; (0.3 * f64::from(MIC_RATE)) as usize];
+    mic.extend_from_slice(burst);
+    mic.extend(std::iter::repeat_n(
+        0i16,
+        (0.6 * f64::from(MIC_RATE)) as usize,
+    ));
+    let (mut got, _) = talk(&mut ws, &mic).await;
+    read_on(&mut ws, &mut got, "bot-stopped-speaking").await;
+    let types = rtvi_types(&got);
+    assert!(
+        !types.iter().any(|t| t == "user-started-speaking"),
+        "the sound was not taken for speech: {types:?}"
+    );
+    // The bot was held while the VAD weighed the sound: one gap in its 20 ms frames...
+    let frames: Vec<Instant> = got
+        .iter()
+        .filter(|(_, g)| matches!(g, Got::Audio { .. }))
+        .map(|(at, _)| *at)
+        .collect();
+    let gap = frames
+        .windows(2)
+        .map(|w| w[1].saturating_duration_since(w[0]))
+        .max()
+        .unwrap_or_default();
+    println!("false start: the bot's audio paused for {gap:?}");
+    assert!(
+        gap >= Duration::from_millis(60),
+        "the bot's audio was not paused (longest gap between frames {gap:?})"
+    );
+    // ...and then played on to the end of its line: nothing was dropped or cut.
+    let heard: usize = opening
+        .iter()
+        .chain(&got)
+        .map(|(_, g)| match g {
+            Got::Audio { bytes, .. } => *bytes,
+            Got::Rtvi(_) => 0,
+        })
+        .sum();
+    assert_eq!(heard, (3.0 * 48_000.0) as usize, "the whole line was heard");
+    assert!(ears.requests().is_empty(), "nothing to transcribe");
     server.stop().await;
 }
