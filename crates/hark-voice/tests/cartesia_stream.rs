@@ -369,6 +369,9 @@ async fn a_stalled_line_and_a_silent_one_hit_their_deadlines_and_are_cancelled()
         )
     );
     assert!(server.wait_cancel(&context_of(&server, 1), LIMIT).await);
+    // Each line after a timed-out one opens a new connection (the old one may be dead).
+    assert_eq!(server.requests()[1].connection, 1);
+    assert_eq!(server.connections().len(), 2);
 }
 
 #[tokio::test]
@@ -563,4 +566,29 @@ async fn wss_is_tls_on_rustls_and_a_failed_tls_handshake_is_a_connect_error() {
             .starts_with(&format!("cartesia TTS at {url}: could not connect (")),
         "{err}"
     );
+}
+
+#[tokio::test]
+async fn lines_that_start_together_share_one_handshake() {
+    let server = CartesiaServer::start(vec![
+        vec![S::samples(&[1; 8]), S::Done],
+        vec![S::samples(&[1; 8]), S::Done],
+        vec![S::samples(&[1; 8]), S::Done],
+    ])
+    .await;
+    let tts = tts(&server);
+    let (a, b, c) = tokio::join!(
+        all(tts.synthesize("One.")),
+        all(tts.synthesize("Two.")),
+        all(tts.clone().synthesize("Three."))
+    );
+    for got in [a, b, c] {
+        assert_eq!(got.unwrap(), vec![1; 8]);
+    }
+    assert_eq!(server.connections().len(), 1);
+    let mut contexts: Vec<String> = (0..3).map(|n| context_of(&server, n)).collect();
+    contexts.dedup();
+    contexts.sort();
+    contexts.dedup();
+    assert_eq!(contexts.len(), 3, "each line its own context");
 }

@@ -79,6 +79,8 @@ pub(super) struct Target {
     pub key_env: Option<String>,
     pub label: ProviderLabel,
     pub connect_timeout: std::time::Duration,
+    /// Longest wait to write one message (a server that stops reading ends the connection).
+    pub send_timeout: std::time::Duration,
 }
 
 impl Target {
@@ -137,7 +139,7 @@ pub(super) async fn connect(target: &Target) -> Result<Conn, VoiceError> {
     tracing::debug!(provider = %target.label, "connected");
     let (commands, inbox) = mpsc::unbounded_channel();
     let label = target.label.clone();
-    tokio::spawn(run(socket, inbox, label));
+    tokio::spawn(run(socket, inbox, label, target.send_timeout));
     Ok(Conn { commands })
 }
 
@@ -209,26 +211,37 @@ async fn run(
     mut socket: Socket,
     mut inbox: mpsc::UnboundedReceiver<Command>,
     label: ProviderLabel,
+    send_timeout: std::time::Duration,
 ) {
+    let send = async |socket: &mut Socket, text: String| -> Result<(), String> {
+        match tokio::time::timeout(send_timeout, socket.send(Message::text(text))).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!(
+                "Cartesia took no message for {}",
+                crate::messages::seconds(send_timeout)
+            )),
+        }
+    };
     let mut routes: HashMap<String, mpsc::UnboundedSender<Event>> = HashMap::new();
     let lost = loop {
         tokio::select! {
             command = inbox.recv() => match command {
                 None => {
                     // The client and all its lines are gone.
-                    let _ = socket.close(None).await;
+                    let _ = tokio::time::timeout(send_timeout, socket.close(None)).await;
                     return;
                 }
                 Some(Command::Start { context_id, request, events }) => {
                     routes.insert(context_id, events);
-                    if let Err(e) = socket.send(Message::text(request)).await {
+                    if let Err(e) = send(&mut socket, request).await {
                         break format!("sending the line failed: {e}");
                     }
                 }
                 Some(Command::Cancel { context_id }) => {
                     if routes.remove(&context_id).is_some() {
                         tracing::debug!(provider = %label, %context_id, "cancel");
-                        if let Err(e) = socket.send(Message::text(wire::cancel(&context_id))).await {
+                        if let Err(e) = send(&mut socket, wire::cancel(&context_id)).await {
                             break format!("sending a cancel failed: {e}");
                         }
                     }
@@ -238,7 +251,7 @@ async fn run(
                 Some(Ok(Message::Text(text))) => {
                     // A line given up on for an unreadable reply: Cartesia stops its audio.
                     if let Some(context_id) = route(&mut routes, wire::read(&text), &label)
-                        && let Err(e) = socket.send(Message::text(wire::cancel(&context_id))).await
+                        && let Err(e) = send(&mut socket, wire::cancel(&context_id)).await
                     {
                         break format!("sending a cancel failed: {e}");
                     }

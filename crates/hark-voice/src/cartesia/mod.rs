@@ -29,7 +29,10 @@
 //!
 //! [`CartesiaTimeouts`]: the connection (TCP, TLS and the upgrade), the first audio of a line
 //! after sending it, and the longest quiet between two pieces of a line's audio (a stalled line).
-//! Each is a [`VoiceError::Timeout`] naming the setting to raise; a timed-out line is cancelled.
+//! Each is a [`VoiceError::Timeout`] naming the setting to raise; a timed-out line is cancelled,
+//! and the next line opens a new connection (a connection can die without a word: a dropped
+//! NAT entry sends no close); the old one serves its open lines to their end, then closes.
+//! Writing a message that Cartesia does not take within `stall_timeout` ends the connection.
 //!
 //! Nothing from the network panics: unreadable messages, bad base64 and odd byte counts (half a
 //! sample is carried to the next chunk, [`Pcm16Carry`]) are errors of the line they belong to.
@@ -172,6 +175,7 @@ impl CartesiaTts {
             key_env: config.key_env,
             label,
             connect_timeout: config.timeouts.connect_timeout,
+            send_timeout: config.timeouts.stall_timeout,
         };
         Self {
             shared: Arc::new(Shared {
@@ -210,6 +214,19 @@ impl Shared {
         let conn = connection::connect(&self.target).await?;
         *slot = Some(conn.clone());
         Ok(conn)
+    }
+
+    /// Stops handing the connection of `commands` to new lines (after a line timed out on it:
+    /// it may be dead without having said so). Its open lines go on; its task closes the socket
+    /// when they are done.
+    async fn forget(&self, commands: &mpsc::UnboundedSender<Command>) {
+        let mut slot = self.conn.lock().await;
+        if slot
+            .as_ref()
+            .is_some_and(|conn| conn.commands.same_channel(commands))
+        {
+            *slot = None;
+        }
     }
 
     fn invalid(&self, detail: String) -> VoiceError {
@@ -307,7 +324,9 @@ impl Line {
             };
             let event = match tokio::time::timeout(limit, self.events.recv()).await {
                 Err(_) => {
-                    // Still armed: dropping the line cancels it on Cartesia's side.
+                    // Still armed: dropping the line cancels it on Cartesia's side. The next
+                    // line opens a new connection, in case this one is dead without a word.
+                    self.shared.forget(&self.guard.commands).await;
                     return Some(Err(VoiceError::Timeout {
                         provider: label.clone(),
                         phase,
