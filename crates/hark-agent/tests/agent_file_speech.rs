@@ -6,7 +6,7 @@
 use futures::StreamExt;
 use hark_agent::agent_file::{AgentFile, Host, Problem, SttProviderKind, TtsProviderKind};
 use hark_voice::AudioChunk;
-use hark_voice::testing::{Reply, ScriptedSpeechServer, Step};
+use hark_voice::testing::{CartesiaServer, CartesiaStep, Reply, ScriptedSpeechServer, Step};
 
 const PROMPT: &str = "system_prompt = \"You help.\"\n";
 
@@ -203,4 +203,111 @@ fn an_unknown_provider_or_key_names_its_line() {
         found.starts_with("line 4: error: unknown field `voise`"),
         "{found}"
     );
+}
+
+#[tokio::test]
+async fn cartesia_speaks_over_its_websocket_with_the_key_voice_and_the_agents_language() {
+    let server = CartesiaServer::start(vec![vec![
+        CartesiaStep::samples(&[1, 2, 3]),
+        CartesiaStep::Done,
+    ]])
+    .await;
+    let text = format!(
+        "{PROMPT}language = \"es-ES\"\n[tts]\nprovider = \"cartesia\"\nbase_url = \"${{CARTESIA_URL}}\"\n\
+         voice = \"a0e99841-438c-4a64-b679-ae501e7d6091\"\napi_key_env = \"PATH\"\n"
+    );
+    let host = Host::new().with_value("CARTESIA_URL", server.url());
+    let agent = text.parse::<AgentFile>().unwrap().build(&host).unwrap();
+    assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+    let tts = agent.tts.expect("[tts] built");
+    assert_eq!(tts.kind, TtsProviderKind::Cartesia);
+    assert_eq!(tts.tts.sample_rate(), 24_000);
+    let chunk = tts.tts.synthesize("Hola.").next().await.unwrap().unwrap();
+    assert_eq!(chunk.samples, [1, 2, 3]);
+
+    let path = std::env::var("PATH").unwrap();
+    assert_eq!(
+        server.connections()[0].header("x-api-key"),
+        Some(path.as_str())
+    );
+    let request = &server.requests()[0].json;
+    assert_eq!(
+        request["voice"]["id"],
+        "a0e99841-438c-4a64-b679-ae501e7d6091"
+    );
+    assert_eq!(request["model_id"], "sonic-3.5", "the default model");
+    assert_eq!(request["language"], "es", "the agent's language");
+    assert_eq!(request["transcript"], "Hola.");
+}
+
+#[test]
+fn cartesia_needs_a_voice_and_a_websocket_url_and_refuses_the_other_providers_keys() {
+    let text = format!(
+        "{PROMPT}[tts]\nprovider = \"cartesia\"\nspeed = 1.2\nbase_url = \"https://api.cartesia.ai\"\n\
+         language = \"english\"\napi_key_env = \"PATH\"\n"
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 3: error: [tts] provider cartesia needs a voice: set voice = \"<voice id>\" to \
+             the id of a voice from Cartesia's voice library (like \
+             a0e99841-438c-4a64-b679-ae501e7d6091).",
+            "line 4: error: [tts] speed is for provider openai-compatible, not cartesia: remove \
+             it, or set provider = \"openai-compatible\".",
+            "line 5: error: [tts] base_url https://api.cartesia.ai is not a WebSocket URL (the \
+             scheme https is not ws or wss). Write it like wss://api.cartesia.ai/tts/websocket.",
+            "line 6: error: [tts] language \"english\" is not a language code: write the ISO \
+             639-1 code, like language = \"en\", or remove it to use the agent's language.",
+        ]
+    );
+    let text = format!("{PROMPT}[tts]\nprovider = \"espeak-ng\"\nlanguage = \"en\"\n");
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [tts] language is for provider cartesia, not espeak-ng: remove it, or \
+             set provider = \"cartesia\"."
+        ]
+    );
+    let text =
+        format!("{PROMPT}[tts]\nprovider = \"cartesia\"\nvoice = \"v\"\napi_key = \"sk_car_x\"\n");
+    assert_eq!(
+        problems(&text),
+        [
+            "line 5: error: [tts] api_key: a key never goes in the agent file. Put it in an \
+             environment variable and name the variable with api_key_env = \"CARTESIA_API_KEY\"."
+        ]
+    );
+}
+
+#[test]
+fn cartesias_key_comes_from_cartesia_api_key_unless_the_file_names_another() {
+    let text = format!(
+        "{PROMPT}[tts]\nprovider = \"cartesia\"\nvoice = \"v\"\napi_key_env = \"HARK_TEST_CARTESIA_UNSET\"\n"
+    );
+    let agent = text
+        .parse::<AgentFile>()
+        .unwrap()
+        .build(&Host::new())
+        .unwrap();
+    assert!(agent.tts.is_none());
+    let warnings: Vec<String> = agent.warnings.iter().map(Problem::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "line 5: warning: [tts] the environment variable HARK_TEST_CARTESIA_UNSET is not set, \
+             so the agent runs without speech out (TTS). Put your cartesia key in \
+             HARK_TEST_CARTESIA_UNSET to use it."
+        ]
+    );
+    if std::env::var_os("CARTESIA_API_KEY").is_none() {
+        let text = format!("{PROMPT}[tts]\nprovider = \"cartesia\"\nvoice = \"v\"\n");
+        assert_eq!(
+            problems(&text),
+            [
+                "line 3: warning: [tts] the environment variable CARTESIA_API_KEY is not set, so \
+                 the agent runs without speech out (TTS). Put your cartesia key in \
+                 CARTESIA_API_KEY to use it."
+            ]
+        );
+    }
 }

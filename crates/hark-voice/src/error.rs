@@ -94,6 +94,10 @@ pub enum TimeoutPhase {
     FirstByte,
     /// The whole reply (`total_timeout`).
     Total,
+    /// A streaming TTS's first audio of a line, from sending the line (`first_audio_timeout`).
+    FirstAudio,
+    /// A streaming TTS's next message of a line after the last one (`stall_timeout`).
+    Stall,
 }
 
 impl TimeoutPhase {
@@ -103,6 +107,8 @@ impl TimeoutPhase {
             TimeoutPhase::Connect => "the connection",
             TimeoutPhase::FirstByte => "the first byte of the reply",
             TimeoutPhase::Total => "the whole reply",
+            TimeoutPhase::FirstAudio => "the first audio of the line",
+            TimeoutPhase::Stall => "more audio of the line",
         }
     }
 
@@ -112,6 +118,8 @@ impl TimeoutPhase {
             TimeoutPhase::Connect => "connect_timeout",
             TimeoutPhase::FirstByte => "first_byte_timeout",
             TimeoutPhase::Total => "total_timeout",
+            TimeoutPhase::FirstAudio => "first_audio_timeout",
+            TimeoutPhase::Stall => "stall_timeout",
         }
     }
 }
@@ -129,6 +137,19 @@ pub enum VoiceError {
         /// The provider's own error text (`error.message` of OpenAI's JSON body, else an
         /// excerpt of the body), at most [`messages::EXCERPT_CHARS`] characters, key redacted.
         message: String,
+    },
+    /// The provider refused the key (401 or 403), where the caller knows which environment
+    /// variable held it.
+    #[error("{}", messages::key_refused(&provider.to_string(), *status, message, key_env))]
+    KeyRefused {
+        /// Who refused.
+        provider: ProviderLabel,
+        /// The status (401 or 403).
+        status: u16,
+        /// The provider's own error text (an excerpt, key redacted).
+        message: String,
+        /// The environment variable the key came from (`CARTESIA_API_KEY`).
+        key_env: String,
     },
     /// The connection could not be made or broke before any reply.
     #[error("{}", messages::connect_error(&provider.to_string(), detail))]
@@ -246,6 +267,7 @@ impl VoiceError {
     pub fn provider(&self) -> Option<&ProviderLabel> {
         match self {
             VoiceError::Http { provider, .. }
+            | VoiceError::KeyRefused { provider, .. }
             | VoiceError::Connect { provider, .. }
             | VoiceError::Timeout { provider, .. }
             | VoiceError::StreamCut { provider, .. }

@@ -14,14 +14,18 @@
 //! - [`stt`]: the [`Stt`] trait: an utterance in, its [`Transcript`] out.
 //! - [`openai`]: OpenAI-compatible `/audio/speech` ([`OpenAiTts`]) and `/audio/transcriptions`
 //!   ([`OpenAiStt`]).
+//! - [`cartesia`]: [`CartesiaTts`], Cartesia's streaming TTS over its WebSocket (one connection
+//!   per client, lines multiplexed on it by `context_id`).
 //! - [`espeak`]: [`EspeakTts`], the local espeak-ng program.
 //! - [`error`]: the one [`VoiceError`]; every message names the provider, what failed and what
 //!   to do. Texts in [`messages`].
 //! - `vad` (feature `vad`): voice activity detection, Silero VAD under tract with Pipecat 1.14's
 //!   turn rules (`Vad`, `VadParams`, `VadEvent`).
-//! - `testing` (feature `test-support`): a scripted OpenAI-compatible speech server on loopback.
+//! - `testing` (feature `test-support`): a scripted OpenAI-compatible speech server and a
+//!   scripted Cartesia TTS WebSocket server on loopback.
 
 pub mod audio;
+pub mod cartesia;
 pub mod error;
 pub mod espeak;
 mod http;
@@ -37,6 +41,10 @@ pub mod vad;
 pub mod wav;
 
 pub use audio::{AudioChunk, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, Pcm16Carry};
+pub use cartesia::{
+    CARTESIA_MODEL, CARTESIA_RATE, CARTESIA_URL, CARTESIA_VERSION, CartesiaConfig,
+    CartesiaTimeouts, CartesiaTts,
+};
 pub use error::{ProviderLabel, Role, TimeoutPhase, VoiceError};
 pub use espeak::{ESPEAK_RATE, EspeakConfig, EspeakTts};
 pub use http::HttpOptions;

@@ -36,6 +36,19 @@ pub fn http_error(provider: &str, status: u16, message: &str) -> String {
     }
 }
 
+/// The provider refused the key held in the environment variable `key_env`.
+pub fn key_refused(provider: &str, status: u16, message: &str, key_env: &str) -> String {
+    let advice = format!(
+        "the key in the environment variable {key_env} was refused: check that it holds a valid \
+         key for this provider"
+    );
+    if message.is_empty() {
+        format!("{provider}: HTTP {status} (no error text); {advice}")
+    } else {
+        format!("{provider}: HTTP {status}: {message}; {advice}")
+    }
+}
+
 /// The connection could not be made.
 pub fn connect_error(provider: &str, detail: &str) -> String {
     format!(

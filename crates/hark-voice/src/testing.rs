@@ -10,11 +10,16 @@
 //!
 //! Not for production: it trusts its client and keeps everything in memory.
 //!
+//! [`CartesiaServer`] is the scripted Cartesia TTS WebSocket (its own wire format: contexts,
+//! base64 chunks, `done`, `error`, cancels).
+//!
 //! Also for voice tests: [`espeak_speech`] (a caller's speech) and [`LocalSttServer`] (the local
 //! STT, `scripts/stt-server.py`, run with [`python_or_skip`]'s Python).
 
+mod cartesia;
 mod local_stt;
 
+pub use cartesia::{CartesiaServer, CartesiaStep, Handshake, RecordedConnection, RecordedMessage};
 pub use local_stt::{LocalSttServer, python_or_skip};
 
 use std::collections::VecDeque;

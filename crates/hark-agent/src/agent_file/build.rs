@@ -365,7 +365,7 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     let tts = f
         .tts
         .as_ref()
-        .and_then(|s| speech::tts_choice(s, host, &mut found));
+        .and_then(|s| speech::tts_choice(s, &language, host, &mut found));
     let stt = f
         .stt
         .as_ref()

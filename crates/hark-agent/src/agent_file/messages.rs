@@ -139,23 +139,47 @@ pub fn key_in_file() -> String {
     "[llm] api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\".".to_string()
 }
 
-/// `[tts] api_key` / `[stt] api_key` written in the file.
-pub fn speech_key_in_file(table: &str) -> String {
+/// `[tts] api_key` / `[stt] api_key` written in the file; `example` is the provider's usual
+/// variable (`OPENAI_API_KEY`, `CARTESIA_API_KEY`).
+pub fn speech_key_in_file(table: &str, example: &str) -> String {
     format!(
-        "{table} api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"OPENAI_API_KEY\"."
+        "{table} api_key: a key never goes in the agent file. Put it in an environment variable and name the variable with api_key_env = \"{example}\"."
     )
 }
 
 /// Warning: a speech provider's key variable is unset or empty, so the agent has no `what`.
-pub fn speech_key_env_unusable(table: &str, variable: &str, state: &str, what: &str) -> String {
+pub fn speech_key_env_unusable(
+    table: &str,
+    variable: &str,
+    state: &str,
+    what: &str,
+    provider: &str,
+) -> String {
     format!(
-        "{table} the environment variable {variable} is {state}, so the agent runs without {what}. Put your openai-compatible key in {variable} to use it."
+        "{table} the environment variable {variable} is {state}, so the agent runs without {what}. Put your {provider} key in {variable} to use it."
     )
 }
 
 /// A speech table's `base_url` is not an http(s) URL.
 pub fn speech_bad_base_url(table: &str, url: &str, why: &str) -> String {
     format!("{table} base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
+}
+
+/// `[tts] base_url` of a WebSocket provider is not a ws(s) URL.
+pub fn speech_bad_ws_url(table: &str, url: &str, why: &str, example: &str) -> String {
+    format!("{table} base_url {url} is not a WebSocket URL ({why}). Write it like {example}.")
+}
+
+/// `[tts] provider = "cartesia"` without a voice.
+pub fn cartesia_voice_missing() -> String {
+    "[tts] provider cartesia needs a voice: set voice = \"<voice id>\" to the id of a voice from Cartesia's voice library (like a0e99841-438c-4a64-b679-ae501e7d6091).".to_string()
+}
+
+/// `[tts] language` that is not a two- or three-letter ISO 639 code.
+pub fn tts_language_invalid(value: &str) -> String {
+    format!(
+        "[tts] language \"{value}\" is not a language code: write the ISO 639-1 code, like language = \"en\", or remove it to use the agent's language."
+    )
 }
 
 /// A `[tts]` key that belongs to the other provider.

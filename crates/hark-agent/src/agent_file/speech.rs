@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use hark_voice::{
-    EspeakConfig, EspeakTts, HttpOptions, OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig,
-    Stt, Tts,
+    CARTESIA_URL, CartesiaConfig, CartesiaTts, EspeakConfig, EspeakTts, HttpOptions, OpenAiStt,
+    OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig, Stt, Tts,
 };
 use toml::Spanned;
 
@@ -52,19 +52,43 @@ impl std::fmt::Debug for SttChoice {
 
 const OPENAI_BASE: &str = "https://api.openai.com/v1";
 
-/// The `[tts]` synthesizer, or `None` (with the problems recorded).
+/// `[tts] api_key_env` when a `cartesia` table names none.
+const CARTESIA_KEY_ENV: &str = "CARTESIA_API_KEY";
+
+/// The `[tts]` synthesizer, or `None` (with the problems recorded). `language` is the agent's
+/// (BCP 47), the default of a provider that takes one.
 pub(super) fn tts_choice(
     section: &TtsFormat,
+    language: &str,
     host: &Host,
     found: &mut Found<'_>,
 ) -> Option<TtsChoice> {
+    let kind = *section.provider.get_ref();
     if let Some(key) = &section.api_key {
         let line = found.line(key);
-        found.error(line, messages::speech_key_in_file("[tts]"));
+        let example = match kind {
+            TtsProviderKind::Cartesia => CARTESIA_KEY_ENV,
+            _ => "OPENAI_API_KEY",
+        };
+        found.error(line, messages::speech_key_in_file("[tts]", example));
         return None;
     }
-    let kind = *section.provider.get_ref();
+    if kind != TtsProviderKind::Cartesia
+        && let Some(value) = &section.language
+    {
+        let line = found.line(value);
+        let provider = match kind {
+            TtsProviderKind::EspeakNg => "espeak-ng",
+            _ => "openai-compatible",
+        };
+        found.error(
+            line,
+            messages::tts_key_not_for("language", provider, "cartesia"),
+        );
+        return None;
+    }
     match kind {
+        TtsProviderKind::Cartesia => cartesia(section, language, host, found),
         TtsProviderKind::EspeakNg => {
             let mut ok = true;
             for (key, line) in [
@@ -153,6 +177,7 @@ pub(super) fn tts_choice(
                 section.api_key_env.as_ref(),
                 "[tts]",
                 "speech out (TTS)",
+                "openai-compatible",
             )?;
             if [&section.model, &section.voice]
                 .iter()
@@ -184,7 +209,10 @@ pub(super) fn stt_choice(
 ) -> Option<SttChoice> {
     if let Some(key) = &section.api_key {
         let line = found.line(key);
-        found.error(line, messages::speech_key_in_file("[stt]"));
+        found.error(
+            line,
+            messages::speech_key_in_file("[stt]", "OPENAI_API_KEY"),
+        );
         return None;
     }
     let kind = *section.provider.get_ref();
@@ -197,6 +225,7 @@ pub(super) fn stt_choice(
         section.api_key_env.as_ref(),
         "[stt]",
         "speech in (STT)",
+        "openai-compatible",
     )?;
     if [&section.model, &section.language, &section.prompt]
         .iter()
@@ -262,6 +291,7 @@ fn key(
     variable: Option<&Spanned<String>>,
     table: &str,
     what: &str,
+    provider: &str,
 ) -> Option<Option<String>> {
     let Some(variable) = variable else {
         return Some(None);
@@ -269,29 +299,168 @@ fn key(
     let line = found.line(variable);
     let name = variable.get_ref();
     if !is_env_name(name) {
+        let example = match provider {
+            "cartesia" => CARTESIA_KEY_ENV,
+            _ => "OPENAI_API_KEY",
+        };
         found.error(
             line,
-            messages::env_name_invalid(&format!("{table} api_key_env"), "OPENAI_API_KEY"),
+            messages::env_name_invalid(&format!("{table} api_key_env"), example),
         );
         return None;
     }
-    match std::env::var(name) {
-        Ok(key) if !key.is_empty() => Some(Some(key)),
-        Ok(_) => {
-            found.warning(
-                line,
-                messages::speech_key_env_unusable(table, name, "set but empty", what),
-            );
-            None
-        }
-        Err(_) => {
-            found.warning(
-                line,
-                messages::speech_key_env_unusable(table, name, "not set", what),
-            );
-            None
+    key_in(found, name, line, table, what, provider).map(Some)
+}
+
+/// The key in the variable `name`, or `None` with a warning when it is unset or empty.
+fn key_in(
+    found: &mut Found<'_>,
+    name: &str,
+    line: Option<usize>,
+    table: &str,
+    what: &str,
+    provider: &str,
+) -> Option<String> {
+    let state = match std::env::var(name) {
+        Ok(key) if !key.is_empty() => return Some(key),
+        Ok(_) => "set but empty",
+        Err(_) => "not set",
+    };
+    found.warning(
+        line,
+        messages::speech_key_env_unusable(table, name, state, what, provider),
+    );
+    None
+}
+
+/// `[tts] provider = "cartesia"`: Cartesia's TTS WebSocket, its key from `api_key_env`
+/// (default `CARTESIA_API_KEY`), a voice id required, the language the agent's by default.
+fn cartesia(
+    section: &TtsFormat,
+    language: &str,
+    host: &Host,
+    found: &mut Found<'_>,
+) -> Option<TtsChoice> {
+    let mut ok = true;
+    for (key, belongs_to, line) in [
+        (
+            "speed",
+            "openai-compatible",
+            section.speed.as_ref().map(|v| found.line(v)),
+        ),
+        (
+            "words_per_minute",
+            "espeak-ng",
+            section.words_per_minute.as_ref().map(|v| found.line(v)),
+        ),
+    ] {
+        if let Some(line) = line {
+            found.error(line, messages::tts_key_not_for(key, "cartesia", belongs_to));
+            ok = false;
         }
     }
+    let base_url = match &section.base_url {
+        None => Some(CARTESIA_URL.to_owned()),
+        Some(text) => ws_url(found, text, host),
+    };
+    let model = text(found, section.model.as_ref(), "[tts] model");
+    let voice = text(found, section.voice.as_ref(), "[tts] voice");
+    if section.voice.is_none() {
+        let line = found.line(&section.provider);
+        found.error(line, messages::cartesia_voice_missing());
+        ok = false;
+    }
+    let language = match &section.language {
+        Some(value) => {
+            let code = text(found, Some(value), "[tts] language");
+            match code {
+                Some(code) if is_language_code(&code) => Some(code.to_ascii_lowercase()),
+                Some(code) => {
+                    let line = found.line(value);
+                    found.error(line, messages::tts_language_invalid(&code));
+                    None
+                }
+                None => None,
+            }
+        }
+        // The primary subtag of the agent's BCP 47 language: `en` of `en-US`.
+        None => language
+            .split('-')
+            .next()
+            .filter(|code| is_language_code(code))
+            .map(str::to_ascii_lowercase),
+    };
+    if [&section.model, &section.voice, &section.language]
+        .iter()
+        .any(|v| v.as_ref().is_some_and(|v| v.get_ref().trim().is_empty()))
+        || section.language.is_some() && language.is_none()
+    {
+        ok = false;
+    }
+    let key = match &section.api_key_env {
+        Some(_) => key(
+            found,
+            section.api_key_env.as_ref(),
+            "[tts]",
+            "speech out (TTS)",
+            "cartesia",
+        ),
+        None => {
+            let line = found.line(&section.provider);
+            key_in(
+                found,
+                CARTESIA_KEY_ENV,
+                line,
+                "[tts]",
+                "speech out (TTS)",
+                "cartesia",
+            )
+            .map(Some)
+        }
+    };
+    let (base_url, voice, key) = match (base_url, voice, key) {
+        (Some(b), Some(v), Some(k)) if ok => (b, v, k),
+        _ => return None,
+    };
+    let mut config = CartesiaConfig::new(voice);
+    config.base_url = base_url;
+    config.api_key = key;
+    config.key_env = Some(
+        section
+            .api_key_env
+            .as_ref()
+            .map_or(CARTESIA_KEY_ENV, |v| v.get_ref().as_str())
+            .to_owned(),
+    );
+    if let Some(model) = model {
+        config.model = model;
+    }
+    config.language = language;
+    Some(TtsChoice {
+        tts: Arc::new(CartesiaTts::new(config)),
+        kind: TtsProviderKind::Cartesia,
+    })
+}
+
+/// A two- or three-letter ISO 639 code.
+fn is_language_code(code: &str) -> bool {
+    (2..=3).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+/// A WebSocket `base_url` filled and checked.
+fn ws_url(found: &mut Found<'_>, value: &Spanned<String>, host: &Host) -> Option<String> {
+    let filled = found.fill(value, "[tts] base_url", host)?;
+    let line = found.line(value);
+    let why = match url::Url::parse(&filled) {
+        Ok(url) if matches!(url.scheme(), "ws" | "wss") => return Some(filled),
+        Ok(url) => format!("the scheme {} is not ws or wss", url.scheme()),
+        Err(error) => error.to_string(),
+    };
+    found.error(
+        line,
+        messages::speech_bad_ws_url("[tts]", &filled, &why, CARTESIA_URL),
+    );
+    None
 }
 
 /// Whether `program` is a file in a directory of `PATH`.

@@ -139,6 +139,8 @@ pub enum TtsProviderKind {
     OpenaiCompatible,
     /// The local espeak-ng program.
     EspeakNg,
+    /// Cartesia's TTS WebSocket (`wss://api.cartesia.ai/tts/websocket`).
+    Cartesia,
 }
 
 /// `[stt] provider`.
@@ -155,17 +157,22 @@ pub enum SttProviderKind {
 pub struct TtsFormat {
     /// Which synthesizer.
     pub provider: Spanned<TtsProviderKind>,
-    /// The endpoint (`openai-compatible`); `${NAME}` placeholders allowed.
+    /// The endpoint (`openai-compatible`, `cartesia`: its WebSocket URL); `${NAME}`
+    /// placeholders allowed.
     pub base_url: Option<Spanned<String>>,
-    /// The model (`openai-compatible`; default `gpt-4o-mini-tts`).
+    /// The model (`openai-compatible`: default `gpt-4o-mini-tts`; `cartesia`: default
+    /// `sonic-3.5`).
     pub model: Option<Spanned<String>>,
-    /// The voice (default `alloy`, or `en-us` for espeak-ng).
+    /// The voice (default `alloy`, or `en-us` for espeak-ng; `cartesia`: a voice id, required).
     pub voice: Option<Spanned<String>>,
+    /// The language spoken, ISO 639-1 (`cartesia`; default the agent's `language`'s).
+    pub language: Option<Spanned<String>>,
     /// Speed, 0.25 to 4.0 (`openai-compatible`).
     pub speed: Option<Spanned<f64>>,
     /// Words per minute, 80 to 450 (`espeak-ng`; default 175).
     pub words_per_minute: Option<Spanned<i64>>,
-    /// The environment variable that holds the key (`openai-compatible`).
+    /// The environment variable that holds the key (`openai-compatible`; `cartesia`: default
+    /// `CARTESIA_API_KEY`).
     pub api_key_env: Option<Spanned<String>>,
     /// Never allowed: read only so the error can say where keys go.
     pub api_key: Option<Spanned<toml::Value>>,
