@@ -94,6 +94,9 @@ pub enum TimeoutPhase {
     FirstByte,
     /// The whole reply (`total_timeout`).
     Total,
+    /// A streaming STT's last final transcript after the end of the utterance
+    /// (`final_timeout`).
+    FinalTranscript,
 }
 
 impl TimeoutPhase {
@@ -103,6 +106,7 @@ impl TimeoutPhase {
             TimeoutPhase::Connect => "the connection",
             TimeoutPhase::FirstByte => "the first byte of the reply",
             TimeoutPhase::Total => "the whole reply",
+            TimeoutPhase::FinalTranscript => "the final transcript after the end of the utterance",
         }
     }
 
@@ -112,6 +116,7 @@ impl TimeoutPhase {
             TimeoutPhase::Connect => "connect_timeout",
             TimeoutPhase::FirstByte => "first_byte_timeout",
             TimeoutPhase::Total => "total_timeout",
+            TimeoutPhase::FinalTranscript => "final_timeout",
         }
     }
 }
@@ -155,6 +160,26 @@ pub enum VoiceError {
         provider: ProviderLabel,
         /// Audio bytes received before the cut.
         bytes: u64,
+        /// What the transport said.
+        detail: String,
+    },
+    /// A streaming STT's provider closed the stream with an error close frame.
+    #[error("{}", messages::stream_closed(&provider.to_string(), *code, reason))]
+    StreamClosed {
+        /// Whose stream.
+        provider: ProviderLabel,
+        /// The WebSocket close code (Deepgram: 1008 unreadable audio, 1011 no audio in time).
+        code: u16,
+        /// The close frame's reason (Deepgram's error code and text), key redacted.
+        reason: String,
+    },
+    /// A streaming STT's connection broke without a close frame.
+    #[error("{}", messages::stream_lost(&provider.to_string(), *audio_bytes, detail))]
+    StreamLost {
+        /// Whose stream.
+        provider: ProviderLabel,
+        /// Audio bytes sent before the break.
+        audio_bytes: u64,
         /// What the transport said.
         detail: String,
     },
@@ -249,6 +274,8 @@ impl VoiceError {
             | VoiceError::Connect { provider, .. }
             | VoiceError::Timeout { provider, .. }
             | VoiceError::StreamCut { provider, .. }
+            | VoiceError::StreamClosed { provider, .. }
+            | VoiceError::StreamLost { provider, .. }
             | VoiceError::Decode { provider, .. }
             | VoiceError::InvalidRequest { provider, .. }
             | VoiceError::MissingProgram { provider, .. }

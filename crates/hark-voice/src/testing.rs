@@ -10,11 +10,15 @@
 //!
 //! Not for production: it trusts its client and keeps everything in memory.
 //!
+//! [`ScriptedDeepgram`] is the same for Deepgram's live WebSocket STT (its own module).
+//!
 //! Also for voice tests: [`espeak_speech`] (a caller's speech) and [`LocalSttServer`] (the local
 //! STT, `scripts/stt-server.py`, run with [`python_or_skip`]'s Python).
 
+mod deepgram;
 mod local_stt;
 
+pub use deepgram::{DeepgramConnection, DeepgramScript, DgStep, ScriptedDeepgram, results};
 pub use local_stt::{LocalSttServer, python_or_skip};
 
 use std::collections::VecDeque;
