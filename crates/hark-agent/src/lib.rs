@@ -93,7 +93,7 @@ pub use agent::{
 };
 pub use conductor::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
 pub use event::AgentEvent;
-pub use hearing::{Hearing, NotListening};
+pub use hearing::{Hearing, NotListening, Recognizer};
 pub use history::{HistoryProblem, check_tool_results};
 pub use output::{AgentOutput, ChannelOutput, OutputClosed};
 pub use playout::{Speaker, Unheard};

@@ -147,15 +147,28 @@ pub fn speech_key_in_file(table: &str) -> String {
 }
 
 /// Warning: a speech provider's key variable is unset or empty, so the agent has no `what`.
-pub fn speech_key_env_unusable(table: &str, variable: &str, state: &str, what: &str) -> String {
+pub fn speech_key_env_unusable(
+    table: &str,
+    variable: &str,
+    state: &str,
+    what: &str,
+    provider: &str,
+) -> String {
     format!(
-        "{table} the environment variable {variable} is {state}, so the agent runs without {what}. Put your openai-compatible key in {variable} to use it."
+        "{table} the environment variable {variable} is {state}, so the agent runs without {what}. Put your {provider} key in {variable} to use it."
     )
 }
 
-/// A speech table's `base_url` is not an http(s) URL.
-pub fn speech_bad_base_url(table: &str, url: &str, why: &str) -> String {
-    format!("{table} base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
+/// A speech table's `base_url` is not a URL of the provider's scheme; `example` is one that is.
+pub fn speech_bad_base_url(table: &str, url: &str, why: &str, example: &str) -> String {
+    format!("{table} base_url {url} is not a URL ({why}). Write it like {example}.")
+}
+
+/// An `[stt]` key that belongs to the other provider.
+pub fn stt_key_not_for(key: &str, provider: &str, belongs_to: &str) -> String {
+    format!(
+        "[stt] {key} is for provider {belongs_to}, not {provider}: remove it, or set provider = \"{belongs_to}\"."
+    )
 }
 
 /// A `[tts]` key that belongs to the other provider.

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use hark_voice::{
-    EspeakConfig, EspeakTts, HttpOptions, OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig,
-    Stt, Tts,
+    DEEPGRAM_LISTEN_URL, DeepgramConfig, DeepgramStt, EspeakConfig, EspeakTts, HttpOptions,
+    OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig, Tts,
 };
 use toml::Spanned;
 
@@ -14,6 +14,7 @@ use super::build::{Found, is_env_name};
 use super::host::Host;
 use super::messages;
 use super::toml_shape::{SttFormat, SttProviderKind, TtsFormat, TtsProviderKind};
+use crate::hearing::Recognizer;
 
 /// Speech out, built from `[tts]`.
 #[derive(Clone)]
@@ -36,8 +37,8 @@ impl std::fmt::Debug for TtsChoice {
 /// Speech in, built from `[stt]`.
 #[derive(Clone)]
 pub struct SttChoice {
-    /// The recognizer.
-    pub stt: Arc<dyn Stt>,
+    /// The recognizer: batch (`openai-compatible`) or streaming (`deepgram`).
+    pub stt: Recognizer,
     /// Which provider the file names.
     pub kind: SttProviderKind,
 }
@@ -51,6 +52,21 @@ impl std::fmt::Debug for SttChoice {
 }
 
 const OPENAI_BASE: &str = "https://api.openai.com/v1";
+
+/// Where a provider is reached: its default `base_url` and the URL schemes it speaks.
+struct Endpoint {
+    default: &'static str,
+    schemes: [&'static str; 2],
+}
+
+const HTTP: Endpoint = Endpoint {
+    default: OPENAI_BASE,
+    schemes: ["http", "https"],
+};
+const DEEPGRAM: Endpoint = Endpoint {
+    default: DEEPGRAM_LISTEN_URL,
+    schemes: ["ws", "wss"],
+};
 
 /// The `[tts]` synthesizer, or `None` (with the problems recorded).
 pub(super) fn tts_choice(
@@ -145,12 +161,13 @@ pub(super) fn tts_choice(
                 Some(s) => Some(*s.get_ref() as f32),
                 None => None,
             };
-            let base_url = base_url(found, section.base_url.as_ref(), "[tts]", host)?;
+            let base_url = base_url(found, section.base_url.as_ref(), "[tts]", host, &HTTP)?;
             let model = text(found, section.model.as_ref(), "[tts] model");
             let voice = text(found, section.voice.as_ref(), "[tts] voice");
             let key = key(
                 found,
                 section.api_key_env.as_ref(),
+                None,
                 "[tts]",
                 "speech out (TTS)",
             )?;
@@ -176,10 +193,12 @@ pub(super) fn tts_choice(
     }
 }
 
-/// The `[stt]` recognizer, or `None` (with the problems recorded).
+/// The `[stt]` recognizer, or `None` (with the problems recorded). `language` is the agent's
+/// (the default of `deepgram`'s `language`).
 pub(super) fn stt_choice(
     section: &SttFormat,
     host: &Host,
+    language: &str,
     found: &mut Found<'_>,
 ) -> Option<SttChoice> {
     if let Some(key) = &section.api_key {
@@ -188,13 +207,32 @@ pub(super) fn stt_choice(
         return None;
     }
     let kind = *section.provider.get_ref();
-    let base_url = base_url(found, section.base_url.as_ref(), "[stt]", host)?;
+    if kind == SttProviderKind::Deepgram
+        && let Some(prompt) = &section.prompt
+    {
+        let line = found.line(prompt);
+        found.error(
+            line,
+            messages::stt_key_not_for("prompt", "deepgram", "openai-compatible"),
+        );
+        return None;
+    }
+    let endpoint = match kind {
+        SttProviderKind::OpenaiCompatible => &HTTP,
+        SttProviderKind::Deepgram => &DEEPGRAM,
+    };
+    let base_url = base_url(found, section.base_url.as_ref(), "[stt]", host, endpoint)?;
     let model = text(found, section.model.as_ref(), "[stt] model");
-    let language = text(found, section.language.as_ref(), "[stt] language");
+    let spoken = text(found, section.language.as_ref(), "[stt] language");
     let prompt = text(found, section.prompt.as_ref(), "[stt] prompt");
+    let default_key = match kind {
+        SttProviderKind::OpenaiCompatible => None,
+        SttProviderKind::Deepgram => Some(("DEEPGRAM_API_KEY", found.line(&section.provider))),
+    };
     let key = key(
         found,
         section.api_key_env.as_ref(),
+        default_key,
         "[stt]",
         "speech in (STT)",
     )?;
@@ -204,15 +242,24 @@ pub(super) fn stt_choice(
     {
         return None;
     }
-    let mut config =
-        OpenAiSttConfig::new(base_url, model.unwrap_or_else(|| "whisper-1".to_owned()));
-    config.api_key = key;
-    config.language = language;
-    config.prompt = prompt;
-    Some(SttChoice {
-        stt: Arc::new(OpenAiStt::new(config)),
-        kind,
-    })
+    let stt = match kind {
+        SttProviderKind::OpenaiCompatible => {
+            let mut config =
+                OpenAiSttConfig::new(base_url, model.unwrap_or_else(|| "whisper-1".to_owned()));
+            config.api_key = key;
+            config.language = spoken;
+            config.prompt = prompt;
+            Recognizer::Batch(Arc::new(OpenAiStt::new(config)))
+        }
+        SttProviderKind::Deepgram => {
+            let mut config = DeepgramConfig::new(model.unwrap_or_else(|| "nova-3".to_owned()));
+            config.base_url = base_url;
+            config.api_key = key;
+            config.language = Some(spoken.unwrap_or_else(|| language.to_owned()));
+            Recognizer::Streaming(Arc::new(DeepgramStt::new(config)))
+        }
+    };
+    Some(SttChoice { stt, kind })
 }
 
 /// A text value, `None` when absent; an empty one is an error (and `None`).
@@ -226,52 +273,69 @@ fn text(found: &mut Found<'_>, value: Option<&Spanned<String>>, place: &str) -> 
     Some(value.get_ref().trim().to_owned())
 }
 
-/// `base_url` filled and checked, or OpenAI's when absent.
+/// `base_url` filled and checked against the provider's schemes, or its default when absent.
 fn base_url(
     found: &mut Found<'_>,
     value: Option<&Spanned<String>>,
     table: &str,
     host: &Host,
+    endpoint: &Endpoint,
 ) -> Option<String> {
     let Some(text) = value else {
-        return Some(OPENAI_BASE.to_owned());
+        return Some(endpoint.default.to_owned());
     };
     let filled = found.fill(text, &format!("{table} base_url"), host)?;
     let line = found.line(text);
+    let [a, b] = endpoint.schemes;
     match url::Url::parse(&filled) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") => Some(filled),
+        Ok(url) if endpoint.schemes.contains(&url.scheme()) => Some(filled),
         Ok(url) => {
-            let why = format!("the scheme {} is not http or https", url.scheme());
-            found.error(line, messages::speech_bad_base_url(table, &filled, &why));
+            let why = format!("the scheme {} is not {a} or {b}", url.scheme());
+            found.error(
+                line,
+                messages::speech_bad_base_url(table, &filled, &why, endpoint.default),
+            );
             None
         }
         Err(error) => {
             found.error(
                 line,
-                messages::speech_bad_base_url(table, &filled, &error.to_string()),
+                messages::speech_bad_base_url(table, &filled, &error.to_string(), endpoint.default),
             );
             None
         }
     }
 }
 
-/// The key the variable holds: `Some(None)` without `api_key_env` (a server that needs none),
-/// `None` when the variable is misnamed (error), unset or empty (warning).
+/// The key the variable holds: `Some(None)` without `api_key_env` and no `default` variable
+/// (a server that needs none), `None` when the variable is misnamed (error), unset or empty
+/// (warning). `default`: the provider's own variable and the line to point at when the file
+/// names none (`deepgram`: `DEEPGRAM_API_KEY`).
 fn key(
     found: &mut Found<'_>,
     variable: Option<&Spanned<String>>,
+    default: Option<(&str, Option<usize>)>,
     table: &str,
     what: &str,
 ) -> Option<Option<String>> {
-    let Some(variable) = variable else {
-        return Some(None);
+    let (name, line, provider, example) = match (variable, default) {
+        (Some(variable), default) => (
+            variable.get_ref().as_str(),
+            found.line(variable),
+            if default.is_some() {
+                "deepgram"
+            } else {
+                "openai-compatible"
+            },
+            default.map_or("OPENAI_API_KEY", |(name, _)| name),
+        ),
+        (None, Some((name, line))) => (name, line, "deepgram", name),
+        (None, None) => return Some(None),
     };
-    let line = found.line(variable);
-    let name = variable.get_ref();
     if !is_env_name(name) {
         found.error(
             line,
-            messages::env_name_invalid(&format!("{table} api_key_env"), "OPENAI_API_KEY"),
+            messages::env_name_invalid(&format!("{table} api_key_env"), example),
         );
         return None;
     }
@@ -280,14 +344,14 @@ fn key(
         Ok(_) => {
             found.warning(
                 line,
-                messages::speech_key_env_unusable(table, name, "set but empty", what),
+                messages::speech_key_env_unusable(table, name, "set but empty", what, provider),
             );
             None
         }
         Err(_) => {
             found.warning(
                 line,
-                messages::speech_key_env_unusable(table, name, "not set", what),
+                messages::speech_key_env_unusable(table, name, "not set", what, provider),
             );
             None
         }
