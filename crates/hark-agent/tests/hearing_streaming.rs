@@ -128,3 +128,78 @@ async fn interim_results_while_the_caller_speaks_then_the_finals_are_the_turn() 
         "it begins in the silence before the speech (the pre-roll): sample {at}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_mid_utterance_is_an_error_and_the_finals_before_it_are_the_turn() {
+    let deepgram = ScriptedDeepgram::start(vec![DeepgramScript::Steps(vec![
+        DgStep::AwaitAudio(16_000),
+        DgStep::final_result("What about"),
+        DgStep::Cut,
+    ])])
+    .await;
+    let mut config = DeepgramConfig::new("nova-3");
+    config.base_url = deepgram.url();
+    let stt = Recognizer::Streaming(Arc::new(DeepgramStt::new(config)));
+    let hearing = tokio::task::spawn_blocking(move || {
+        Hearing::from_model_dir_with(VadParams::default(), stt)
+    })
+    .await
+    .unwrap()
+    .expect("the VAD model (scripts/fetch-model.sh)");
+    let mut rig = rig_with(
+        vec![Turn::text_reply(&["About what?"])],
+        ToolRegistry::new(vec![]).unwrap(),
+        |s| s.with_hearing(Arc::new(hearing)),
+    )
+    .await;
+    let speech = espeak_speech(
+        "what about the weather tomorrow",
+        EspeakConfig::default(),
+        MIC_RATE,
+        0.3,
+        1.2,
+    )
+    .await;
+    let start = tokio::time::Instant::now();
+    for (i, frame) in speech.chunks(256).enumerate() {
+        rig.agent
+            .hear(AudioChunk::new(frame.to_vec(), MIC_RATE))
+            .await
+            .expect("the call listens");
+        tokio::time::sleep_until(start + Duration::from_millis(16 * (i as u64 + 1))).await;
+    }
+    until(|| !rig.server.requests().is_empty()).await;
+    rig.agent.idle().await;
+    let bodies = rig.server.bodies();
+    let messages = wire_messages(&bodies[0]);
+    let last_user = messages.iter().rev().find(|m| m["role"] == "user").unwrap();
+    assert_eq!(
+        last_user["content"], "What about",
+        "the final before the cut"
+    );
+    let events = drain(&mut rig.rx);
+    let errors: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Error { text, fatal } => {
+                assert!(!fatal);
+                Some(text.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(&format!(
+            "deepgram STT at {}: the connection broke mid-utterance",
+            deepgram.url()
+        )),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(
+        deepgram.connections().len(),
+        1,
+        "no second connection for the same utterance"
+    );
+}
