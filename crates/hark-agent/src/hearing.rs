@@ -43,6 +43,15 @@
 //!   empty one is no turn.
 //! - A chunk at a new sample rate starts a new VAD stream (what was being said is transcribed
 //!   first).
+//!
+//! **With a streaming STT** ([`Recognizer::Streaming`], e.g. Deepgram's live API) the audio is
+//! not held until the stop: from the speech start (the pre-roll first) each chunk goes to the
+//! provider's [`hark_voice::SttStream`] of the utterance while the caller speaks; its interim
+//! results go out as [`AgentEvent::UserTranscription`] with `is_final: false`; at the stop the
+//! stream is finished and each final text is a final `UserTranscription` and part of the turn,
+//! taken by the same rules as above (floor, barge-in, texts joined while the caller speaks
+//! again, errors and empty utterances). A stream that fails mid-utterance keeps the finals it
+//! gave; no new one is opened until the next speech start.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -52,7 +61,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hark_voice::vad::SileroModel;
-use hark_voice::{AudioChunk, Stt, Transcript, Vad, VadEvent, VadParams, VadState, VoiceError};
+use hark_voice::{
+    AudioChunk, StreamingStt, Stt, SttStream, Transcript, Vad, VadEvent, VadParams, VadState,
+    VoiceError,
+};
 use tokio::sync::mpsc;
 use tokio_util::task::AbortOnDropHandle;
 
@@ -78,13 +90,31 @@ pub const AUDIO_GAP: Duration = Duration::from_millis(500);
 /// most (the audio of the confirming windows arrives in real time, plus the queue's delay).
 pub const PAUSE_MARGIN: Duration = Duration::from_millis(300);
 
+/// The speech recognizer a call hears with.
+#[derive(Clone)]
+pub enum Recognizer {
+    /// A batch STT: each utterance's audio, whole, after the speech stop.
+    Batch(Arc<dyn Stt>),
+    /// A streaming STT: the audio while the caller speaks, interim results as it goes.
+    Streaming(Arc<dyn StreamingStt>),
+}
+
+impl fmt::Debug for Recognizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Recognizer::Batch(_) => "Recognizer::Batch",
+            Recognizer::Streaming(_) => "Recognizer::Streaming",
+        })
+    }
+}
+
 /// What every call's listening shares: the VAD model (loaded once per native rate), the VAD's
 /// parameters and the STT. Cheap to share in an `Arc`.
 pub struct Hearing {
     model_path: PathBuf,
     models: Mutex<HashMap<u32, SileroModel>>,
     params: VadParams,
-    stt: Arc<dyn Stt>,
+    stt: Recognizer,
 }
 
 impl fmt::Debug for Hearing {
@@ -108,6 +138,18 @@ impl Hearing {
         model_path: &Path,
         params: VadParams,
         stt: Arc<dyn Stt>,
+    ) -> Result<Self, VoiceError> {
+        Self::load_recognizer(model_path, params, Recognizer::Batch(stt))
+    }
+
+    /// [`Hearing::load`] with any [`Recognizer`], batch or streaming.
+    ///
+    /// # Errors
+    /// As [`Hearing::load`].
+    pub fn load_recognizer(
+        model_path: &Path,
+        params: VadParams,
+        stt: Recognizer,
     ) -> Result<Self, VoiceError> {
         let mut models = HashMap::new();
         for input in [hark_rtvi::audio::CLIENT_RECORDER_RATE, 8_000] {
@@ -133,11 +175,19 @@ impl Hearing {
     /// # Errors
     /// As [`Hearing::load`]; also when no model directory is known.
     pub fn from_model_dir(params: VadParams, stt: Arc<dyn Stt>) -> Result<Self, VoiceError> {
+        Self::from_model_dir_with(params, Recognizer::Batch(stt))
+    }
+
+    /// [`Hearing::from_model_dir`] with any [`Recognizer`], batch or streaming.
+    ///
+    /// # Errors
+    /// As [`Hearing::from_model_dir`].
+    pub fn from_model_dir_with(params: VadParams, stt: Recognizer) -> Result<Self, VoiceError> {
         let dir = hark_voice::vad::model_dir().ok_or_else(|| VoiceError::VadModel {
             path: hark_voice::VAD_MODEL_FILE.into(),
             reason: "no model directory (set HARK_MODEL_DIR or HOME)".into(),
         })?;
-        Self::load(&dir.join(hark_voice::VAD_MODEL_FILE), params, stt)
+        Self::load_recognizer(&dir.join(hark_voice::VAD_MODEL_FILE), params, stt)
     }
 
     /// The VAD's parameters.
@@ -186,6 +236,7 @@ impl Listener {
         let (heard_tx, heard_rx) = mpsc::unbounded_channel();
         let output = shared.output().clone();
         let listen = Listen {
+            streaming: matches!(hearing.stt, Recognizer::Streaming(_)),
             hearing: hearing.clone(),
             speech: shared.speech.clone(),
             output: output.clone(),
@@ -200,6 +251,8 @@ impl Listener {
             speaking: false,
             queue: VecDeque::new(),
             said: Vec::new(),
+            streams: VecDeque::new(),
+            broken: false,
         };
         Listener {
             tx,
@@ -221,6 +274,9 @@ enum Heard {
     Started,
     /// A piece of speech still going on ([`MAX_PIECE`]).
     Piece(AudioChunk),
+    /// Audio of the utterance while the caller speaks (a streaming STT: the pre-roll and each
+    /// chunk since).
+    Audio(AudioChunk),
     /// The caller stopped: the utterance's (last) audio.
     Stopped(AudioChunk),
 }
@@ -235,6 +291,8 @@ struct Stream {
 
 /// The VAD task.
 struct Listen {
+    /// Audio goes to the STT while the caller speaks ([`Heard::Audio`]), not in pieces.
+    streaming: bool,
     hearing: Arc<Hearing>,
     /// The bot's voice, cut off the moment the caller's speech is confirmed.
     speech: Arc<OutputSpeech>,
@@ -355,6 +413,9 @@ impl Listen {
             if stream.audio.len() > keep {
                 stream.audio.drain(..stream.audio.len() - keep);
             }
+        } else if self.streaming {
+            let audio = std::mem::take(&mut stream.audio);
+            tell.push(Heard::Audio(AudioChunk::new(audio, rate)));
         } else if stream.audio.len() >= samples(MAX_PIECE) {
             let audio = std::mem::take(&mut stream.audio);
             tell.push(Heard::Piece(AudioChunk::new(audio, rate)));
@@ -406,7 +467,7 @@ impl Listen {
                 Some(AgentEvent::UserStartedSpeaking)
             }
             Heard::Stopped(_) => Some(AgentEvent::UserStoppedSpeaking),
-            Heard::Piece(_) => None,
+            Heard::Piece(_) | Heard::Audio(_) => None,
         };
         if let Some(event) = event
             && self.output.send(event).await.is_err()
@@ -419,7 +480,7 @@ impl Listen {
 
 /// The turn-taking task: barge-in, transcripts in order, user turns.
 struct TakeTurns {
-    stt: Arc<dyn Stt>,
+    stt: Recognizer,
     output: Arc<dyn AgentOutput>,
     shared: Weak<Shared>,
     /// The caller is speaking (a start not yet followed by a stop).
@@ -428,18 +489,37 @@ struct TakeTurns {
     queue: VecDeque<(AudioChunk, bool)>,
     /// Transcribed text not yet taken as a turn.
     said: Vec<String>,
+    /// A streaming STT's utterances, oldest first (read in order); the last one is still fed
+    /// audio while it is not finished.
+    streams: VecDeque<Utterance>,
+    /// The utterance being spoken lost its stream: no new one until the next speech start.
+    broken: bool,
+}
+
+/// One utterance's stream to a streaming STT.
+struct Utterance {
+    stream: SttStream,
+    /// Its end was given ([`SttStream::finish`]).
+    finished: bool,
 }
 
 type Transcribing = BoxFuture<'static, Result<Transcript, VoiceError>>;
 
 impl TakeTurns {
-    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Heard>) {
+    async fn run(self, rx: mpsc::UnboundedReceiver<Heard>) {
+        match self.stt.clone() {
+            Recognizer::Batch(stt) => self.run_batch(stt, rx).await,
+            Recognizer::Streaming(stt) => self.run_streaming(stt, rx).await,
+        }
+    }
+
+    async fn run_batch(mut self, stt: Arc<dyn Stt>, mut rx: mpsc::UnboundedReceiver<Heard>) {
         let mut transcribing: Option<(Transcribing, bool)> = None;
         loop {
             if transcribing.is_none()
                 && let Some((audio, end)) = self.queue.pop_front()
             {
-                transcribing = Some((self.stt.transcribe(audio), end));
+                transcribing = Some((stt.transcribe(audio), end));
             }
             tokio::select! {
                 // What the VAD heard first: a transcript must not be taken as a turn while a
@@ -450,7 +530,9 @@ impl TakeTurns {
                         self.speaking = true;
                         if !self.barge_in().await { return; }
                     }
-                    Some(Heard::Piece(audio)) => self.queue.push_back((audio, false)),
+                    Some(Heard::Piece(audio) | Heard::Audio(audio)) => {
+                        self.queue.push_back((audio, false));
+                    }
                     Some(Heard::Stopped(audio)) => {
                         self.speaking = false;
                         self.queue.push_back((audio, true));
@@ -463,6 +545,96 @@ impl TakeTurns {
                     let end = transcribing.take().is_some_and(|(_, end)| end);
                     if !self.transcribed(result, end).await { return; }
                 }
+            }
+        }
+    }
+
+    async fn run_streaming(
+        mut self,
+        stt: Arc<dyn StreamingStt>,
+        mut rx: mpsc::UnboundedReceiver<Heard>,
+    ) {
+        loop {
+            tokio::select! {
+                // What the VAD heard first, as in the batch path.
+                biased;
+                heard = rx.recv() => match heard {
+                    Some(Heard::Started) => {
+                        self.speaking = true;
+                        self.broken = false;
+                        if !self.barge_in().await { return; }
+                    }
+                    Some(Heard::Piece(audio) | Heard::Audio(audio)) => {
+                        self.feed(&stt, &audio, false);
+                    }
+                    Some(Heard::Stopped(audio)) => {
+                        self.speaking = false;
+                        if !self.feed(&stt, &audio, true) && !self.end_of_speech().await {
+                            return;
+                        }
+                    }
+                    None => return,
+                },
+                item = async {
+                    self.streams.front_mut().expect("guarded").stream.next().await
+                }, if !self.streams.is_empty() => {
+                    if !self.streamed(item).await { return; }
+                }
+            }
+        }
+    }
+
+    /// Hands `audio` to the utterance's stream (opened at its first audio); `end`: the caller
+    /// stopped, the stream is finished. Whether a stream took the utterance's end (else there
+    /// is none to wait for).
+    fn feed(&mut self, stt: &Arc<dyn StreamingStt>, audio: &AudioChunk, end: bool) -> bool {
+        let feeding = self.streams.back().is_some_and(|u| !u.finished);
+        if !feeding {
+            if self.broken || (audio.is_empty() && end) {
+                return false;
+            }
+            self.streams.push_back(Utterance {
+                stream: stt.open(audio.sample_rate),
+                finished: false,
+            });
+        }
+        let Some(utterance) = self.streams.back_mut() else {
+            return false;
+        };
+        utterance.stream.push(&audio.samples);
+        if end {
+            utterance.stream.finish();
+            utterance.finished = true;
+        }
+        true
+    }
+
+    /// One item of the oldest utterance's stream.
+    async fn streamed(&mut self, item: Option<Result<Transcript, VoiceError>>) -> bool {
+        match item {
+            Some(Ok(transcript)) if !transcript.is_final => {
+                let text = transcript.text.trim();
+                if text.is_empty() {
+                    return true;
+                }
+                let event = AgentEvent::UserTranscription {
+                    text: text.to_owned(),
+                    is_final: false,
+                };
+                self.output.send(event).await.is_ok()
+            }
+            Some(result) => self.heard_text(result).await,
+            None => {
+                let Some(done) = self.streams.pop_front() else {
+                    return true;
+                };
+                if !done.finished {
+                    // It ended while the caller still speaks (its error was sent): the rest of
+                    // this utterance is not heard.
+                    self.broken = true;
+                    return true;
+                }
+                self.end_of_speech().await
             }
         }
     }
@@ -483,6 +655,17 @@ impl TakeTurns {
     /// One transcript back; at the end of what the caller said (no speech since, no other
     /// utterance waiting), the text so far is the user's turn.
     async fn transcribed(&mut self, result: Result<Transcript, VoiceError>, end: bool) -> bool {
+        if !self.heard_text(result).await {
+            return false;
+        }
+        if end {
+            return self.end_of_speech().await;
+        }
+        true
+    }
+
+    /// A final transcript (sent, and kept for the turn) or the STT's error (sent).
+    async fn heard_text(&mut self, result: Result<Transcript, VoiceError>) -> bool {
         match result {
             Ok(transcript) => {
                 let text = transcript.text.trim();
@@ -509,8 +692,16 @@ impl TakeTurns {
                 }
             }
         }
-        let more_coming = self.speaking || self.queue.iter().any(|(_, end)| *end);
-        if end && !more_coming {
+        true
+    }
+
+    /// An utterance's text is all in: at the end of what the caller said (no speech since, no
+    /// other utterance waiting), the text so far is the user's turn.
+    async fn end_of_speech(&mut self) -> bool {
+        let more_coming = self.speaking
+            || self.queue.iter().any(|(_, end)| *end)
+            || self.streams.iter().any(|u| u.finished);
+        if !more_coming {
             let Some(shared) = self.shared.upgrade() else {
                 return false;
             };

@@ -11,7 +11,7 @@
 //!   what an interruption keeps at each point, and [`check_tool_results`] checks a history). A tool
 //!   call that ends the conversation says its goodbye, ends the session ([`AgentOutput::end`]) and
 //!   lets background webhooks finish.
-//! - [`Hearing`]: the caller's speech heard (Silero VAD, an STT): with
+//! - [`Hearing`]: the caller's speech heard (Silero VAD, a batch or streaming STT: [`Recognizer`]): with
 //!   [`AgentSettings::with_hearing`], microphone audio given to [`VoiceAgent::hear`] becomes
 //!   speaking events, barge-in and user turns.
 //! - [`Conductor`]: the conversation's policy ([`PlainAgent`], or a [`flow`] of steps).
@@ -93,7 +93,7 @@ pub use agent::{
 };
 pub use conductor::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
 pub use event::AgentEvent;
-pub use hearing::{Hearing, NotListening};
+pub use hearing::{Hearing, NotListening, Recognizer};
 pub use history::{HistoryProblem, check_tool_results};
 pub use output::{AgentOutput, ChannelOutput, OutputClosed};
 pub use playout::{Speaker, Unheard};

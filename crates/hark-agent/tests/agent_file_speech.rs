@@ -4,9 +4,13 @@
 //! and built into hark-voice clients that speak to the configured server.
 
 use futures::StreamExt;
+use hark_agent::Recognizer;
 use hark_agent::agent_file::{AgentFile, Host, Problem, SttProviderKind, TtsProviderKind};
-use hark_voice::AudioChunk;
-use hark_voice::testing::{CartesiaServer, CartesiaStep, Reply, ScriptedSpeechServer, Step};
+use hark_voice::testing::{
+    CartesiaServer, CartesiaStep, DeepgramScript, DgStep, Reply, ScriptedDeepgram,
+    ScriptedSpeechServer, Step,
+};
+use hark_voice::{AudioChunk, Transcript};
 
 const PROMPT: &str = "system_prompt = \"You help.\"\n";
 
@@ -36,8 +40,10 @@ async fn an_openai_compatible_tts_and_stt_reach_the_configured_server_with_the_k
     assert_eq!(chunk.samples, [1, 2]);
     let stt = agent.stt.expect("[stt] built");
     assert_eq!(stt.kind, SttProviderKind::OpenaiCompatible);
-    let said = stt
-        .stt
+    let Recognizer::Batch(batch) = &stt.stt else {
+        panic!("openai-compatible is a batch STT: {:?}", stt.stt)
+    };
+    let said = batch
         .transcribe(AudioChunk::new(vec![5; 160], 16_000))
         .await
         .unwrap();
@@ -193,7 +199,7 @@ fn an_unknown_provider_or_key_names_its_line() {
     let parse_error = |text: String| text.parse::<AgentFile>().unwrap_err().problems[0].to_string();
     assert_eq!(
         parse_error(format!("{PROMPT}[stt]\nprovider = \"espeak-ng\"\n")),
-        "line 3: error: unknown variant `espeak-ng`, expected `openai-compatible`. Fix this key \
+        "line 3: error: unknown variant `espeak-ng`, expected `openai-compatible` or `deepgram`. Fix this key \
          or value; every key is in docs/guide/agent-file-reference.md."
     );
     let found = parse_error(format!(
@@ -310,4 +316,85 @@ fn cartesias_key_comes_from_cartesia_api_key_unless_the_file_names_another() {
             ]
         );
     }
+}
+
+#[tokio::test]
+async fn deepgram_is_a_streaming_stt_with_its_defaults_and_the_agents_language() {
+    let server = ScriptedDeepgram::start(vec![DeepgramScript::Steps(vec![
+        DgStep::AwaitFinalize,
+        DgStep::finalized("add the blue mug"),
+    ])])
+    .await;
+    let text = format!(
+        "{PROMPT}language = \"en-GB\"\n[stt]\nprovider = \"deepgram\"\nbase_url = \"${{DG_URL}}\"\n\
+         api_key_env = \"PATH\"\n"
+    );
+    let host = Host::new().with_value("DG_URL", server.url());
+    let agent = text.parse::<AgentFile>().unwrap().build(&host).unwrap();
+    assert!(agent.warnings.is_empty(), "{:?}", agent.warnings);
+    let stt = agent.stt.expect("[stt] built");
+    assert_eq!(stt.kind, SttProviderKind::Deepgram);
+    let Recognizer::Streaming(streaming) = &stt.stt else {
+        panic!("deepgram streams: {:?}", stt.stt)
+    };
+    let mut stream = streaming.open(16_000);
+    stream.push(&[5; 320]);
+    stream.finish();
+    assert_eq!(
+        stream.next().await.unwrap().unwrap(),
+        Transcript::final_text("add the blue mug")
+    );
+    let c = &server.connections()[0];
+    assert_eq!(c.param("model"), Some("nova-3"), "the default model");
+    assert_eq!(c.param("language"), Some("en-GB"), "the agent's language");
+    let path = std::env::var("PATH").unwrap();
+    assert_eq!(
+        c.header("authorization"),
+        Some(format!("Token {path}").as_str())
+    );
+}
+
+#[test]
+fn deepgram_reads_deepgram_api_key_by_default_and_refuses_what_is_not_its_own() {
+    // The default variable, where the machine has none set.
+    if std::env::var_os("DEEPGRAM_API_KEY").is_none() {
+        let text = format!("{PROMPT}[stt]\nprovider = \"deepgram\"\n");
+        let agent = text
+            .parse::<AgentFile>()
+            .unwrap()
+            .build(&Host::new())
+            .expect("warnings only");
+        assert!(agent.stt.is_none());
+        let warnings: Vec<String> = agent.warnings.iter().map(Problem::to_string).collect();
+        assert_eq!(
+            warnings,
+            [
+                "line 3: warning: [stt] the environment variable DEEPGRAM_API_KEY is not set, so \
+                 the agent runs without speech in (STT). Put your deepgram key in \
+                 DEEPGRAM_API_KEY to use it."
+            ]
+        );
+    }
+
+    let text = format!(
+        "{PROMPT}[stt]\nprovider = \"deepgram\"\nprompt = \"blue mug\"\napi_key_env = \"PATH\"\n"
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [stt] prompt is for provider openai-compatible, not deepgram: remove it, \
+          or set provider = \"openai-compatible\"."
+        ]
+    );
+    let text = format!(
+        "{PROMPT}[stt]\nprovider = \"deepgram\"\nbase_url = \"https://api.deepgram.com/v1/listen\"\n\
+         api_key_env = \"PATH\"\n"
+    );
+    assert_eq!(
+        problems(&text),
+        [
+            "line 4: error: [stt] base_url https://api.deepgram.com/v1/listen is not a WebSocket URL (the \
+          scheme https is not ws or wss). Write it like wss://api.deepgram.com/v1/listen."
+        ]
+    );
 }

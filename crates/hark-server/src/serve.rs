@@ -146,7 +146,7 @@ pub async fn agent_sessions_with(
             // Loading plans the VAD model (tens of ms): off the async workers.
             let stt = choice.stt.clone();
             let loaded = tokio::task::spawn_blocking(move || {
-                Hearing::from_model_dir(VadParams::default(), stt)
+                Hearing::from_model_dir_with(VadParams::default(), stt)
             })
             .await
             .map_err(|e| format!("{shown}: [stt]: loading the VAD model failed: {e}"))?;

@@ -98,6 +98,9 @@ pub enum TimeoutPhase {
     FirstAudio,
     /// A streaming TTS's next message of a line after the last one (`stall_timeout`).
     Stall,
+    /// A streaming STT's last final transcript after the end of the utterance
+    /// (`final_timeout`).
+    FinalTranscript,
 }
 
 impl TimeoutPhase {
@@ -109,6 +112,7 @@ impl TimeoutPhase {
             TimeoutPhase::Total => "the whole reply",
             TimeoutPhase::FirstAudio => "the first audio of the line",
             TimeoutPhase::Stall => "more audio of the line",
+            TimeoutPhase::FinalTranscript => "the final transcript after the end of the utterance",
         }
     }
 
@@ -120,6 +124,7 @@ impl TimeoutPhase {
             TimeoutPhase::Total => "total_timeout",
             TimeoutPhase::FirstAudio => "first_audio_timeout",
             TimeoutPhase::Stall => "stall_timeout",
+            TimeoutPhase::FinalTranscript => "final_timeout",
         }
     }
 }
@@ -176,6 +181,26 @@ pub enum VoiceError {
         provider: ProviderLabel,
         /// Audio bytes received before the cut.
         bytes: u64,
+        /// What the transport said.
+        detail: String,
+    },
+    /// A streaming STT's provider closed the stream with an error close frame.
+    #[error("{}", messages::stream_closed(&provider.to_string(), *code, reason))]
+    StreamClosed {
+        /// Whose stream.
+        provider: ProviderLabel,
+        /// The WebSocket close code (Deepgram: 1008 unreadable audio, 1011 no audio in time).
+        code: u16,
+        /// The close frame's reason (Deepgram's error code and text), key redacted.
+        reason: String,
+    },
+    /// A streaming STT's connection broke without a close frame.
+    #[error("{}", messages::stream_lost(&provider.to_string(), *audio_bytes, detail))]
+    StreamLost {
+        /// Whose stream.
+        provider: ProviderLabel,
+        /// Audio bytes sent before the break.
+        audio_bytes: u64,
         /// What the transport said.
         detail: String,
     },
@@ -271,6 +296,8 @@ impl VoiceError {
             | VoiceError::Connect { provider, .. }
             | VoiceError::Timeout { provider, .. }
             | VoiceError::StreamCut { provider, .. }
+            | VoiceError::StreamClosed { provider, .. }
+            | VoiceError::StreamLost { provider, .. }
             | VoiceError::Decode { provider, .. }
             | VoiceError::InvalidRequest { provider, .. }
             | VoiceError::MissingProgram { provider, .. }

@@ -199,7 +199,8 @@ async fn read_limited(mut response: reqwest::Response) -> String {
 
 /// The provider's own words from an error body: `error.message` of OpenAI's
 /// `{"error": {"message", "type", "code"}}`, a plain `message` or `detail` string (what many
-/// self-hosted servers send), else the body itself; cut to [`EXCERPT_CHARS`] characters.
+/// self-hosted servers send), Deepgram's `err_msg` (with its `err_code`), else the body itself;
+/// cut to [`EXCERPT_CHARS`] characters.
 pub(crate) fn error_message(body: &str) -> String {
     let from_json = serde_json::from_str::<serde_json::Value>(body)
         .ok()
@@ -210,6 +211,13 @@ pub(crate) fn error_message(body: &str) -> String {
                 .or_else(|| v.get("error").and_then(pick))
                 .or_else(|| v.get("message").and_then(pick))
                 .or_else(|| v.get("detail").and_then(pick))
+                .or_else(|| {
+                    let text = v.get("err_msg").and_then(pick)?;
+                    Some(match v.get("err_code").and_then(|c| c.as_str()) {
+                        Some(code) => format!("{text} ({code})"),
+                        None => text,
+                    })
+                })
         });
     excerpt(from_json.as_deref().unwrap_or(body).trim())
 }

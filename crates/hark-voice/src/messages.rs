@@ -83,6 +83,44 @@ pub fn stream_cut(provider: &str, bytes: u64, detail: &str) -> String {
     )
 }
 
+/// What to do about a WebSocket close code from a streaming STT.
+fn close_advice(code: u16) -> &'static str {
+    match code {
+        1008 => {
+            "the provider could not read the audio: check that it is the encoding and sample \
+             rate the stream was opened with"
+        }
+        1011 => "the provider received no audio in time or failed: try again",
+        _ => "try again, or use another provider",
+    }
+}
+
+/// A streaming STT's provider closed the stream with `code` and `reason`.
+pub fn stream_closed(provider: &str, code: u16, reason: &str) -> String {
+    let advice = close_advice(code);
+    let reason = reason.trim();
+    if reason.is_empty() {
+        format!(
+            "{provider}: the stream was closed mid-utterance (close code {code}); the words after \
+             the last final transcript were not heard; {advice}"
+        )
+    } else {
+        format!(
+            "{provider}: the stream was closed mid-utterance (close code {code}: {reason}); the \
+             words after the last final transcript were not heard; {advice}"
+        )
+    }
+}
+
+/// A streaming STT's connection broke after `audio_bytes` bytes of audio were sent.
+pub fn stream_lost(provider: &str, audio_bytes: u64, detail: &str) -> String {
+    format!(
+        "{provider}: the connection broke mid-utterance after {audio_bytes} bytes of audio were \
+         sent ({detail}); the words after the last final transcript were not heard: check the \
+         network and try again"
+    )
+}
+
 /// The provider sent something this client cannot read.
 pub fn decode_error(provider: &str, detail: &str) -> String {
     format!("{provider}: unreadable reply: {detail}")

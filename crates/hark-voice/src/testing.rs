@@ -12,14 +12,17 @@
 //!
 //! [`CartesiaServer`] is the scripted Cartesia TTS WebSocket (its own wire format: contexts,
 //! base64 chunks, `done`, `error`, cancels).
+//! [`ScriptedDeepgram`] is the same for Deepgram's live WebSocket STT (its own module).
 //!
 //! Also for voice tests: [`espeak_speech`] (a caller's speech) and [`LocalSttServer`] (the local
 //! STT, `scripts/stt-server.py`, run with [`python_or_skip`]'s Python).
 
 mod cartesia;
+mod deepgram;
 mod local_stt;
 
 pub use cartesia::{CartesiaServer, CartesiaStep, Handshake, RecordedConnection, RecordedMessage};
+pub use deepgram::{DeepgramConnection, DeepgramScript, DgStep, ScriptedDeepgram, results};
 pub use local_stt::{LocalSttServer, python_or_skip};
 
 use std::collections::VecDeque;

@@ -369,7 +369,7 @@ pub(crate) fn build(file: &AgentFile, host: &Host) -> Result<AgentSetup, FilePro
     let stt = f
         .stt
         .as_ref()
-        .and_then(|s| speech::stt_choice(s, host, &mut found));
+        .and_then(|s| speech::stt_choice(s, host, &language, &mut found));
     // Every tool (the flow's too) in the provider's dialect: one it cannot express is an error.
     if let (Some(section), Some(built)) = (&f.llm, &registry) {
         let flow_line = f.flow.as_ref().and_then(|spec| found.line(spec));

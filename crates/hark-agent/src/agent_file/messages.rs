@@ -160,9 +160,16 @@ pub fn speech_key_env_unusable(
     )
 }
 
-/// A speech table's `base_url` is not an http(s) URL.
-pub fn speech_bad_base_url(table: &str, url: &str, why: &str) -> String {
-    format!("{table} base_url {url} is not a URL ({why}). Write it like https://api.openai.com/v1.")
+/// A speech table's `base_url` is not a URL of the provider's scheme; `example` is one that is.
+pub fn speech_bad_base_url(table: &str, url: &str, why: &str, example: &str) -> String {
+    format!("{table} base_url {url} is not a URL ({why}). Write it like {example}.")
+}
+
+/// An `[stt]` key that belongs to the other provider.
+pub fn stt_key_not_for(key: &str, provider: &str, belongs_to: &str) -> String {
+    format!(
+        "[stt] {key} is for provider {belongs_to}, not {provider}: remove it, or set provider = \"{belongs_to}\"."
+    )
 }
 
 /// `[tts] base_url` of a WebSocket provider is not a ws(s) URL.

@@ -114,7 +114,7 @@
 //! words_per_minute = 175               # espeak-ng only, 80 to 450
 //!
 //! [stt]                                # speech in: hark serve hears the microphone (Silero VAD, then this STT)
-//! provider = "openai-compatible"       # POST {base_url}/audio/transcriptions
+//! provider = "openai-compatible"       # POST {base_url}/audio/transcriptions; "deepgram": live, streaming
 //! base_url = "https://api.openai.com/v1"
 //! model = "whisper-1"                  # the default
 //! language = "en"                      # ISO-639-1, sent when set

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use hark_voice::{
-    CARTESIA_URL, CartesiaConfig, CartesiaTts, EspeakConfig, EspeakTts, HttpOptions, OpenAiStt,
-    OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig, Stt, Tts,
+    CARTESIA_URL, CartesiaConfig, CartesiaTts, DEEPGRAM_LISTEN_URL, DeepgramConfig, DeepgramStt,
+    EspeakConfig, EspeakTts, HttpOptions, OpenAiStt, OpenAiSttConfig, OpenAiTts, OpenAiTtsConfig,
+    Tts,
 };
 use toml::Spanned;
 
@@ -14,6 +15,7 @@ use super::build::{Found, is_env_name};
 use super::host::Host;
 use super::messages;
 use super::toml_shape::{SttFormat, SttProviderKind, TtsFormat, TtsProviderKind};
+use crate::hearing::Recognizer;
 
 /// Speech out, built from `[tts]`.
 #[derive(Clone)]
@@ -36,8 +38,8 @@ impl std::fmt::Debug for TtsChoice {
 /// Speech in, built from `[stt]`.
 #[derive(Clone)]
 pub struct SttChoice {
-    /// The recognizer.
-    pub stt: Arc<dyn Stt>,
+    /// The recognizer: batch (`openai-compatible`) or streaming (`deepgram`).
+    pub stt: Recognizer,
     /// Which provider the file names.
     pub kind: SttProviderKind,
 }
@@ -54,6 +56,27 @@ const OPENAI_BASE: &str = "https://api.openai.com/v1";
 
 /// `[tts] api_key_env` when a `cartesia` table names none.
 const CARTESIA_KEY_ENV: &str = "CARTESIA_API_KEY";
+/// `[stt] api_key_env` when a `deepgram` table names none.
+const DEEPGRAM_KEY_ENV: &str = "DEEPGRAM_API_KEY";
+
+/// Where a provider is reached: its default `base_url` and the URL schemes it speaks.
+struct Endpoint {
+    default: &'static str,
+    schemes: [&'static str; 2],
+}
+
+const HTTP: Endpoint = Endpoint {
+    default: OPENAI_BASE,
+    schemes: ["http", "https"],
+};
+const DEEPGRAM: Endpoint = Endpoint {
+    default: DEEPGRAM_LISTEN_URL,
+    schemes: ["ws", "wss"],
+};
+const CARTESIA: Endpoint = Endpoint {
+    default: CARTESIA_URL,
+    schemes: ["ws", "wss"],
+};
 
 /// The `[tts]` synthesizer, or `None` (with the problems recorded). `language` is the agent's
 /// (BCP 47), the default of a provider that takes one.
@@ -169,12 +192,14 @@ pub(super) fn tts_choice(
                 Some(s) => Some(*s.get_ref() as f32),
                 None => None,
             };
-            let base_url = base_url(found, section.base_url.as_ref(), "[tts]", host)?;
+            let base_url = base_url(found, section.base_url.as_ref(), "[tts]", host, &HTTP)?;
             let model = text(found, section.model.as_ref(), "[tts] model");
             let voice = text(found, section.voice.as_ref(), "[tts] voice");
             let key = key(
                 found,
                 section.api_key_env.as_ref(),
+                None,
+                None,
                 "[tts]",
                 "speech out (TTS)",
                 "openai-compatible",
@@ -201,31 +226,55 @@ pub(super) fn tts_choice(
     }
 }
 
-/// The `[stt]` recognizer, or `None` (with the problems recorded).
+/// The `[stt]` recognizer, or `None` (with the problems recorded). `language` is the agent's
+/// (the default of `deepgram`'s `language`).
 pub(super) fn stt_choice(
     section: &SttFormat,
     host: &Host,
+    language: &str,
     found: &mut Found<'_>,
 ) -> Option<SttChoice> {
+    let kind = *section.provider.get_ref();
     if let Some(key) = &section.api_key {
         let line = found.line(key);
+        let example = match kind {
+            SttProviderKind::Deepgram => DEEPGRAM_KEY_ENV,
+            SttProviderKind::OpenaiCompatible => "OPENAI_API_KEY",
+        };
+        found.error(line, messages::speech_key_in_file("[stt]", example));
+        return None;
+    }
+    if kind == SttProviderKind::Deepgram
+        && let Some(prompt) = &section.prompt
+    {
+        let line = found.line(prompt);
         found.error(
             line,
-            messages::speech_key_in_file("[stt]", "OPENAI_API_KEY"),
+            messages::stt_key_not_for("prompt", "deepgram", "openai-compatible"),
         );
         return None;
     }
-    let kind = *section.provider.get_ref();
-    let base_url = base_url(found, section.base_url.as_ref(), "[stt]", host)?;
+    let endpoint = match kind {
+        SttProviderKind::OpenaiCompatible => &HTTP,
+        SttProviderKind::Deepgram => &DEEPGRAM,
+    };
+    let base_url = base_url(found, section.base_url.as_ref(), "[stt]", host, endpoint)?;
     let model = text(found, section.model.as_ref(), "[stt] model");
-    let language = text(found, section.language.as_ref(), "[stt] language");
+    let spoken = text(found, section.language.as_ref(), "[stt] language");
     let prompt = text(found, section.prompt.as_ref(), "[stt] prompt");
+    let (default_key, provider) = match kind {
+        SttProviderKind::OpenaiCompatible => (None, "openai-compatible"),
+        SttProviderKind::Deepgram => (Some(DEEPGRAM_KEY_ENV), "deepgram"),
+    };
+    let provider_line = found.line(&section.provider);
     let key = key(
         found,
         section.api_key_env.as_ref(),
+        default_key,
+        provider_line,
         "[stt]",
         "speech in (STT)",
-        "openai-compatible",
+        provider,
     )?;
     if [&section.model, &section.language, &section.prompt]
         .iter()
@@ -233,15 +282,24 @@ pub(super) fn stt_choice(
     {
         return None;
     }
-    let mut config =
-        OpenAiSttConfig::new(base_url, model.unwrap_or_else(|| "whisper-1".to_owned()));
-    config.api_key = key;
-    config.language = language;
-    config.prompt = prompt;
-    Some(SttChoice {
-        stt: Arc::new(OpenAiStt::new(config)),
-        kind,
-    })
+    let stt = match kind {
+        SttProviderKind::OpenaiCompatible => {
+            let mut config =
+                OpenAiSttConfig::new(base_url, model.unwrap_or_else(|| "whisper-1".to_owned()));
+            config.api_key = key;
+            config.language = spoken;
+            config.prompt = prompt;
+            Recognizer::Batch(Arc::new(OpenAiStt::new(config)))
+        }
+        SttProviderKind::Deepgram => {
+            let mut config = DeepgramConfig::new(model.unwrap_or_else(|| "nova-3".to_owned()));
+            config.base_url = base_url;
+            config.api_key = key;
+            config.language = Some(spoken.unwrap_or_else(|| language.to_owned()));
+            Recognizer::Streaming(Arc::new(DeepgramStt::new(config)))
+        }
+    };
+    Some(SttChoice { stt, kind })
 }
 
 /// A text value, `None` when absent; an empty one is an error (and `None`).
@@ -255,74 +313,65 @@ fn text(found: &mut Found<'_>, value: Option<&Spanned<String>>, place: &str) -> 
     Some(value.get_ref().trim().to_owned())
 }
 
-/// `base_url` filled and checked, or OpenAI's when absent.
+/// `base_url` filled and checked against the provider's schemes, or its default when absent.
 fn base_url(
     found: &mut Found<'_>,
     value: Option<&Spanned<String>>,
     table: &str,
     host: &Host,
+    endpoint: &Endpoint,
 ) -> Option<String> {
     let Some(text) = value else {
-        return Some(OPENAI_BASE.to_owned());
+        return Some(endpoint.default.to_owned());
     };
     let filled = found.fill(text, &format!("{table} base_url"), host)?;
     let line = found.line(text);
-    match url::Url::parse(&filled) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") => Some(filled),
-        Ok(url) => {
-            let why = format!("the scheme {} is not http or https", url.scheme());
-            found.error(line, messages::speech_bad_base_url(table, &filled, &why));
-            None
-        }
-        Err(error) => {
-            found.error(
-                line,
-                messages::speech_bad_base_url(table, &filled, &error.to_string()),
-            );
-            None
-        }
-    }
+    let [a, b] = endpoint.schemes;
+    let why = match url::Url::parse(&filled) {
+        Ok(url) if endpoint.schemes.contains(&url.scheme()) => return Some(filled),
+        Ok(url) => format!("the scheme {} is not {a} or {b}", url.scheme()),
+        Err(error) => error.to_string(),
+    };
+    let text = if a == "ws" {
+        messages::speech_bad_ws_url(table, &filled, &why, endpoint.default)
+    } else {
+        messages::speech_bad_base_url(table, &filled, &why, endpoint.default)
+    };
+    found.error(line, text);
+    None
 }
 
-/// The key the variable holds: `Some(None)` without `api_key_env` (a server that needs none),
-/// `None` when the variable is misnamed (error), unset or empty (warning).
+/// The key of a speech table: from the variable `api_key_env` names, else from the provider's
+/// own variable `default` (`DEEPGRAM_API_KEY`, `CARTESIA_API_KEY`; a problem with it points at
+/// `provider_line`). `Some(None)`: no variable named and none by default (an
+/// `openai-compatible` server may need no key). `None`: the variable is misnamed (an error),
+/// unset or empty (a warning: the agent runs without that side of speech).
 fn key(
     found: &mut Found<'_>,
     variable: Option<&Spanned<String>>,
+    default: Option<&str>,
+    provider_line: Option<usize>,
     table: &str,
     what: &str,
     provider: &str,
 ) -> Option<Option<String>> {
-    let Some(variable) = variable else {
-        return Some(None);
+    let (name, line) = match (variable, default) {
+        (Some(variable), _) => (variable.get_ref().as_str(), found.line(variable)),
+        (None, Some(name)) => (name, provider_line),
+        (None, None) => return Some(None),
     };
-    let line = found.line(variable);
-    let name = variable.get_ref();
     if !is_env_name(name) {
-        let example = match provider {
-            "cartesia" => CARTESIA_KEY_ENV,
-            _ => "OPENAI_API_KEY",
-        };
         found.error(
             line,
-            messages::env_name_invalid(&format!("{table} api_key_env"), example),
+            messages::env_name_invalid(
+                &format!("{table} api_key_env"),
+                default.unwrap_or("OPENAI_API_KEY"),
+            ),
         );
         return None;
     }
-    key_in(found, name, line, table, what, provider).map(Some)
-}
-
-/// The key in the variable `name`, or `None` with a warning when it is unset or empty.
-fn key_in(
-    found: &mut Found<'_>,
-    name: &str,
-    line: Option<usize>,
-    table: &str,
-    what: &str,
-    provider: &str,
-) -> Option<String> {
     let state = match std::env::var(name) {
-        Ok(key) if !key.is_empty() => return Some(key),
+        Ok(key) if !key.is_empty() => return Some(Some(key)),
         Ok(_) => "set but empty",
         Err(_) => "not set",
     };
@@ -359,10 +408,7 @@ fn cartesia(
             ok = false;
         }
     }
-    let base_url = match &section.base_url {
-        None => Some(CARTESIA_URL.to_owned()),
-        Some(text) => ws_url(found, text, host),
-    };
+    let base_url = base_url(found, section.base_url.as_ref(), "[tts]", host, &CARTESIA);
     let model = text(found, section.model.as_ref(), "[tts] model");
     let voice = text(found, section.voice.as_ref(), "[tts] voice");
     if section.voice.is_none() {
@@ -397,27 +443,16 @@ fn cartesia(
     {
         ok = false;
     }
-    let key = match &section.api_key_env {
-        Some(_) => key(
-            found,
-            section.api_key_env.as_ref(),
-            "[tts]",
-            "speech out (TTS)",
-            "cartesia",
-        ),
-        None => {
-            let line = found.line(&section.provider);
-            key_in(
-                found,
-                CARTESIA_KEY_ENV,
-                line,
-                "[tts]",
-                "speech out (TTS)",
-                "cartesia",
-            )
-            .map(Some)
-        }
-    };
+    let provider_line = found.line(&section.provider);
+    let key = key(
+        found,
+        section.api_key_env.as_ref(),
+        Some(CARTESIA_KEY_ENV),
+        provider_line,
+        "[tts]",
+        "speech out (TTS)",
+        "cartesia",
+    );
     let (base_url, voice, key) = match (base_url, voice, key) {
         (Some(b), Some(v), Some(k)) if ok => (b, v, k),
         _ => return None,
@@ -445,22 +480,6 @@ fn cartesia(
 /// A two- or three-letter ISO 639 code.
 fn is_language_code(code: &str) -> bool {
     (2..=3).contains(&code.len()) && code.chars().all(|c| c.is_ascii_alphabetic())
-}
-
-/// A WebSocket `base_url` filled and checked.
-fn ws_url(found: &mut Found<'_>, value: &Spanned<String>, host: &Host) -> Option<String> {
-    let filled = found.fill(value, "[tts] base_url", host)?;
-    let line = found.line(value);
-    let why = match url::Url::parse(&filled) {
-        Ok(url) if matches!(url.scheme(), "ws" | "wss") => return Some(filled),
-        Ok(url) => format!("the scheme {} is not ws or wss", url.scheme()),
-        Err(error) => error.to_string(),
-    };
-    found.error(
-        line,
-        messages::speech_bad_ws_url("[tts]", &filled, &why, CARTESIA_URL),
-    );
-    None
 }
 
 /// Whether `program` is a file in a directory of `PATH`.

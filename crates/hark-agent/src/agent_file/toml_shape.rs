@@ -149,6 +149,9 @@ pub enum TtsProviderKind {
 pub enum SttProviderKind {
     /// `POST {base_url}/audio/transcriptions`.
     OpenaiCompatible,
+    /// Deepgram's live WebSocket API (`wss://api.deepgram.com/v1/listen`): streaming, interim
+    /// results while the caller speaks.
+    Deepgram,
 }
 
 /// `[tts]`.
@@ -184,16 +187,18 @@ pub struct TtsFormat {
 pub struct SttFormat {
     /// Which recognizer.
     pub provider: Spanned<SttProviderKind>,
-    /// The endpoint; `${NAME}` placeholders allowed.
+    /// The endpoint; `${NAME}` placeholders allowed (default `https://api.openai.com/v1`, or
+    /// `wss://api.deepgram.com/v1/listen` for `deepgram`).
     pub base_url: Option<Spanned<String>>,
-    /// The model (default `whisper-1`).
+    /// The model (default `whisper-1`, or `nova-3` for `deepgram`).
     pub model: Option<Spanned<String>>,
-    /// The language spoken, ISO-639-1 (`en`), sent when set.
+    /// The language spoken, ISO-639-1 (`en`), sent when set (`deepgram`: the agent's language
+    /// when not set).
     pub language: Option<Spanned<String>>,
     /// Words the recognizer should expect (product names, the agent's own name), sent as the
-    /// transcription's `prompt` when set.
+    /// transcription's `prompt` when set (`openai-compatible` only).
     pub prompt: Option<Spanned<String>>,
-    /// The environment variable that holds the key.
+    /// The environment variable that holds the key (`deepgram`: default `DEEPGRAM_API_KEY`).
     pub api_key_env: Option<Spanned<String>>,
     /// Never allowed: read only so the error can say where keys go.
     pub api_key: Option<Spanned<toml::Value>>,

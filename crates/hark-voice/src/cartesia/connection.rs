@@ -6,7 +6,6 @@
 //! and the next line opens a new connection ([`super::CartesiaTts`] sees the task gone).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -117,7 +116,9 @@ pub(super) async fn connect(target: &Target) -> Result<Conn, VoiceError> {
     headers.insert("Cartesia-Version", version);
 
     let connector = if target.url.starts_with("wss://") {
-        Some(tls_connector().map_err(|e| connect_error(format!("TLS setup failed: {e}")))?)
+        Some(Connector::Rustls(crate::ws::tls_config().map_err(|e| {
+            connect_error(format!("TLS setup failed: {e}"))
+        })?))
     } else {
         None
     };
@@ -193,17 +194,6 @@ pub(super) fn provider_error(target: &Target, status: u16, message: String) -> V
             message,
         },
     }
-}
-
-/// rustls with aws-lc-rs and the platform's certificate verifier: what reqwest uses here.
-fn tls_connector() -> Result<Connector, rustls::Error> {
-    use rustls_platform_verifier::BuilderVerifierExt as _;
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()?
-        .with_platform_verifier()?
-        .with_no_client_auth();
-    Ok(Connector::Rustls(Arc::new(config)))
 }
 
 /// The task: commands out, replies routed in, until the socket ends or every sender is gone.
