@@ -7,7 +7,9 @@
 //! level. So when the filter enables anything above `info`, [`effective`] adds
 //! `tungstenite=info,tokio_tungstenite=info` (more specific than a bare `trace`, so they win),
 //! unless a directive of the user's already names one of those targets: `--log
-//! trace,tungstenite=trace` turns the library's frame logs on, on purpose.
+//! trace,tungstenite=trace` turns the library's frame logs on, on purpose. (Those logs then also
+//! hold the handshake request of a WebSocket speech provider, Deepgram or Cartesia, with the
+//! key in its header: tungstenite traces the request as sent.)
 
 /// Targets whose `debug`/`trace` events carry WebSocket payloads.
 pub const PAYLOAD_TARGETS: [&str; 2] = ["tungstenite", "tokio_tungstenite"];
