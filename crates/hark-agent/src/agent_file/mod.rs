@@ -108,8 +108,7 @@
 //! say = ["You're booked for {{result.day}}. Your reference is {{result.reference}}."]
 //!
 //! [tts]                                # speech out: hark serve plays each line's audio
-//! provider = "espeak-ng"               # or "openai-compatible": base_url, model, voice, speed, api_key_env;
-//!                                      # or "cartesia": voice (an id), model, language, base_url, api_key_env
+//! provider = "espeak-ng"               # or "openai-compatible" (base_url, model, voice, speed, api_key_env), "cartesia" (voice id, model, language)
 //! voice = "en-us"                      # default en-us (espeak-ng), alloy (openai-compatible)
 //! words_per_minute = 175               # espeak-ng only, 80 to 450
 //!
