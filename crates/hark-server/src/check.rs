@@ -12,7 +12,10 @@
 //!
 //! A file with a `[flow]` also runs the flow's build-time checks (each problem on its line,
 //! `[flow] step booking: …` with its fix), and its summary names the flow: `…, UI worker on
-//! (local classifier), flow of 2 steps from booking`.
+//! (local classifier), flow of 2 steps from booking`. A file with `[tts]` or `[stt]` names what
+//! the agent speaks and hears with: `…, voice espeak-ng, hearing openai-compatible`, or
+//! `hearing none (deepgram not built)` when the table's provider could not be built (its warning
+//! above says why).
 //!
 //! With an error: each problem, then `FILE: 2 errors, 1 warning`, and exit code 1.
 
@@ -52,8 +55,37 @@ pub fn summary(path: &str, file: &AgentFile, setup: &AgentSetup) -> String {
         &llm,
         &ui,
         flow.as_deref(),
+        speech(file, setup).as_deref(),
         setup.warnings.len(),
     )
+}
+
+/// What the file's `[tts]` and `[stt]` give the agent (`voice espeak-ng, hearing deepgram`), or
+/// `None` for a file with neither: a table whose provider could not be built (its key unset)
+/// shows as `none`, as the LLM does.
+fn speech(file: &AgentFile, setup: &AgentSetup) -> Option<String> {
+    let format = file.format();
+    let voice = match (&setup.tts, &format.tts) {
+        (Some(choice), _) => Some(choice.kind.name().to_owned()),
+        (None, Some(section)) => Some(format!(
+            "none ({} not built)",
+            section.provider.get_ref().name()
+        )),
+        (None, None) => None,
+    };
+    let hearing = match (&setup.stt, &format.stt) {
+        (Some(choice), _) => Some(choice.kind.name().to_owned()),
+        (None, Some(section)) => Some(format!(
+            "none ({} not built)",
+            section.provider.get_ref().name()
+        )),
+        (None, None) => None,
+    };
+    let parts: Vec<String> = [("voice", voice), ("hearing", hearing)]
+        .into_iter()
+        .filter_map(|(what, v)| v.map(|v| format!("{what} {v}")))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// The last line when the file has errors: `FILE: 2 errors, 1 warning`.

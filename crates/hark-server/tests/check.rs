@@ -44,6 +44,32 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
+fn the_summary_names_what_the_agent_speaks_and_hears_with() {
+    let path = temp_file(
+        "speech.toml",
+        "system_prompt = \"You help.\"\n\n[tts]\nprovider = \"openai-compatible\"\n\
+         base_url = \"https://tts.example.com/v1\"\napi_key_env = \"HARK_CHECK_TTS_KEY\"\n\n\
+         [stt]\nprovider = \"deepgram\"\napi_key_env = \"HARK_CHECK_DEEPGRAM_UNSET\"\n",
+    );
+    let shown = path.display().to_string();
+    let (code, out) = check(&shown, &[("HARK_CHECK_TTS_KEY", "sk-test")]);
+    assert_eq!(code, 0, "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!(
+            "{shown}: ok, 0 tools, LLM none, UI worker on (local classifier), voice \
+             openai-compatible, hearing none (deepgram not built), 1 warning"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("HARK_CHECK_DEEPGRAM_UNSET is not set"),
+        "the warning says why: {out}"
+    );
+}
+
+#[test]
 fn the_demo_agent_file_passes_hark_check() {
     let (code, out) = check("examples/shop.toml", &[]);
     assert_eq!(code, 0, "{out}");

@@ -529,6 +529,7 @@ pub fn check_summary(
     llm: &str,
     ui: &str,
     flow: Option<&str>,
+    speech: Option<&str>,
     warnings: usize,
 ) -> String {
     let warnings = match warnings {
@@ -538,7 +539,8 @@ pub fn check_summary(
     };
     let noun = if tools == 1 { "tool" } else { "tools" };
     let flow = flow.map(|f| format!(", {f}")).unwrap_or_default();
-    format!("{path}: ok, {tools} {noun}, LLM {llm}, UI worker {ui}{flow}{warnings}")
+    let speech = speech.map(|s| format!(", {s}")).unwrap_or_default();
+    format!("{path}: ok, {tools} {noun}, LLM {llm}, UI worker {ui}{flow}{speech}{warnings}")
 }
 
 /// Warning: a template reads a `{{call.name}}` value the calls that run the file never carry

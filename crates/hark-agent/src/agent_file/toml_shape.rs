@@ -143,6 +143,17 @@ pub enum TtsProviderKind {
     Cartesia,
 }
 
+impl TtsProviderKind {
+    /// The name the file gives it (`espeak-ng`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TtsProviderKind::OpenaiCompatible => "openai-compatible",
+            TtsProviderKind::EspeakNg => "espeak-ng",
+            TtsProviderKind::Cartesia => "cartesia",
+        }
+    }
+}
+
 /// `[stt] provider`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -152,6 +163,16 @@ pub enum SttProviderKind {
     /// Deepgram's live WebSocket API (`wss://api.deepgram.com/v1/listen`): streaming, interim
     /// results while the caller speaks.
     Deepgram,
+}
+
+impl SttProviderKind {
+    /// The name the file gives it (`deepgram`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SttProviderKind::OpenaiCompatible => "openai-compatible",
+            SttProviderKind::Deepgram => "deepgram",
+        }
+    }
 }
 
 /// `[tts]`.
