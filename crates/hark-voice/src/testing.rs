@@ -14,16 +14,20 @@
 //! base64 chunks, `done`, `error`, cancels).
 //! [`ScriptedDeepgram`] is the same for Deepgram's live WebSocket STT (its own module).
 //!
-//! Also for voice tests: [`espeak_speech`] (a caller's speech) and [`LocalSttServer`] (the local
-//! STT, `scripts/stt-server.py`, run with [`python_or_skip`]'s Python).
+//! Also for voice tests: [`espeak_speech`] (a caller's speech), [`LocalSttServer`] (the local
+//! STT, `scripts/stt-server.py`, run with [`python_or_skip`]'s Python) and [`LocalTtsServer`]
+//! (the local neural TTS, `scripts/tts-server.py`, run with [`tts_python_or_skip`]'s Python).
 
 mod cartesia;
 mod deepgram;
+mod local_server;
 mod local_stt;
+mod local_tts;
 
 pub use cartesia::{CartesiaServer, CartesiaStep, Handshake, RecordedConnection, RecordedMessage};
 pub use deepgram::{DeepgramConnection, DeepgramScript, DgStep, ScriptedDeepgram, results};
 pub use local_stt::{LocalSttServer, python_or_skip};
+pub use local_tts::{LocalTtsServer, tts_python_or_skip};
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
