@@ -10,7 +10,7 @@ until the bot's ``bot-stopped-speaking`` (at most 10 s). Every message is timed 
 
 - ``stop_msg``: the server's message sent the moment its VAD stopped (``user-stopped-speaking``
   from Hark; ``vad-user-stopped-speaking`` from Pipecat, whose ``user-stopped-speaking`` is the
-  end of the turn its turn strategy decides, also recorded as ``turn_end``).
+  end of the turn its turn strategy decides). Every message type's first arrival is recorded.
 - ``stopped_sent``: when this client sent the chunk on which the VAD stops: the client runs the
   same Silero VAD on the stream it sends (``utterance.StreamVad``), so this is the chunk on which
   either server's VAD stops, timed on the client's clock.
@@ -18,7 +18,7 @@ until the bot's ``bot-stopped-speaking`` (at most 10 s). Every message is timed 
 
 Prints one JSON line per turn to ``--out`` and a summary (p50/p99, nearest rank, in ms) to
 stdout: ``stop_msg → first audio`` (the server's own time, as the issue asks),
-``stopped_sent → first audio`` (the same from a clock the client owns) and
+``stopped_sent → first audio`` (the same from a clock the client owns),
 ``stopped_sent → stop_msg`` (the server's VAD and socket, before its turn) and
 ``stopped_sent → user-stopped-speaking`` (Pipecat's: the turn's end). Run by
 ``bench/voice/run.sh``; alone:
