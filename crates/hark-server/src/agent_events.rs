@@ -6,7 +6,7 @@
 //! | `LlmStarted` | `bot-llm-started` |
 //! | `TextDelta(text)` | `bot-llm-text` |
 //! | `LlmStopped` | `bot-llm-stopped` |
-//! | `Spoken { text, segment }` | `bot-output` (aggregated by sentence, `segment_id`, to be spoken; v1: `spoken: true`), then `bot-tts-text` |
+//! | `Spoken { text, segment }` | `bot-output` (aggregated by sentence, `segment_id`, to be spoken; v1: `spoken: true`), `bot-transcription` (the same sentence: Pipecat 1.14 still sends it for clients on the deprecated `onBotTranscript`), then `bot-tts-text` |
 //! | `TtsStarted` | `bot-tts-started` |
 //! | `BotStartedSpeaking` | `bot-started-speaking` |
 //! | `Audio(chunk)` | no RTVI message: one binary `pipecat.Frame` of audio ([`audio_frame`]) |
@@ -81,9 +81,12 @@ pub fn bot_output(text: &str, segment_id: i64, legacy: bool) -> ServerMessage {
 /// The messages of one spoken segment: `bot-output` ([`bot_output`]) then `bot-tts-text` with
 /// the same text (the words as spoken; no TTS runs in Hark yet, so the text is "spoken" when
 /// sent).
-pub fn spoken_segment(text: &str, segment_id: i64, legacy: bool) -> [ServerMessage; 2] {
+pub fn spoken_segment(text: &str, segment_id: i64, legacy: bool) -> [ServerMessage; 3] {
     [
         bot_output(text, segment_id, legacy),
+        ServerMessage::BotTranscription {
+            text: text.to_owned(),
+        },
         ServerMessage::BotTtsText {
             text: text.to_owned(),
         },
@@ -92,7 +95,8 @@ pub fn spoken_segment(text: &str, segment_id: i64, legacy: bool) -> [ServerMessa
 
 /// One complete bot text reply without speech, the way Pipecat frames it for a text turn:
 /// `bot-llm-started`, `bot-llm-text`, `bot-output` (one sentence-aggregated segment, not to be
-/// spoken), `bot-llm-stopped`. `legacy`: a protocol 1.x client (v1 `bot-output` with `spoken`).
+/// spoken), `bot-transcription` (the same text, as Pipecat 1.14's observer still sends it),
+/// `bot-llm-stopped`. `legacy`: a protocol 1.x client (v1 `bot-output` with `spoken`).
 /// No `bot-tts-text` is sent: nothing is spoken.
 pub fn bot_reply(line: &str, legacy: bool) -> Vec<ServerMessage> {
     let output = ServerMessage::BotOutput {
@@ -110,6 +114,9 @@ pub fn bot_reply(line: &str, legacy: bool) -> Vec<ServerMessage> {
             text: line.to_owned(),
         },
         output,
+        ServerMessage::BotTranscription {
+            text: line.to_owned(),
+        },
         ServerMessage::BotLlmStopped,
     ]
 }
@@ -120,7 +127,15 @@ mod tests {
 
     #[test]
     fn spoken_segments_carry_the_version_fields() {
-        let [output, tts] = spoken_segment("Hi there.", 3, false);
+        let [output, transcription, tts] = spoken_segment("Hi there.", 3, false);
+        assert_eq!(transcription.type_name(), "bot-transcription");
+        assert!(
+            transcription
+                .to_json(None)
+                .contains(r#""data":{"text":"Hi there."}"#),
+            "{}",
+            transcription.to_json(None)
+        );
         let json = output.to_json(None);
         assert!(json.contains(r#""aggregated_by":"sentence""#), "{json}");
         assert!(json.contains(r#""segment_id":3"#), "{json}");
@@ -144,6 +159,7 @@ mod tests {
                 "bot-llm-started",
                 "bot-llm-text",
                 "bot-output",
+                "bot-transcription",
                 "bot-llm-stopped"
             ]
         );

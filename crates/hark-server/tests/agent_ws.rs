@@ -95,9 +95,11 @@ async fn an_agent_file_runs_a_voice_agent_that_can_end_the_call() {
             "bot-llm-started",
             "bot-llm-text",
             "bot-output",
+            "bot-transcription",
             "bot-tts-text",
             "bot-llm-text",
             "bot-output",
+            "bot-transcription",
             "bot-tts-text",
             "bot-llm-stopped"
         ]
@@ -105,7 +107,8 @@ async fn an_agent_file_runs_a_voice_agent_that_can_end_the_call() {
     assert_eq!(turn[2]["data"]["text"], "Hello!");
     assert_eq!(turn[2]["data"]["aggregated_by"], "sentence");
     assert_eq!(turn[2]["data"]["will_be_spoken"], true);
-    assert_eq!(turn[6]["data"]["text"], "How can I help?");
+    assert_eq!(turn[3]["data"]["text"], "Hello!", "bot-transcription");
+    assert_eq!(turn[7]["data"]["text"], "How can I help?");
     let asked = &llm.bodies()[0];
     assert_eq!(asked["model"], "desk-model");
     assert_eq!(

@@ -117,6 +117,7 @@ async fn a_line_goes_out_as_audio_frames_the_client_plays_between_the_speaking_e
         [
             "bot-tts-started",
             "bot-output",
+            "bot-transcription",
             "bot-tts-text",
             "bot-started-speaking",
             "audio",

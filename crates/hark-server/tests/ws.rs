@@ -182,10 +182,10 @@ async fn send_text_reaches_the_session_and_gets_the_no_agent_reply() {
     assert_eq!(text, "hello");
     let line = messages::no_agent_reply();
     let mut types = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..5 {
         let m = recv_json(&mut ws).await;
         match m["type"].as_str().unwrap() {
-            "bot-llm-text" => assert_eq!(m["data"]["text"], line.as_str()),
+            "bot-llm-text" | "bot-transcription" => assert_eq!(m["data"]["text"], line.as_str()),
             "bot-output" => {
                 assert_eq!(m["data"]["text"], line.as_str());
                 assert_eq!(m["data"]["aggregated_by"], "sentence");
@@ -200,6 +200,7 @@ async fn send_text_reaches_the_session_and_gets_the_no_agent_reply() {
             "bot-llm-started",
             "bot-llm-text",
             "bot-output",
+            "bot-transcription",
             "bot-llm-stopped"
         ]
     );
