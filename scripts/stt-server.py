@@ -35,15 +35,14 @@ import email.message
 import email.parser
 import email.policy
 import email.utils
-import json
-import socket
 import sys
 import threading
 import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import local_http
+from local_http import BadRequest, OpenAiHandler
 
 NOT_THE_VENV = "run this with the python of scripts/stt-env.sh's venv (target/stt-venv/bin/python)"
 
@@ -75,17 +74,8 @@ NO_SPEECH = 0.6
 UNSURE_LOGPROB = -1.0
 
 
-class BadRequest(Exception):
-    """A client error: its HTTP status and the message the client reads."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def log(text: str) -> None:
-    print(f"stt-server: {text}", file=sys.stderr, flush=True)
+    local_http.log("stt-server", text)
 
 
 # ---- audio ----------------------------------------------------------------------------------
@@ -270,56 +260,20 @@ def parse_form(content_type: str, body: bytes) -> dict[str, Field]:
 # ---- HTTP -----------------------------------------------------------------------------------
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(OpenAiHandler):
     server_version = "hark-stt-server"
-    timeout = 60  # a client that stops sending loses its thread after this
+    name = "stt-server"
+    route = "/v1/audio/transcriptions"
+    model_id = MODEL_ID
+    routes = ROUTES
 
     # set on the class by main()
     model: Any = None
     beam_size = DEFAULT_BEAM_SIZE
     lock = threading.Lock()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        log(f"{self.address_string()} {format % args}")
-
-    # -- replies
-
-    def reply(self, status: int, body: bytes, content_type: str, close: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def reply_json(self, status: int, value: Any, close: bool = False) -> None:
-        self.reply(status, json.dumps(value).encode(), "application/json", close)
-
-    def reply_error(self, status: int, message: str, close: bool = False) -> None:
-        kind = "invalid_request_error" if status < 500 else "server_error"
-        self.reply_json(status, {"error": {"message": message, "type": kind}}, close)
-
-    # -- routes
-
-    def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
-        if path == "/health":
-            self.reply(200, b"ok", "text/plain; charset=utf-8")
-        elif path == "/v1/models":
-            model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "local"}
-            self.reply_json(200, {"object": "list", "data": [model]})
-        elif path == "/v1/audio/transcriptions":
-            self.reply_error(405, "Use POST for /v1/audio/transcriptions")
-        else:
-            self.not_found()
-
     def do_POST(self) -> None:
-        if self.path.split("?", 1)[0] != "/v1/audio/transcriptions":
-            self.not_found(close=True)
+        if not self.posted_to_route():
             return
         try:
             body = self.read_body()
@@ -332,21 +286,6 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # one bad request never stops the server
             log(f"error: {type(e).__name__}: {e}")
             self.reply_error(500, f"The transcription failed: {type(e).__name__}: {e}", close=True)
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The base class's own refusals (a malformed request line, an unknown method) in
-        OpenAI's error shape too, not as an HTML page; an unknown method is a 405."""
-        if code == HTTPStatus.NOT_IMPLEMENTED:
-            self.reply_error(405, f"{message}: {ROUTES}", close=True)
-        else:
-            self.reply_error(code, message or HTTPStatus(code).phrase, close=True)
-
-    def not_found(self, close: bool = False) -> None:
-        self.reply_error(
-            404,
-            f"Invalid URL ({self.command} {self.path}): {ROUTES}",
-            close,
-        )
 
     def handle_expect_100(self) -> bool:
         """A body announced too large is refused before the client sends it."""
@@ -454,14 +393,6 @@ def too_large(size: int, at_least: bool = False) -> str:
     )
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class Server6(Server):
-    address_family = socket.AF_INET6
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
@@ -495,21 +426,7 @@ def main() -> None:
         f"({COMPUTE_TYPE}, {args.threads} threads, beam {args.beam_size})"
     )
 
-    server_class = Server6 if ":" in args.host else Server
-    try:
-        server = server_class((args.host, args.port), Handler)
-    except OSError as e:
-        sys.exit(f"stt-server: cannot listen on {args.host}:{args.port}: {e}")
-    port = server.server_address[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"stt-server: listening on http://{host}:{port}/v1", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-
+    local_http.serve(Handler, args.host, args.port)
 
 if __name__ == "__main__":
     main()

@@ -39,14 +39,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import sys
 import threading
 import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
+
+import local_http
+from local_http import BadRequest, OpenAiHandler
 
 NOT_THE_VENV = "run this with the python of scripts/tts-env.sh's venv (target/tts-venv/bin/python)"
 
@@ -71,17 +71,8 @@ FORMATS = ("pcm", "wav")
 HALF_TAPS = 16
 
 
-class BadRequest(Exception):
-    """A client error: its HTTP status and the message the client reads."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def log(text: str) -> None:
-    print(f"tts-server: {text}", file=sys.stderr, flush=True)
+    local_http.log("tts-server", text)
 
 
 # ---- audio ----------------------------------------------------------------------------------
@@ -186,54 +177,18 @@ class Speaker:
 # ---- HTTP -----------------------------------------------------------------------------------
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(OpenAiHandler):
     server_version = "hark-tts-server"
-    timeout = 60  # a client that stops sending loses its thread after this
+    name = "tts-server"
+    route = "/v1/audio/speech"
+    model_id = MODEL_ID
+    routes = ROUTES
 
     # set on the class by main()
     speaker: Speaker | None = None
 
-    def log_message(self, format: str, *args: Any) -> None:
-        log(f"{self.address_string()} {format % args}")
-
-    # -- replies
-
-    def reply(self, status: int, body: bytes, content_type: str, close: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def reply_json(self, status: int, value: Any, close: bool = False) -> None:
-        self.reply(status, json.dumps(value).encode(), "application/json", close)
-
-    def reply_error(self, status: int, message: str, close: bool = False) -> None:
-        kind = "invalid_request_error" if status < 500 else "server_error"
-        self.reply_json(status, {"error": {"message": message, "type": kind}}, close)
-
-    # -- routes
-
-    def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
-        if path == "/health":
-            self.reply(200, b"ok", "text/plain; charset=utf-8")
-        elif path == "/v1/models":
-            model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "local"}
-            self.reply_json(200, {"object": "list", "data": [model]})
-        elif path == "/v1/audio/speech":
-            self.reply_error(405, "Use POST for /v1/audio/speech")
-        else:
-            self.not_found()
-
     def do_POST(self) -> None:
-        if self.path.split("?", 1)[0] != "/v1/audio/speech":
-            self.not_found(close=True)
+        if not self.posted_to_route():
             return
         try:
             request = self.read_request()
@@ -260,17 +215,6 @@ class Handler(BaseHTTPRequestHandler):
                 self.reply_error(500, f"The synthesis failed: {type(e).__name__}: {e}", True)
             # After the headers: the connection is closed without the closing chunk, so the
             # client sees a cut body rather than a clean end.
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The base class's own refusals (a malformed request line, an unknown method) in
-        OpenAI's error shape too, not as an HTML page; an unknown method is a 405."""
-        if code == HTTPStatus.NOT_IMPLEMENTED:
-            self.reply_error(405, f"{message}: {ROUTES}", close=True)
-        else:
-            self.reply_error(code, message or HTTPStatus(code).phrase, close=True)
-
-    def not_found(self, close: bool = False) -> None:
-        self.reply_error(404, f"Invalid URL ({self.command} {self.path}): {ROUTES}", close)
 
     # -- the request
 
@@ -365,14 +309,6 @@ class Handler(BaseHTTPRequestHandler):
         )
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class Server6(Server):
-    address_family = socket.AF_INET6
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
@@ -410,21 +346,7 @@ def main() -> None:
         f"{time.perf_counter() - started:.2f} s ({args.threads} threads)"
     )
 
-    server_class = Server6 if ":" in args.host else Server
-    try:
-        server = server_class((args.host, args.port), Handler)
-    except OSError as e:
-        sys.exit(f"tts-server: cannot listen on {args.host}:{args.port}: {e}")
-    port = server.server_address[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"tts-server: listening on http://{host}:{port}/v1", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-
+    local_http.serve(Handler, args.host, args.port)
 
 if __name__ == "__main__":
     main()

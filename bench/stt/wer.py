@@ -78,8 +78,10 @@ NUMBER = {word: n for n, word in enumerate(UNITS)} | {
 
 def server_module() -> ModuleType:
     """scripts/stt-server.py, imported (its name has a dash)."""
-    path = Path(__file__).resolve().parents[2] / "scripts" / "stt-server.py"
-    spec = importlib.util.spec_from_file_location("stt_server", path)
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    # Its shared HTTP module (scripts/local_http.py) is imported from beside it.
+    sys.path.insert(0, str(scripts))
+    spec = importlib.util.spec_from_file_location("stt_server", scripts / "stt-server.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
