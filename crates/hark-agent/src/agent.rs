@@ -599,7 +599,10 @@ impl VoiceAgent {
         output: Arc<dyn AgentOutput>,
     ) -> Result<Self, BuildError> {
         let speech = Arc::new(match &settings.tts {
-            Some((tts, rate)) => OutputSpeech::with_voice(output, tts.clone(), *rate),
+            Some((tts, rate)) => {
+                let tts = tts.for_call().unwrap_or_else(|| tts.clone());
+                OutputSpeech::with_voice(output, tts, *rate)
+            }
             None => OutputSpeech::new(output),
         });
         let live = LiveCall::new(state, speech.clone())?;

@@ -78,9 +78,9 @@ pub fn bot_output(text: &str, segment_id: i64, legacy: bool) -> ServerMessage {
     }
 }
 
-/// The messages of one spoken segment: `bot-output` ([`bot_output`]) then `bot-tts-text` with
-/// the same text (the words as spoken; no TTS runs in Hark yet, so the text is "spoken" when
-/// sent).
+/// The messages of one spoken segment: `bot-output` ([`bot_output`]), `bot-transcription` and
+/// `bot-tts-text` with the same text. With a `[tts]`, the speaker sends the segment when its
+/// line starts to play; without one, the text counts as spoken when sent.
 pub fn spoken_segment(text: &str, segment_id: i64, legacy: bool) -> [ServerMessage; 3] {
     [
         bot_output(text, segment_id, legacy),
@@ -196,9 +196,10 @@ mod tests {
             },
             false,
         );
-        assert_eq!(spoken.len(), 2);
+        assert_eq!(spoken.len(), 3);
         assert!(spoken[0].contains(r#""segment_id":0"#), "{}", spoken[0]);
-        assert!(spoken[1].contains("bot-tts-text") && spoken[1].contains("One."));
+        assert!(spoken[1].contains("bot-transcription") && spoken[1].contains("One."));
+        assert!(spoken[2].contains("bot-tts-text") && spoken[2].contains("One."));
         assert_eq!(
             to_rtvi(
                 AgentEvent::Error {

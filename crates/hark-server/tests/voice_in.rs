@@ -485,7 +485,8 @@ async fn a_sound_too_short_to_be_speech_pauses_the_bot_and_it_plays_on() {
         0i16,
         (0.6 * f64::from(MIC_RATE)) as usize,
     ));
-    let (mut got, _) = talk(&mut ws, &mic).await;
+    let (mut got, first_loud) = talk(&mut ws, &mic).await;
+    let first_loud = first_loud.expect("the sound is loud");
     read_on(&mut ws, &mut got, "bot-stopped-speaking").await;
     let types = rtvi_types(&got);
     assert!(
@@ -498,15 +499,19 @@ async fn a_sound_too_short_to_be_speech_pauses_the_bot_and_it_plays_on() {
         .filter(|(_, g)| matches!(g, Got::Audio { .. }))
         .map(|(at, _)| *at)
         .collect();
-    let gap = frames
+    let (gap, gap_start) = frames
         .windows(2)
-        .map(|w| w[1].saturating_duration_since(w[0]))
+        .map(|w| (w[1].saturating_duration_since(w[0]), w[0]))
         .max()
-        .unwrap_or_default();
+        .unwrap_or((Duration::ZERO, first_loud));
     println!("false start: the bot's audio paused for {gap:?}");
     assert!(
         gap >= Duration::from_millis(60),
         "the bot's audio was not paused (longest gap between frames {gap:?})"
+    );
+    assert!(
+        gap_start >= first_loud,
+        "the longest gap began before the sound was sent: not the pause"
     );
     // ...and then played on to the end of its line: nothing was dropped or cut.
     let heard: usize = opening

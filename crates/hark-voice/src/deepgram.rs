@@ -49,8 +49,14 @@ pub const KIND: &str = "deepgram";
 /// Deepgram's live endpoint.
 pub const DEEPGRAM_LISTEN_URL: &str = "wss://api.deepgram.com/v1/listen";
 
-/// Settings of a [`DeepgramStt`].
-#[derive(Debug, Clone, PartialEq)]
+/// How long one write to Deepgram may wait: longer, and it has stopped reading (its TCP window
+/// is full), so the utterance's connection is given up rather than the call going deaf.
+const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the closing handshake may take before the socket is simply dropped.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Settings of a [`DeepgramStt`]. Its `Debug` never shows the key.
+#[derive(Clone, PartialEq)]
 pub struct DeepgramConfig {
     /// The live endpoint, [`DEEPGRAM_LISTEN_URL`] (tests: `ws://127.0.0.1:PORT/v1/listen`).
     pub base_url: String,
@@ -68,6 +74,21 @@ pub struct DeepgramConfig {
     pub connect_timeout: Duration,
     /// Longest wait, from the end of the utterance, for its final transcript. Default 5 s.
     pub final_timeout: Duration,
+}
+
+impl std::fmt::Debug for DeepgramConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeepgramConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .field("language", &self.language)
+            .field("interim_results", &self.interim_results)
+            .field("smart_format", &self.smart_format)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("final_timeout", &self.final_timeout)
+            .finish()
+    }
 }
 
 impl DeepgramConfig {
@@ -196,7 +217,7 @@ impl Inner {
             }
         })?;
         if let Some(key) = &self.secret {
-            let value =
+            let mut value =
                 HeaderValue::from_str(&format!("Token {}", key.expose())).map_err(|_| {
                     VoiceError::InvalidRequest {
                         provider: self.label.clone(),
@@ -205,6 +226,7 @@ impl Inner {
                             .to_owned(),
                     }
                 })?;
+            value.set_sensitive(true);
             request.headers_mut().insert("authorization", value);
         }
         let connector = self.tls.clone().map(Connector::Rustls);
@@ -274,7 +296,7 @@ impl Inner {
                     match self.read(message?, deadline.is_some(), out)? {
                         Read::More => {}
                         Read::Done => {
-                            let _ = socket.close(None).await;
+                            let _ = tokio::time::timeout(CLOSE_TIMEOUT, socket.close(None)).await;
                             return Ok(());
                         }
                     }
@@ -283,23 +305,22 @@ impl Inner {
                     Some(StreamInput::Audio(samples)) => {
                         let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_le_bytes()).collect();
                         let len = bytes.len() as u64;
-                        if let Err(e) = socket.send(Message::Binary(bytes.into())).await {
-                            return Err(self.after_send_error(&mut socket, sent, &e).await);
-                        }
+                        self.send(&mut socket, Message::Binary(bytes.into()), sent).await?;
                         sent += len;
                     }
                     Some(StreamInput::Finish) => {
                         for control in [r#"{"type":"Finalize"}"#, r#"{"type":"CloseStream"}"#] {
-                            if let Err(e) = socket.send(Message::text(control)).await {
-                                return Err(self.after_send_error(&mut socket, sent, &e).await);
-                            }
+                            self.send(&mut socket, Message::text(control), sent).await?;
                         }
                         deadline = Some(Instant::now() + self.config.final_timeout);
                     }
                     None => {
                         // The caller dropped the utterance: tell Deepgram we are done.
-                        let _ = socket.send(Message::text(r#"{"type":"CloseStream"}"#)).await;
-                        let _ = socket.close(None).await;
+                        let close = async {
+                            let _ = socket.send(Message::text(r#"{"type":"CloseStream"}"#)).await;
+                            let _ = socket.close(None).await;
+                        };
+                        let _ = tokio::time::timeout(CLOSE_TIMEOUT, close).await;
                         return Ok(());
                     }
                 },
@@ -368,6 +389,26 @@ impl Inner {
             code,
             reason: self.redact(&excerpt(&reason)),
         })
+    }
+
+    /// Sends `message`, within [`SEND_TIMEOUT`].
+    async fn send(
+        &self,
+        socket: &mut Socket,
+        message: Message,
+        sent: u64,
+    ) -> Result<(), VoiceError> {
+        match tokio::time::timeout(SEND_TIMEOUT, socket.send(message)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(self.after_send_error(socket, sent, &e).await),
+            Err(_) => Err(self.lost(
+                sent,
+                &format!(
+                    "Deepgram took nothing for {} s (it stopped reading)",
+                    SEND_TIMEOUT.as_secs()
+                ),
+            )),
+        }
     }
 
     fn lost(&self, sent: u64, detail: &str) -> VoiceError {

@@ -5,6 +5,7 @@
 //! HTTP connection is closed, the local program is killed). Barge-in drops it.
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use futures::stream::{Stream, StreamExt};
 
@@ -22,6 +23,13 @@ pub trait Tts: Send + Sync {
 
     /// The rate of the chunks [`Tts::synthesize`] yields, in Hz.
     fn sample_rate(&self) -> u32;
+
+    /// The synthesizer one call speaks with. `None` (the default): this one, shared by every
+    /// call. A provider that holds a connection per client (Cartesia's WebSocket) gives each
+    /// call a client of its own, so one call's connection trouble is not every call's.
+    fn for_call(&self) -> Option<Arc<dyn Tts>> {
+        None
+    }
 }
 
 /// `stream` with every chunk converted to `to` Hz (the rate the client plays). Chunks already

@@ -312,6 +312,48 @@ async fn a_401_at_the_handshake_names_the_keys_environment_variable() {
 }
 
 #[tokio::test]
+async fn a_line_whose_audio_never_ends_hits_the_total_timeout_and_is_cancelled() {
+    // Audio every 50 ms, well inside the stall limit, for far longer than a line may take.
+    let mut trickle = Vec::new();
+    for _ in 0..200 {
+        trickle.push(S::samples(&[1; 10]));
+        trickle.push(S::Delay(Duration::from_millis(50)));
+    }
+    trickle.push(S::Done);
+    let server = CartesiaServer::start(vec![trickle]).await;
+    let mut config = config(&server);
+    config.timeouts = CartesiaTimeouts {
+        stall_timeout: Duration::from_secs(2),
+        total_timeout: Duration::from_millis(600),
+        ..CartesiaTimeouts::default()
+    };
+    let tts = CartesiaTts::new(config);
+    let mut stream = tts.synthesize("On and on.");
+    let mut chunks = 0;
+    let err = loop {
+        match stream.next().await.expect("an error ends it, not the end") {
+            Ok(_) => chunks += 1,
+            Err(e) => break e,
+        }
+    };
+    assert!(chunks >= 2, "audio came before the limit: {chunks} chunks");
+    assert!(chunks < 200, "the line was cut off: {chunks} chunks");
+    assert!(
+        matches!(
+            err,
+            VoiceError::Timeout {
+                phase: TimeoutPhase::Total,
+                after,
+                ..
+            } if after == Duration::from_millis(600)
+        ),
+        "{err:?}"
+    );
+    assert!(stream.next().await.is_none());
+    assert!(server.wait_cancel(&context_of(&server, 0), LIMIT).await);
+}
+
+#[tokio::test]
 async fn a_stalled_line_and_a_silent_one_hit_their_deadlines_and_are_cancelled() {
     let server = CartesiaServer::start(vec![
         vec![
@@ -591,4 +633,30 @@ async fn lines_that_start_together_share_one_handshake() {
     contexts.sort();
     contexts.dedup();
     assert_eq!(contexts.len(), 3, "each line its own context");
+}
+
+#[tokio::test]
+async fn each_call_gets_a_connection_of_its_own_and_one_calls_cut_leaves_the_other() {
+    let server = CartesiaServer::start(vec![
+        vec![S::samples(&[1; 8]), S::Cut],
+        vec![
+            S::samples(&[2; 8]),
+            S::Delay(Duration::from_millis(300)),
+            S::samples(&[2; 8]),
+            S::Done,
+        ],
+    ])
+    .await;
+    let agent = tts(&server);
+    let first = agent.for_call().expect("a client per call");
+    let second = agent.for_call().expect("a client per call");
+    assert_eq!(first.sample_rate(), agent.sample_rate());
+    let mut cut = first.synthesize("One.");
+    assert_eq!(cut.next().await.unwrap().unwrap().samples, vec![1; 8]);
+    let whole = tokio::spawn(all(second.synthesize("Two.")));
+    // The first call's connection breaks mid-line: its line fails, the second call's plays on.
+    let err = cut.next().await.unwrap().unwrap_err();
+    assert!(matches!(err, VoiceError::StreamCut { .. }), "{err:?}");
+    assert_eq!(whole.await.unwrap().unwrap(), vec![2; 16]);
+    assert_eq!(server.connections().len(), 2, "one connection per call");
 }

@@ -172,6 +172,10 @@ async fn a_refused_key_names_deepgram_and_the_key_variable_and_never_shows_the_k
         )
     );
     assert!(!format!("{error:?}").contains(KEY));
+    let mut config = DeepgramConfig::new("nova-3");
+    config.api_key = Some(KEY.to_owned());
+    assert!(!format!("{config:?}").contains(KEY), "{config:?}");
+    assert!(!format!("{:?}", DeepgramStt::new(config)).contains(KEY));
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     assert!(!log.contains(KEY), "{log}");
     assert_eq!(

@@ -70,7 +70,7 @@ impl Conn {
 }
 
 /// Where and how to connect.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Target {
     pub url: String,
     pub secret: Option<Secret>,

@@ -25,10 +25,14 @@
 //! open on it ends with an error naming Cartesia, and the next line connects again. A line whose
 //! connection was found closed when it was sent is sent once more on a new connection.
 //!
+//! A voice agent gives each call a client of its own ([`Tts::for_call`]: the same settings, its
+//! own connection), so one call's connection trouble never cuts another call's lines.
+//!
 //! # Limits
 //!
 //! [`CartesiaTimeouts`]: the connection (TCP, TLS and the upgrade), the first audio of a line
-//! after sending it, and the longest quiet between two pieces of a line's audio (a stalled line).
+//! after sending it, the longest quiet between two pieces of a line's audio (a stalled line), and
+//! the longest a whole line may take (a context that never ends).
 //! Each is a [`VoiceError::Timeout`] naming the setting to raise; a timed-out line is cancelled,
 //! and the next line opens a new connection (a connection can die without a word: a dropped
 //! NAT entry sends no close); the old one serves its open lines to their end, then closes.
@@ -76,6 +80,9 @@ pub struct CartesiaTimeouts {
     pub first_audio_timeout: Duration,
     /// Longest quiet between two pieces of a line's audio (and before its end). Default 5 s.
     pub stall_timeout: Duration,
+    /// Longest a whole line may take, from sending it to its end, however steadily its audio
+    /// comes (a context that never ends). Default 60 s, as the HTTP providers' `total_timeout`.
+    pub total_timeout: Duration,
 }
 
 impl Default for CartesiaTimeouts {
@@ -84,6 +91,7 @@ impl Default for CartesiaTimeouts {
             connect_timeout: Duration::from_secs(5),
             first_audio_timeout: Duration::from_secs(5),
             stall_timeout: Duration::from_secs(5),
+            total_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -264,6 +272,7 @@ impl Shared {
                         context_id,
                         armed: true,
                     },
+                    deadline: tokio::time::Instant::now() + self.timeouts.total_timeout,
                     shared: self,
                     events,
                     carry: Pcm16Carry::new(),
@@ -297,10 +306,14 @@ impl Drop for CancelGuard {
 
 /// One line being spoken.
 struct Line {
+    /// First: fields drop in order, so the cancel goes out while the line's route (`events`)
+    /// is still open and the connection task still knows the context to cancel.
+    guard: CancelGuard,
     shared: Arc<Shared>,
     events: mpsc::UnboundedReceiver<Event>,
-    guard: CancelGuard,
     carry: Pcm16Carry,
+    /// When the line must have ended ([`CartesiaTimeouts::total_timeout`]).
+    deadline: tokio::time::Instant,
 }
 
 enum State {
@@ -322,6 +335,18 @@ impl Line {
             } else {
                 (self.shared.timeouts.stall_timeout, TimeoutPhase::Stall)
             };
+            let left = self
+                .deadline
+                .saturating_duration_since(tokio::time::Instant::now());
+            let (limit, phase, after) = if left < limit {
+                (
+                    left,
+                    TimeoutPhase::Total,
+                    self.shared.timeouts.total_timeout,
+                )
+            } else {
+                (limit, phase, limit)
+            };
             let event = match tokio::time::timeout(limit, self.events.recv()).await {
                 Err(_) => {
                     // Still armed: dropping the line cancels it on Cartesia's side. The next
@@ -330,7 +355,7 @@ impl Line {
                     return Some(Err(VoiceError::Timeout {
                         provider: label.clone(),
                         phase,
-                        after: limit,
+                        after,
                     }));
                 }
                 Ok(None) => Event::Failed(Failure::Lost("the connection ended".to_owned())),
@@ -407,5 +432,19 @@ impl Tts for CartesiaTts {
 
     fn sample_rate(&self) -> u32 {
         self.shared.shape.sample_rate
+    }
+
+    /// A client of its own for each call (the same settings, a connection of its own): one
+    /// call's dropped socket or timed-out line never cuts another call's lines.
+    fn for_call(&self) -> Option<Arc<dyn Tts>> {
+        Some(Arc::new(CartesiaTts {
+            shared: Arc::new(Shared {
+                target: self.shared.target.clone(),
+                shape: self.shared.shape.clone(),
+                timeouts: self.shared.timeouts.clone(),
+                conn: tokio::sync::Mutex::new(None),
+                next_context: AtomicU64::new(1),
+            }),
+        }))
     }
 }
