@@ -19,6 +19,8 @@
 //! seen on earlier snapshots cost nothing; names first seen are embedded in one batch.
 
 #[cfg(feature = "embeddings")]
+pub mod e5;
+#[cfg(feature = "embeddings")]
 pub mod wordpiece;
 
 #[cfg(feature = "embeddings")]
