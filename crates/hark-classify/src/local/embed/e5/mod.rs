@@ -13,8 +13,9 @@
 //!   after the first 126 of the text are dropped (UI names and spoken descriptions are
 //!   short; e5.c instead averages 510-token windows of long texts);
 //! - no OpenMP: one call runs on the calling thread. The matrix products are AVX2 (+ FMA)
-//!   when the CPU has them (checked at run time), portable Rust otherwise; weights are
-//!   repacked at load so 8 output rows share each activation broadcast (see `simd`);
+//!   when the CPU has them (checked at run time; with AVX-VNNI's `vpdpbusd` when it has
+//!   that too), portable Rust otherwise; weights are repacked at load so 8 output rows share
+//!   each activation broadcast (see `simd`). All three give the same integer sums;
 //! - the GELU's erf is a polynomial (error < 1.5e-7) instead of libm's `erff`.
 //!
 //! [`E5`] is `Send + Sync`: every call has its own scratch buffers, so any number of
@@ -141,9 +142,19 @@ impl E5 {
         self.weights.hidden
     }
 
-    /// Whether the AVX2 kernels run (else the portable ones).
+    /// Whether the AVX2 kernels run (with or without AVX-VNNI; else the portable ones).
     pub fn uses_avx2(&self) -> bool {
-        self.weights.simd == simd::Simd::Avx2
+        self.weights.simd != simd::Simd::Scalar
+    }
+
+    /// The kernels that run: `"avx-vnni"`, `"avx2"` or `"scalar"` (`HARK_E5_KERNEL=avx2` or
+    /// `scalar`, set before loading, caps them: for tests and benchmarks).
+    pub fn kernel(&self) -> &'static str {
+        match self.weights.simd {
+            simd::Simd::AvxVnni => "avx-vnni",
+            simd::Simd::Avx2 => "avx2",
+            simd::Simd::Scalar => "scalar",
+        }
     }
 
     /// The token ids the model sees for `text`: `<s>`, the prefixed text's first

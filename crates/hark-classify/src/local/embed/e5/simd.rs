@@ -18,20 +18,35 @@ use super::file::{Q4_BLOCK_BYTES, QK, fp16_to_f32};
 /// Which kernels run: detected once per model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Simd {
+    /// x86-64 with AVX2, FMA and AVX-VNNI (`vpdpbusd` on 256 bits: Alder Lake, Sapphire
+    /// Rapids, Zen 5 and later): the AVX2 kernels with one instruction per 4-input quad.
+    AvxVnni,
     /// x86-64 with AVX2 and FMA.
     Avx2,
     /// Portable Rust.
     Scalar,
 }
 
+/// The environment variable that caps the kernels (for tests and benchmarks): `avx2` or
+/// `scalar` (a CPU lacking a feature never gets its kernels).
+pub const KERNEL_ENV: &str = "HARK_E5_KERNEL";
+
 impl Simd {
     pub fn detect() -> Simd {
+        let cap = std::env::var(KERNEL_ENV).unwrap_or_default();
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            if cap != "scalar"
+                && std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("fma")
+            {
+                if cap != "avx2" && std::is_x86_feature_detected!("avxvnni") {
+                    return Simd::AvxVnni;
+                }
                 return Simd::Avx2;
             }
         }
+        let _ = cap;
         Simd::Scalar
     }
 }
@@ -133,16 +148,10 @@ pub fn quantize(simd: Simd, x: &[f32], t: usize, n: usize, out: &mut Q8) {
     assert!(n.is_multiple_of(QK) && x.len() >= t * n);
     match simd {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: Simd::Avx2 is only returned when the CPU has AVX2 and FMA.
-        Simd::Avx2 => unsafe { quantize_avx2(x, t, n, out) },
+        // SAFETY: Simd::Avx2 and AvxVnni are only returned when the CPU has AVX2 and FMA.
+        Simd::Avx2 | Simd::AvxVnni => unsafe { avx2::quantize(x, t, n, out) },
         _ => quantize_body(x, t, n, out),
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn quantize_avx2(x: &[f32], t: usize, n: usize, out: &mut Q8) {
-    quantize_body(x, t, n, out)
 }
 
 /// e^x for x in about [-87, 88], vectorizable (Cephes-style; about 1 ulp).
@@ -182,8 +191,8 @@ fn gelu_body(xs: &mut [f32]) {
 pub fn gelu(simd: Simd, xs: &mut [f32]) {
     match simd {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: Simd::Avx2 is only returned when the CPU has AVX2 and FMA.
-        Simd::Avx2 => unsafe { gelu_avx2(xs) },
+        // SAFETY: Simd::Avx2 and AvxVnni are only returned when the CPU has AVX2 and FMA.
+        Simd::Avx2 | Simd::AvxVnni => unsafe { gelu_avx2(xs) },
         _ => gelu_body(xs),
     }
 }
@@ -203,6 +212,9 @@ pub fn matmul(simd: Simd, w: &Mat, x: &Q8, y: &mut [f32]) {
         // SAFETY: Simd::Avx2 is only returned when the CPU has AVX2 and FMA; the lengths
         // the kernel reads are the ones asserted above.
         Simd::Avx2 => unsafe { avx2::matmul(w, x, y) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, and Simd::AvxVnni only when the CPU has AVX-VNNI.
+        Simd::AvxVnni => unsafe { avx2::matmul_vnni(w, x, y) },
         _ => matmul_scalar(w, x, y),
     }
 }
@@ -249,6 +261,20 @@ mod avx2 {
     /// well formed (checked by the caller).
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn matmul(w: &Mat, x: &Q8, y: &mut [f32]) {
+        // SAFETY: as this function's.
+        unsafe { matmul_impl::<false>(w, x, y) }
+    }
+
+    /// # Safety
+    /// As [`matmul`], and AVX-VNNI present.
+    #[target_feature(enable = "avx2,fma,avxvnni")]
+    pub unsafe fn matmul_vnni(w: &Mat, x: &Q8, y: &mut [f32]) {
+        // SAFETY: as this function's.
+        unsafe { matmul_impl::<true>(w, x, y) }
+    }
+
+    #[inline(always)]
+    unsafe fn matmul_impl<const VNNI: bool>(w: &Mat, x: &Q8, y: &mut [f32]) {
         let (nout, nin, nb) = (w.nout, w.nin, w.nin / QK);
         for g in 0..nout / 8 {
             // SAFETY: group g's packed bytes, scales and bias are within the Mat.
@@ -269,10 +295,10 @@ mod avx2 {
                     let s = x.s8.as_ptr().add(t0 * nb);
                     let out = y.as_mut_ptr().add(t0 * nout + g * 8);
                     match k {
-                        4 => tile::<4>(wg, sg, bias, nb, nin, nout, a, d, s, out),
-                        3 => tile::<3>(wg, sg, bias, nb, nin, nout, a, d, s, out),
-                        2 => tile::<2>(wg, sg, bias, nb, nin, nout, a, d, s, out),
-                        _ => tile::<1>(wg, sg, bias, nb, nin, nout, a, d, s, out),
+                        4 => tile::<4, VNNI>(wg, sg, bias, nb, nin, nout, a, d, s, out),
+                        3 => tile::<3, VNNI>(wg, sg, bias, nb, nin, nout, a, d, s, out),
+                        2 => tile::<2, VNNI>(wg, sg, bias, nb, nin, nout, a, d, s, out),
+                        _ => tile::<1, VNNI>(wg, sg, bias, nb, nin, nout, a, d, s, out),
                     }
                 }
                 t0 += k;
@@ -280,10 +306,66 @@ mod avx2 {
         }
     }
 
+    /// [`super::quantize`]'s body: per block of 32, `cvtps_epi32` rounds half to even as
+    /// e5.c's `lrintf` does, and the saturating packs clamp to -128..=127 as e5.c does.
+    ///
+    /// # Safety
+    /// AVX2 and FMA present; `n` a multiple of 32 and `x` at least `t * n` long.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn quantize(x: &[f32], t: usize, n: usize, out: &mut Q8) {
+        let nb = n / QK;
+        out.q.resize(t * n, 0);
+        out.d.resize(t * nb, 0.0);
+        out.s8.resize(t * nb, 0);
+        out.n = n;
+        out.t = t;
+        let sign = _mm256_set1_ps(-0.0);
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let ones8 = _mm256_set1_epi8(1);
+        let ones16 = _mm256_set1_epi16(1);
+        for blk in 0..t * nb {
+            // SAFETY: block blk's 32 inputs and outputs are within x and out.q (checked by
+            // the caller and the resizes above).
+            unsafe {
+                let p = x.as_ptr().add(blk * QK);
+                let v = [
+                    _mm256_loadu_ps(p),
+                    _mm256_loadu_ps(p.add(8)),
+                    _mm256_loadu_ps(p.add(16)),
+                    _mm256_loadu_ps(p.add(24)),
+                ];
+                let m = _mm256_max_ps(
+                    _mm256_max_ps(_mm256_andnot_ps(sign, v[0]), _mm256_andnot_ps(sign, v[1])),
+                    _mm256_max_ps(_mm256_andnot_ps(sign, v[2]), _mm256_andnot_ps(sign, v[3])),
+                );
+                let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+                let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+                let m = _mm_max_ss(m, _mm_movehdup_ps(m));
+                let amax = _mm_cvtss_f32(m);
+                let dd = amax / 127.0;
+                let id = _mm256_set1_ps(if dd > 0.0 { 1.0 / dd } else { 0.0 });
+                let i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v[0], id));
+                let i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v[1], id));
+                let i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v[2], id));
+                let i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v[3], id));
+                let q = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
+                let q = _mm256_permutevar8x32_epi32(q, order);
+                _mm256_storeu_si256(out.q.as_mut_ptr().add(blk * QK) as *mut __m256i, q);
+                // The block sum, of the clamped values.
+                let s = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, q), ones16);
+                let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+                let s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+                let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 1));
+                *out.d.get_unchecked_mut(blk) = dd;
+                *out.s8.get_unchecked_mut(blk) = 8 * _mm_cvtsi128_si32(s);
+            }
+        }
+    }
+
     /// 8 outputs × N tokens.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn tile<const N: usize>(
+    unsafe fn tile<const N: usize, const VNNI: bool>(
         wg: *const u8,
         sg: *const f32,
         bias: __m256,
@@ -312,19 +394,27 @@ mod avx2 {
                         let ap = a.add(n * nin + b * QK + c * 8);
                         let a0 = _mm256_set1_epi32((ap as *const i32).read_unaligned());
                         let a1 = _mm256_set1_epi32((ap.add(4) as *const i32).read_unaligned());
-                        let p = _mm256_add_epi16(
-                            _mm256_maddubs_epi16(w0, a0),
-                            _mm256_maddubs_epi16(w1, a1),
-                        );
-                        *acc = _mm256_add_epi16(*acc, p);
+                        if VNNI {
+                            // i32 lanes: 4 products each, no i16 stage.
+                            *acc = _mm256_dpbusd_avx_epi32(*acc, w0, a0);
+                            *acc = _mm256_dpbusd_avx_epi32(*acc, w1, a1);
+                        } else {
+                            let p = _mm256_add_epi16(
+                                _mm256_maddubs_epi16(w0, a0),
+                                _mm256_maddubs_epi16(w1, a1),
+                            );
+                            *acc = _mm256_add_epi16(*acc, p);
+                        }
                     }
                 }
                 let dw = _mm256_loadu_ps(sg.add(b * 8));
                 for (n, f) in facc.iter_mut().enumerate() {
-                    let i = _mm256_sub_epi32(
-                        _mm256_madd_epi16(iacc[n], ones),
-                        _mm256_set1_epi32(*s8.add(n * nb + b)),
-                    );
+                    let sums = if VNNI {
+                        iacc[n]
+                    } else {
+                        _mm256_madd_epi16(iacc[n], ones)
+                    };
+                    let i = _mm256_sub_epi32(sums, _mm256_set1_epi32(*s8.add(n * nb + b)));
                     let scale = _mm256_mul_ps(dw, _mm256_set1_ps(*d.add(n * nb + b)));
                     *f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i), scale, *f);
                 }
