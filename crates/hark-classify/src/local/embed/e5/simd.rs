@@ -275,6 +275,24 @@ mod avx2 {
 
     #[inline(always)]
     unsafe fn matmul_impl<const VNNI: bool>(w: &Mat, x: &Q8, y: &mut [f32]) {
+        let nin = w.nin;
+        // Tokens in chunks whose activations stay in L2 while every row group passes over
+        // them (a big batch would otherwise stream all its activations once per group).
+        let chunk = (TOKEN_CHUNK_BYTES / nin).max(4);
+        let mut c0 = 0;
+        while c0 < x.t {
+            let c1 = (c0 + chunk).min(x.t);
+            // SAFETY: as this function's, for tokens c0..c1.
+            unsafe { groups::<VNNI>(w, x, y, c0, c1) };
+            c0 = c1;
+        }
+    }
+
+    /// Activation bytes per token chunk.
+    const TOKEN_CHUNK_BYTES: usize = 64 * 1024;
+
+    #[inline(always)]
+    unsafe fn groups<const VNNI: bool>(w: &Mat, x: &Q8, y: &mut [f32], c0: usize, c1: usize) {
         let (nout, nin, nb) = (w.nout, w.nin, w.nin / QK);
         for g in 0..nout / 8 {
             // SAFETY: group g's packed bytes, scales and bias are within the Mat.
@@ -285,9 +303,9 @@ mod avx2 {
                     _mm256_loadu_ps(w.bias.as_ptr().add(g * 8)),
                 )
             };
-            let mut t0 = 0;
-            while t0 < x.t {
-                let k = (x.t - t0).min(4);
+            let mut t0 = c0;
+            while t0 < c1 {
+                let k = (c1 - t0).min(4);
                 // SAFETY: tokens t0..t0+k are < x.t; outputs g*8..g*8+8 < nout.
                 unsafe {
                     let a = x.q.as_ptr().add(t0 * nin);
