@@ -9,13 +9,15 @@
 //! it into [`model_dir`]). It gives the same token ids as e5.c and embeddings within
 //! float rounding of it (`tests/e5_embeddings.rs` checks both against e5.c's output). What
 //! differs from e5.c:
-//! - inputs are capped at [`E5_MAX_TOKENS`] tokens, `<s>` and `</s>` included: the tokens
-//!   after the first 126 of the text are dropped (UI names and spoken descriptions are
-//!   short; e5.c instead averages 510-token windows of long texts);
+//! - inputs are capped at [`E5_MAX_TOKENS`] tokens, `<s>` and `</s>` included: the prefixed
+//!   text keeps its first 126 tokens, the rest is dropped (UI names and spoken descriptions
+//!   are short; e5.c instead averages 510-token windows of long texts).
+//!   [`E5::token_count`] counts before the cap, as e5.c's `e5_token_count`;
 //! - no OpenMP: one call runs on the calling thread. The matrix products are AVX2 (+ FMA)
 //!   when the CPU has them (checked at run time; with AVX-VNNI's `vpdpbusd` when it has
 //!   that too), portable Rust otherwise; weights are repacked at load so 8 output rows share
-//!   each activation broadcast (see `simd`). All three give the same integer sums;
+//!   each activation broadcast (see `simd`). All three give the same integer sums
+//!   (`HARK_E5_KERNEL=avx2` or `scalar` caps them, for tests and benchmarks);
 //! - the GELU's erf is a polynomial (error < 1.5e-7) instead of libm's `erff`.
 //!
 //! [`E5`] is `Send + Sync`: every call has its own scratch buffers, so any number of
