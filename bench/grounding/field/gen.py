@@ -11,6 +11,8 @@ kinds.py (one spec per kind of app, two or more sites each).
 """
 
 import hashlib
+import sys
+sys.dont_write_bytecode = True
 import re
 import html
 import json
