@@ -30,7 +30,7 @@ SPLIT_FAMILY = {"train": 0, "dev": 1, "test": 2}
 
 # Rows per page by description kind (upper bounds: fewer when a page has too few candidates).
 QUOTA = {"name": 4, "paraphrase": 4, "role": 2, "row": 4, "ordinal": 3, "state": 2, "icon": 2, "none": 4}
-CROSS_LANG = 0.055  # share of rows where the caller speaks another of the four languages
+CROSS_LANG = 0.09  # share of rows where the caller speaks another of the four languages
 
 
 def esc(s):
@@ -55,6 +55,12 @@ class Page:
         self.controls = []
         self.n = 0
         self.p = site["prefix"]
+
+    def decor(self, name):
+        """A named element that is no target (heading, dialog, tab list, paragraph): it only
+        makes names ambiguous, so it is counted when a name must be unique on the page."""
+        self.controls.append(dict(k=None, key="decor", spec={}, r="decor", name=name, icon=None, state=set(),
+                                  item=None, action=None, group="decor", value=None))
 
     def ctl(self, key, spec, r, name, *, icon=None, state=(), item=None, action=None, group="main", value=None):
         self.n += 1
@@ -115,7 +121,10 @@ class Page:
             opts = spec["options"][lang]
             sel = rng.randrange(len(opts))
             k = self.ctl(key, spec, "combobox", name, value=opts[sel], group="form")
-            o = "".join(f'<option{" selected" if i == sel else ""}>{esc(x)}</option>' for i, x in enumerate(opts))
+            ok = [self.ctl(f"{key}#o{i}", {"name": {lang: [x]}}, "option", x, state={"selected"} if i == sel else set(), group="form")
+                  for i, x in enumerate(opts)]
+            self.controls[-len(opts) - 1]["options"] = ok
+            o = "".join(f'<option data-k="{ok[i]}"{" selected" if i == sel else ""}>{esc(x)}</option>' for i, x in enumerate(opts))
             return (f'<div class="{self.p}-row"><label for="{fid}">{esc(name)}</label>'
                     f'<select id="{fid}" data-k="{k}">{o}</select></div>')
         if r == "radio":
@@ -187,6 +196,7 @@ def render(site, lang, pidx):
     out.append(f'<main class="{p}-main"><div class="{p}-col">')
     h1 = kind["h1"][lang][pidx % len(kind["h1"][lang])]
     out.append(f'<h1>{esc(h1)}</h1>')
+    pg.decor(h1)
     for key in site.get("top", []):
         spec = kind["extras"][key]
         out.append(pg.button(key, spec, pick_name(spec, lang, var), icon_only=bool(spec.get("icon")) and site.get("top_icons", False), cls="primary"))
@@ -264,7 +274,9 @@ def render(site, lang, pidx):
     # pager
     if site.get("pager", True):
         cur = pidx + 1
-        pager = [f'<nav class="{p}-pager" aria-label="pagination">']
+        plab = {"en": "Pagination", "es": "Paginación", "fr": "Pagination", "de": "Seitennavigation"}[lang]
+        pg.decor(plab)
+        pager = [f'<nav class="{p}-pager" aria-label="{plab}">']
         pager.append(pg.button("prev", V.SHARED["prev"], pick_name(V.SHARED["prev"], lang, var), icon_only=site.get("pager_icons", False),
                                state={"disabled"} if cur == 1 else set(), group="pager"))
         word = {"en": "Page", "es": "Página", "fr": "Page", "de": "Seite"}[lang]
@@ -281,6 +293,7 @@ def render(site, lang, pidx):
     if form_keys:
         fh = kind["form_title"][lang][var % len(kind["form_title"][lang])]
         out.append(f'<aside class="{p}-side"><h2>{esc(fh)}</h2><form class="{p}-form">')
+        pg.decor(fh)
         for j, fk in enumerate(form_keys):
             out.append(pg.field(fk, kind["form"][fk], var, f"{p}-f{j}"))
         sub = kind["submit"]
@@ -296,6 +309,8 @@ def render(site, lang, pidx):
         out.append(f'<div role="dialog" aria-label="{esc(d["title"][lang])}" class="{p}-dlg"><h2>{esc(d["title"][lang])}</h2>')
         out.append(pg.button("close", V.SHARED["close"], pick_name(V.SHARED["close"], lang, var), icon_only=True, group="dialog"))
         out.append(f'<p>{esc(d["text"][lang])}</p>')
+        pg.decor(d["title"][lang])
+        pg.decor(d["text"][lang])
         out.append(pg.button("dlg_ok", d["ok"], pick_name(d["ok"], lang, var), group="dialog", cls="primary"))
         out.append(pg.button("cancel", V.SHARED["cancel"], pick_name(V.SHARED["cancel"], lang, var), group="dialog"))
         out.append("</div>")
@@ -304,6 +319,13 @@ def render(site, lang, pidx):
     for key, names, para in [f for f in V.FOOTER if f[0] in site["footer"]]:
         spec = {"name": names, "para": para}
         out.append(pg.link(f"ft_{key}", spec, pick_name(spec, lang, var), group="footer"))
+    if site.get("footer_extra"):
+        for net, icon in (("Facebook", "user"), ("Instagram", "eye"), ("YouTube", "play"), ("LinkedIn", "user")):
+            k = pg.ctl(f"social_{net}", {"name": {lang: [net]}}, "link", net, group="footer")
+            out.append(f'<a class="{p}-soc" href="#" aria-label="{net}" data-k="{k}">{pg.svg(icon)}</a>')
+        for code, lname in (("en", "English"), ("es", "Español"), ("fr", "Français"), ("de", "Deutsch")):
+            if code != lang:
+                out.append(pg.link(f"lang_{code}", {"name": {lang: [lname]}}, lname, group="footer", href=f"#{code}"))
     out.append(f'<small>© 2026 {esc(site["brand"])}</small></footer>')
     title = f"{h1} – {site['brand']}"
     doc = (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><title>{esc(title)}</title>'
@@ -366,6 +388,13 @@ ORD_TAB = V.T(["the {o} tab", "go to the {o} tab"], ["la {o_f} pestaña", "ve a 
               ["le {o_m} onglet", "va sur le {o_m} onglet"], ["den {o_m} Reiter", "geh auf den {o_m} Tab"])
 
 
+def no_compound(frames, a, lang):
+    """German: "den {a}-Button" only when the action's name is one word."""
+    if lang == "de" and " " in a:
+        return [f for f in frames if "{a}-" not in f] or frames
+    return frames
+
+
 def standalone(lang, o):
     """Spanish apocopated ordinals regain their -o without a noun (el tercer libro / el tercero)."""
     return o + "o" if lang == "es" and o in ("primer", "tercer", "decimotercer") else o
@@ -405,10 +434,10 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
     kind = KINDS[site["kind"]]
     rng = rng_for(site["id"], lang, site["pages"][pidx], "desc")
     fam = SPLIT_FAMILY[split]
-    C = pg.controls
     by_name = {}
-    for c in C:
+    for c in pg.controls:
         by_name.setdefault(c["name"].lower(), []).append(c)
+    C = [c for c in pg.controls if c["r"] != "decor"]
     by_key = {}
     for c in C:
         by_key.setdefault(c["key"] if c["item"] is None else None, []).append(c)
@@ -428,7 +457,10 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
         dl = other_lang() if rng.random() < CROSS_LANG else lang
         nm = lower_maybe(rng, c["name"], lang=lang)
         if rng.random() < 0.5 and c["r"] in V.NAME_FRAME:
-            core = rng.choice(V.NAME_FRAME[c["r"]][dl]).replace("{n}", nm)
+            frames = V.NAME_FRAME[c["r"]][dl]
+            if dl == "de" and (" " in nm or ":" in nm):  # no hyphenated compound around a phrase
+                frames = [f for f in frames if "-" not in f] or frames
+            core = rng.choice(frames).replace("{n}", nm)
             add("name", spoken(rng, dl, core, fam), [c], dl)
         else:
             add("name", spoken(rng, dl, nm, fam, force=True), [c], dl)
@@ -476,7 +508,7 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
         elif roll < 0.7 and c["icon"]:
             core = fill(rng.choice(allowed(V.ROW_ICON[lang], fam)), i=rng.choice(V.ICONS[c["icon"]][lang]), x=it["x"], b=it["b"])
         else:
-            core = fill(rng.choice(allowed(V.ROW_FRAME[lang], fam)), a=a, x=it["x"], b=it["b"])
+            core = fill(rng.choice(no_compound(allowed(V.ROW_FRAME[lang], fam), a, lang)), a=a, x=it["x"], b=it["b"])
         add("row", spoken(rng, lang, core, fam, cmd=False), [c])
     for i, it in enumerate(items):
         if bs.count(it["b"].lower()) != 1 or i not in links:
@@ -515,7 +547,7 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
             last = i == len(col) - 1 and rng.random() < 0.7
             f = ord_forms(lang, i, last)
             a = lower_maybe(rng, pick_name(col[i]["spec"], lang, site["variant"]), 1.0, lang)
-            core = fill(rng.choice(allowed(V.ORD_ACTION[lang], fam)), a=a, **f)
+            core = fill(rng.choice(no_compound(allowed(V.ORD_ACTION[lang], fam), a, lang)), a=a, **f)
             add("ordinal", spoken(rng, lang, core, fam, cmd=False), [col[i]])
     # ordinal tabs
     tabs = [c for c in C if c["r"] == "tab"]
@@ -547,7 +579,8 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
                    "es": ["el desplegable que pone {v}", "donde pone {v}", "cambia lo de {v}"],
                    "fr": ["la liste où il y a marqué {v}", "celle qui affiche {v}", "change le {v}"],
                    "de": ["das Dropdown, wo {v} steht", "das Feld mit {v}", "ändere das {v}"]}[lang]
-            add("state", spoken(rng, lang, rng.choice(allowed(tpl, fam)).replace("{v}", c["value"]), fam, cmd=False), [c])
+            sel = [d for d in C if d["k"] in c.get("options", []) and "selected" in d["state"]]
+            add("state", spoken(rng, lang, rng.choice(allowed(tpl, fam)).replace("{v}", c["value"]), fam, cmd=False), [c] + sel)
         if c["r"] == "textbox" and c["value"] and rng.random() < 0.6:
             tpl = {"en": ["the box with {v} in it", "the field where it says {v}"],
                    "es": ["el campo donde pone {v}", "la casilla que tiene {v}"],
@@ -569,7 +602,7 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
             core = fill(rng.choice(ITEM_OPEN[lang]), x=it["x"])
         add("none", spoken(rng, lang, core, fam, cmd=False), [])
     # controls of other kinds (by name or paraphrase) that this page does not have
-    names_here = {c["name"].lower() for c in C}
+    names_here = {c["name"].lower() for c in pg.controls}
     for _ in range(3 if len(KINDS) > 1 else 0):
         ok = rng.choice([k for k in KINDS if k != site["kind"]])
         pool = list(KINDS[ok]["extras"].values()) + list(KINDS[ok]["form"].values()) + [KINDS[ok]["submit"]]

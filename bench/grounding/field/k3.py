@@ -174,7 +174,7 @@ KINDS["table"] = dict(
     actions=dict(download=DOWNLOAD, edit=EDIT, delete=DELETE,
                  send=B(T(["Send", "Email invoice"], ["Enviar", "Enviar por correo"], ["Envoyer", "Envoyer par e-mail"], ["Senden", "Per Mail senden"]), icon="plane",
                         verb=T(["send {x}", "email {x} to the customer", "mail out {x}"], ["manda {x}", "envía {x} al cliente", "mándale {x} por correo"],
-                               ["envoie {x}", "expédie {x} au client", "mail {x}"], ["schick {x}", "{x} an den Kunden mailen", "versende {x}"]))),
+                               ["envoie {x}", "expédie {x} au client", "envoie {x} par mail"], ["schick {x}", "{x} an den Kunden mailen", "versende {x}"]))),
     extras=dict(
         newinv=B(T(["New invoice", "Create invoice"], ["Nueva factura", "Crear factura"], ["Nouvelle facture", "Créer une facture"], ["Neue Rechnung", "Rechnung erstellen"]), icon="plus",
                  para=T(["bill someone", "start a fresh bill"], ["cobrarle a alguien", "hacer una factura desde cero"], ["facturer quelqu'un", "faire une nouvelle note"], ["jemandem was in Rechnung stellen", "eine frische Rechnung anfangen"])),

@@ -191,7 +191,7 @@ def build_sites():
                 form=[], n_items=[8, 7], pages=kind.get("pages", ["page-1", "page-2"]),
                 nav=list(range(len(kind["nav"])))[si % 2:][:5] if si % 2 else list(range(min(5, len(kind["nav"])))),
                 footer=FOOTER_SETS[(n + si) % len(FOOTER_SETS)], dialog_pages=(1,) if si % 2 == 0 else (0,),
-                prefix=PREFIXES[n % len(PREFIXES)] + "-" + kname[:3], select_rows=False,
+                prefix=PREFIXES[n % len(PREFIXES)] + "-" + kname[:3], select_rows=False, footer_extra=(n % 3 != 1),
             )
             site.update(s)
             site["split"] = s.get("split", SPLIT_PAIRS[ki % 5][si] if si < 2 else ("dev", "test")[ki % 2])

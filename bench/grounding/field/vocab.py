@@ -304,7 +304,7 @@ SHARED = {
         name=T(["Sign out", "Log out"], ["Cerrar sesión", "Salir"], ["Se déconnecter", "Déconnexion"], ["Abmelden", "Ausloggen"]),
         para=T(["I'm done, leave my account", "get me out of here", "end my session"],
                ["quiero salirme de mi cuenta", "termina mi sesión", "me voy, desconéctame"],
-               ["quitter mon compte", "je veux partir de ma session", "fermer ma session"],
+               ["quitter mon compte", "je veux sortir de mon compte", "fermer ma session"],
                ["raus aus meinem Konto", "Sitzung beenden", "ich will mich ausloggen"])),
     "close": dict(r="button", icon="x",
         name=T(["Close", "Dismiss"], ["Cerrar", "Descartar"], ["Fermer", "Ignorer"], ["Schließen", "Ausblenden"]),
@@ -440,10 +440,10 @@ STATE = {
 
 # Other-language phrase for "in the row of" etc. Row templates: {a} action name, {x} item phrase
 # (article included, German accusative), {b} bare item name.
-ROW_FRAME = T(["the {a} button for {x}", "{a} on {x}", "the {a} next to {x}", "the {a} in the {b} row", "{a} for {b}", "the {a} one on {b}'s line"],
-              ["el botón {a} de la fila de {b}", "{a} en la fila de {b}", "el {a} que está junto a {b}", "el botón {a} para {x}", "{a} en {b}", "el {a} de la línea de {b}"],
-              ["le bouton {a} pour {x}", "{a} sur la ligne {b}", "le {a} à côté de « {b} »", "le bouton {a} de la ligne {b}", "{a} pour {b}", "le {a} en face de « {b} »"],
-              ["den {a}-Button bei {b}", "{a} in der Zeile von {b}", "den Knopf {a} bei {b}", "{a} beim Eintrag {b}", "{a} für {b}", "das {a} in der Zeile {b}"])
+ROW_FRAME = T(["the {a} button for {x}", "{a} on {x}", "the {a} button next to {x}", "the {a} in the {b} row", "{a} for {b}", "{a}, the one for {b}"],
+              ["el botón {a} de la fila de {b}", "{a} en la fila de {b}", "el botón de {a} que está junto a {b}", "el botón {a} para {x}", "{a} en {b}", "el botón {a} de la línea de {b}"],
+              ["le bouton {a} pour {x}", "{a} sur la ligne {b}", "le bouton « {a} » à côté de {b}", "le bouton {a} de la ligne {b}", "{a} pour {b}", "le bouton {a} en face de « {b} »"],
+              ["den {a}-Button bei {b}", "{a} in der Zeile von {b}", "den Knopf {a} bei {b}", "{a} beim Eintrag {b}", "{a} für {b}", "den Knopf „{a}“ in der Zeile {b}"])
 ROW_ICON = T(["{i} next to {x}", "{i} on {b}'s row", "{i} for {b}", "{i} beside {x}"],
              ["{i} de la fila de {b}", "{i} al lado de {b}", "{i} en la línea de {b}", "{i} que hay junto a {b}"],
              ["{i} sur la ligne {b}", "{i} à côté de « {b} »", "{i} en face de {b}", "{i} pour {x}"],
