@@ -577,8 +577,8 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
         if c["r"] == "combobox" and c["value"]:
             tpl = {"en": ["the dropdown that says {v}", "the one showing {v}", "change {v}"],
                    "es": ["el desplegable que pone {v}", "donde pone {v}", "cambia lo de {v}"],
-                   "fr": ["la liste où il y a marqué {v}", "celle qui affiche {v}", "change le {v}"],
-                   "de": ["das Dropdown, wo {v} steht", "das Feld mit {v}", "ändere das {v}"]}[lang]
+                   "fr": ["la liste où il y a marqué {v}", "celle qui affiche {v}", "change « {v} »"],
+                   "de": ["das Dropdown, wo {v} steht", "das Feld mit {v}", "ändere „{v}“"]}[lang]
             sel = [d for d in C if d["k"] in c.get("options", []) and "selected" in d["state"]]
             add("state", spoken(rng, lang, rng.choice(allowed(tpl, fam)).replace("{v}", c["value"]), fam, cmd=False), [c] + sel)
         if c["r"] == "textbox" and c["value"] and rng.random() < 0.6:
@@ -610,11 +610,13 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
         nm = pick_name(spec, lang, 0)
         if nm.lower() in names_here or any(nm.lower() in h or h in nm.lower() for h in names_here if len(h) > 3):
             continue
-        if spec.get("para") and rng.random() < 0.5:
+        if spec.get("para") and rng.random() < 0.5 and not any(c["r"] == spec["r"] for c in C):
+            # a paraphrase is only surely "none" when the page has no control of its role
             core = rng.choice(spec["para"][lang])
             add("none", spoken(rng, lang, core, fam, cmd=rng.random() < 0.3), [])
         else:
-            core = rng.choice(V.NAME_FRAME[spec["r"]][lang]).replace("{n}", nm.lower()) if spec["r"] in V.NAME_FRAME else nm
+            nm = nm if lang == "de" else nm.lower()
+            core = rng.choice(V.NAME_FRAME[spec["r"]][lang]).replace("{n}", nm) if spec["r"] in V.NAME_FRAME else nm
             add("none", spoken(rng, lang, core, fam), [])
     # shared icon controls this page lacks
     for key in ("notif", "settings", "help", "menu", "account"):

@@ -16,7 +16,7 @@ EDIT = B(T(["Edit", "Change"], ["Editar", "Modificar"], ["Modifier", "Éditer"],
                 ["bearbeite {x}", "änder {x}", "{x} bearbeiten", "korrigier {x}"]))
 MORE = B(T(["More options", "More actions"], ["Más opciones", "Más acciones"], ["Plus d'options", "Autres actions"], ["Weitere Optionen", "Mehr Aktionen"]), icon="dots",
          verb=T(["the options for {x}", "more stuff for {x}", "the menu on {x}"], ["las opciones de {b}", "más cosas de {b}", "el menú de {b}"],
-                ["les options de {b}", "le menu pour {x}", "les autres actions pour {x}"], ["die Optionen von {b}", "das Menü bei {b}", "mehr zu {x}"]))
+                ["les options de {b}", "le menu pour {x}", "les autres actions pour {x}"], ["die Optionen von {b}", "das Menü bei {b}", "mehr Optionen für {x}"]))
 SHARE = B(T(["Share"], ["Compartir"], ["Partager"], ["Teilen"]), icon="share",
           verb=T(["share {x}", "send {x} to someone", "pass {x} on"], ["comparte {x}", "mándale {x} a alguien", "pasa {x}"],
                  ["partage {x}", "envoie {x} à quelqu'un", "fais suivre {x}"], ["teil {x}", "schick {x} weiter", "{x} teilen"]))
@@ -226,7 +226,7 @@ KINDS["travel"] = dict(
                         ["réserve {x}", "je prends {x}", "on part sur {x}", "choisis {x}"], ["buch {x}", "ich nehm {x}", "nimm {x}", "wähl {x}"])),
         details=B(T(["Details", "Flight details"], ["Detalles", "Ver detalles"], ["Détails", "Voir le détail"], ["Details", "Flugdetails"]),
                   verb=T(["more info on {x}", "show me the details of {x}", "what's included with {x}"], ["más información de {x}", "los detalles de {x}", "qué incluye {x}"],
-                         ["plus d'infos sur {x}", "le détail de {x}", "ce qui est compris dans {x}"], ["mehr Infos zu {x}", "die Details zu {x}", "was bei {x} dabei ist"])),
+                         ["plus d'infos sur {x}", "le détail de {x}", "ce qui est compris dans {x}"], ["zeig mir {x} genauer", "Details für {x}", "was ist beim Flug um {b} dabei"])),
         fav=B(T(["Save", "Watch price"], ["Guardar", "Seguir precio"], ["Sauvegarder", "Suivre le prix"], ["Merken", "Preis beobachten"]), icon="heart",
               verb=T(["keep an eye on {x}", "save {x}"], ["vigila el precio de {x}", "guarda {x}"], ["surveille {x}", "garde {x}"], ["behalt {x} im Auge", "merk dir {x}"])),
     ),

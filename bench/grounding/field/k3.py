@@ -293,10 +293,10 @@ KINDS["docs"] = dict(
     items=lambda lang, rng, n: from_list(DOCPAGES, lang, rng, n, sub=lambda l, r: [f"v{r.randrange(1, 5)}.{r.randrange(10)}"]),
     actions=dict(
         bookmark=B(T(["Bookmark", "Save page"], ["Guardar", "Marcar página"], ["Ajouter aux favoris", "Enregistrer la page"], ["Lesezeichen", "Seite merken"]), icon="bookmark",
-                   verb=T(["bookmark {x}", "save {x} for later", "remember {x}"], ["guarda {x}", "marca {x} para luego", "apúntate {x}"],
+                   verb=T(["bookmark {x}", "save {x} for later", "remember {x}"], ["guarda {x}", "marca {x} para luego", "apúntame {x}"],
                           ["mets {x} en favori", "garde {x} pour plus tard", "enregistre {x}"], ["setz ein Lesezeichen auf {x}", "merk dir {x}", "speicher {x}"])),
         copylink=B(T(["Copy link"], ["Copiar enlace"], ["Copier le lien"], ["Link kopieren"]), icon="paperclip",
-                   verb=T(["copy the link to {x}", "grab the URL of {x}"], ["copia el enlace de {x}", "pilla la dirección de {x}"], ["copie le lien vers {x}", "prends l'URL de {x}"], ["kopier den Link zu {x}", "hol die URL von {x}"])),
+                   verb=T(["copy the link to {x}", "grab the URL of {x}"], ["copia el enlace de {x}", "pilla la dirección de {x}"], ["copie le lien vers {x}", "prends l'URL de {x}"], ["kopier den Link für {x}", "hol die URL für {x}"])),
     ),
     extras=dict(
         copycode=B(T(["Copy code", "Copy"], ["Copiar código", "Copiar"], ["Copier le code", "Copier"], ["Code kopieren", "Kopieren"]), icon="paperclip",

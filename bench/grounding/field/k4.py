@@ -380,11 +380,11 @@ KINDS["jobs"] = dict(
     items=job_items,
     actions=dict(
         apply=B(T(["Apply", "Easy apply"], ["Inscribirme", "Solicitud sencilla"], ["Postuler", "Candidature simplifiée"], ["Bewerben", "Schnellbewerbung"]),
-                verb=T(["apply for {x}", "send my CV for {x}", "go for {x}"], ["apúntame a {x}", "manda mi CV a {x}", "preséntate a {x}"], ["postule à {x}", "envoie mon CV pour {x}", "candidate pour {x}"], ["bewirb mich auf {x}", "schick meinen Lebenslauf für {x}", "bewirb dich auf {x}"])),
+                verb=T(["apply for {x}", "send my CV for {x}", "go for {x}"], ["apúntame a {x}", "manda mi CV a {x}", "me presento a {x}"], ["postule à {x}", "envoie mon CV pour {x}", "candidate pour {x}"], ["bewirb mich auf {x}", "schick meinen Lebenslauf für {x}", "ich bewerb mich auf {x}"])),
         save=B(T(["Save"], ["Guardar"], ["Sauvegarder"], ["Merken"]), icon="bookmark",
                verb=T(["save {x}", "keep {x} for later", "bookmark {x}"], ["guarda {x}", "deja {x} para luego", "marca {x}"], ["garde {x}", "mets {x} de côté", "sauvegarde {x}"], ["merk dir {x}", "speicher {x}", "heb {x} auf"])),
         hide=B(T(["Not interested", "Hide"], ["No me interesa", "Ocultar"], ["Pas intéressé", "Masquer"], ["Kein Interesse", "Ausblenden"]), icon="x",
-               verb=T(["hide {x}", "I don't want {x}", "get {x} off my list"], ["quita {x}", "no quiero {x}", "oculta {x}"], ["cache {x}", "je ne veux pas {x}", "enlève {x}"], ["blende {x} aus", "ich will {x} nicht", "weg mit {x}"])),
+               verb=T(["hide {x}", "I don't want {x}", "get {x} off my list"], ["quita {x}", "no quiero {x}", "oculta {x}"], ["cache {x}", "je ne veux pas {x}", "enlève {x}"], ["blende {x} aus", "ich will {x} nicht", "{x} ausblenden"])),
     ),
     extras=dict(
         alert=B(T(["Create job alert"], ["Crear alerta de empleo"], ["Créer une alerte"], ["Jobalarm erstellen"]), icon="bell",

@@ -236,7 +236,7 @@ KINDS["health"] = dict(
         profile=B(T(["View profile"], ["Ver perfil"], ["Voir le profil"], ["Profil ansehen"]),
                   verb=T(["more about {x}", "who is {x}"], ["más sobre {x}", "quién es {x}"], ["en savoir plus sur {x}", "c'est qui {x}"], ["mehr über {x}", "wer ist {x}"])),
         fav=B(T(["Save doctor"], ["Guardar profesional"], ["Enregistrer le praticien"], ["Arzt merken"]), icon="heart",
-              verb=T(["remember {x}", "save {x}"], ["guarda a {x}", "apúntate a {x}"], ["garde {x}", "mets {x} en favori"], ["merk dir {x}", "speicher {x}"])),
+              verb=T(["remember {x}", "save {x}"], ["guarda a {x}", "guarda el contacto de {x}"], ["garde {x}", "mets {x} en favori"], ["merk dir {x}", "speicher {x}"])),
     ),
     extras=dict(
         emergency=B(T(["Urgent care", "Emergency"], ["Urgencias"], ["Urgences"], ["Notfall"]), icon="phone",
@@ -297,10 +297,10 @@ KINDS["realestate"] = dict(
     items=home_items,
     actions=dict(
         save=B(T(["Save", "Save home"], ["Guardar", "Guardar anuncio"], ["Sauvegarder", "Enregistrer l'annonce"], ["Merken", "Anzeige merken"]), icon="heart",
-               verb=T(["save {x}", "keep {x} for later", "heart {x}"], ["guarda {x}", "apúntate {x}", "marca {x}"], ["garde {x}", "mets {x} de côté", "un cœur sur {x}"], ["merk dir {x}", "speicher {x}", "{x} merken"])),
+               verb=T(["save {x}", "keep {x} for later", "heart {x}"], ["guarda {x}", "no pierdas de vista {x}", "marca {x}"], ["garde {x}", "mets {x} de côté", "un cœur sur {x}"], ["merk dir {x}", "speicher {x}", "{x} merken"])),
         contact=B(T(["Contact agent", "Request viewing"], ["Contactar", "Pedir visita"], ["Contacter l'agence", "Demander une visite"], ["Makler kontaktieren", "Besichtigung anfragen"]),
                   verb=T(["ask about {x}", "arrange a viewing of {x}", "message the agent about {x}"], ["pregunta por {x}", "pide visita para {x}", "escribe a la agencia por {x}"],
-                         ["demande une visite pour {x}", "renseigne-toi sur {x}", "écris à l'agence pour {x}"], ["frag nach {x}", "vereinbar eine Besichtigung für {x}", "schreib dem Makler wegen {x}"])),
+                         ["demande une visite pour {x}", "renseigne-toi sur {x}", "écris à l'agence pour {x}"], ["stell eine Anfrage für {x}", "vereinbar eine Besichtigung für {x}", "schreib dem Makler, dass ich {x} sehen will"])),
         share=SHARE),
     extras=dict(
         savesearch=B(T(["Save search"], ["Guardar búsqueda"], ["Enregistrer la recherche"], ["Suche speichern"]), icon="bell",

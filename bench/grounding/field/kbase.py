@@ -35,12 +35,17 @@ def one(*names):
     return T(*[[n] for n in names])
 
 
+def cap(s):
+    """Capitalize the first letter unless the word is camel-cased already (iPhone, iPad)."""
+    w = s.split(" ")[0]
+    return s if any(ch.isupper() for ch in w[1:]) else s[:1].upper() + s[1:]
+
+
 def strip_article(s):
     for a in ("the ", "el ", "la ", "los ", "las ", "le ", "les ", "den ", "die ", "das ", "l'"):
         if s.startswith(a):
-            r = s[len(a):]
-            return r[:1].upper() + r[1:]
-    return s[:1].upper() + s[1:]
+            return cap(s[len(a):])
+    return cap(s)
 
 
 def people(lang, rng, n):
