@@ -90,6 +90,32 @@ ks = collections.defaultdict(set)
 for p in pages.values():
     ks[p["kind"]].add(f"{p['site']}:{p['split']}")
 table(["kind", "pages", "rows", "sites (split)"], [[k, kp[k], kc[k], " ".join(sorted(ks[k]))] for k in sorted(kp)])
+# The runner's "baseline" classifier, re-done here: the option whose name appears word for word
+# in the description (longest name first), else "none". A difficulty gauge, not a result.
+import re  # noqa: E402
+
+
+def words(s):
+    return " " + " ".join(w for w in re.split(r"[^\w]+", s.lower()) if w) + " "
+
+
+opts = {}
+for p in pages.values():
+    out, queue = [], [p["snapshot"]["root"]]
+    while queue and len(out) < 255:
+        node = queue.pop(0)
+        if node.get("ref") and node.get("name"):
+            out.append((node["ref"], words(node["name"])))
+        queue.extend(node.get("children", []))
+    opts[p["page"]] = sorted(out, key=lambda o: -len(o[1]))
+right = collections.Counter()
+for r in rows:
+    d = words(r["description"])
+    best = next((ref for ref, nw in opts[r["page"]] if nw.strip() and nw in d), None)
+    right[(r["split"], r["desc_kind"])] += (best in r["refs"]) if r["refs"] else best is None
+print("word-match baseline (top-1 accuracy):")
+table(["split"] + KINDS + ["all"], [[s] + [f"{right[(s, k)] / max(1, c2):.2f}" for k in KINDS for c2 in [sum(c[(s, l, k)] for l in LANGS)]]
+                                     + [f"{sum(right[(s, k)] for k in KINDS) / max(1, sum(c[(s, l, k)] for l in LANGS for k in KINDS)):.2f}"] for s in SPLITS])
 ne = sorted(len(p["_named"]) for p in pages.values())
 print(f"named elements per page: min {ne[0]}, median {ne[len(ne) // 2]}, max {ne[-1]}; "
       f"{sum(1 for n in ne if n >= 60)} pages with >= 60")

@@ -414,7 +414,7 @@ def contract(lang, s):
         s = s.replace(" a el ", " al ").replace(" de el ", " del ")
     elif lang == "fr":
         s = s.replace(" à le ", " au ").replace(" de le ", " du ").replace(" à les ", " aux ").replace(" de les ", " des ")
-        s = re.sub(r"(?<![\w'])(le|la|de|que|Le|La|De) (?=[aeiouyéèêàâîôûAEIOUYÉÈÊÀÂÎÔÛ])",
+        s = re.sub(r"(?<![\w'])(le|la|de|que|Le|La|De) (?=[aeiouyéèêàâîôûAEIOUYÉÈÊÀÂÎÔÛ])(?!onz)",
                    lambda m: {"le": "l'", "la": "l'", "de": "d'", "que": "qu'", "Le": "L'", "La": "L'", "De": "D'"}[m.group(1)], s)
     return s
 
@@ -442,7 +442,7 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
     for c in C:
         by_key.setdefault(c["key"] if c["item"] is None else None, []).append(c)
     keys_on_page = {c["key"] for c in C}
-    cands = {k: [] for k in QUOTA}
+    cands = {k: [] for k in list(QUOTA) + ["none_hard"]}
 
     def other_lang():
         return rng.choice([x for x in LANGS if x != lang])
@@ -549,6 +549,12 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
             a = lower_maybe(rng, pick_name(col[i]["spec"], lang, site["variant"]), 1.0, lang)
             core = fill(rng.choice(no_compound(allowed(V.ORD_ACTION[lang], fam), a, lang)), a=a, **f)
             add("ordinal", spoken(rng, lang, core, fam, cmd=False), [col[i]])
+        # past the end, with the action's real name in it ("the ninth Remove button"): hard "none"
+        j = len(col) + rng.randrange(3)
+        if j < 14:
+            a = lower_maybe(rng, pick_name(col[0]["spec"], lang, site["variant"]), 1.0, lang)
+            core = fill(rng.choice(no_compound(allowed(V.ORD_ACTION[lang], fam), a, lang)), a=a, **ord_forms(lang, j))
+            add("none_hard", spoken(rng, lang, core, fam, cmd=False), [])
     # ordinal tabs
     tabs = [c for c in C if c["r"] == "tab"]
     if len(tabs) >= 2:
@@ -601,6 +607,12 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
         else:
             core = fill(rng.choice(ITEM_OPEN[lang]), x=it["x"])
         add("none", spoken(rng, lang, core, fam, cmd=False), [])
+        # the page's own action, named, on an item that is not there: hard "none"
+        if site["actions"]:
+            spec = kind["actions"][rng.choice(site["actions"])]
+            a = lower_maybe(rng, pick_name(spec, lang, site["variant"]), 1.0, lang)
+            core = fill(rng.choice(no_compound(allowed(V.ROW_FRAME[lang], fam), a, lang)), a=a, x=it["x"], b=it["b"])
+            add("none_hard", spoken(rng, lang, core, fam, cmd=False), [])
     # controls of other kinds (by name or paraphrase) that this page does not have
     names_here = {c["name"].lower() for c in pg.controls}
     for _ in range(3 if len(KINDS) > 1 else 0):
@@ -628,9 +640,12 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
                 add("none", spoken(rng, lang, rng.choice(spec["para"][lang]), fam, cmd=False), [])
     # ---- sample per quota, unique descriptions
     rows, seen = [], set()
+    rng.shuffle(cands["none_hard"])
     for dk, q in QUOTA.items():
         pool = cands[dk]
         rng.shuffle(pool)
+        if dk == "none":  # up to half the "none" rows are hard ones (a real name in a wrong place)
+            pool = cands["none_hard"][: q // 2] + pool
         taken = 0
         for desc, refs, dl in pool:
             d = " ".join(desc.split())
