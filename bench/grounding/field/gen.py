@@ -454,6 +454,10 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
     for c in C:
         if len(by_name[c["name"].lower()]) != 1 or c["key"] == "select_row" or c["key"].startswith("page"):
             continue
+        if c["action"] is not None and rng.random() < 0.7:  # row buttons named after their item: don't let them crowd out the rest
+            continue
+        if c["group"] == "footer" and rng.random() < 0.5:  # nor the footer's many links
+            continue
         dl = other_lang() if rng.random() < CROSS_LANG else lang
         nm = lower_maybe(rng, c["name"], lang=lang)
         if rng.random() < 0.5 and c["r"] in V.NAME_FRAME:
@@ -473,7 +477,7 @@ def describe(site, lang, pidx, pg, items, extra_items, sel_tab, split):
             continue
         spec = c["spec"]
         dl = other_lang() if rng.random() < CROSS_LANG else lang
-        if spec.get("para") and spec["para"].get(dl):
+        if spec.get("para") and spec["para"].get(dl) and (c["group"] != "footer" or rng.random() < 0.4):
             ph = rng.choice(allowed(spec["para"][dl], fam))
             add("paraphrase", spoken(rng, dl, ph, fam, cmd=rng.random() < 0.3), [c], dl)
         if spec.get("role") and spec["role"].get(dl):
