@@ -72,7 +72,7 @@ struct Args {
 }
 
 fn usage() -> &'static str {
-    "usage: grounding [--split test|dev|train|all] [--classifier local|lexical|llm|baseline] \
+    "usage: grounding [--split test|dev|train|all] [--classifier local|lexical|learned|llm|baseline] \
      [--semantic-weight W] [--data PATH] [--limit N] [--show N]"
 }
 
@@ -255,12 +255,29 @@ fn local(args: &Args, model: bool) -> LocalClassifier {
     }
 }
 
+/// The learned classifier, when it runs: the runner waits for each new page's texts to be
+/// embedded (what `prepare` does when the snapshot arrives) before timing the question.
+static LEARNED: std::sync::OnceLock<Arc<LocalClassifier>> = std::sync::OnceLock::new();
+
 fn make_classifier(args: &Args) -> Result<Option<Arc<dyn Classifier>>, String> {
     let name = args.classifier.as_str();
     Ok(Some(match name {
         "baseline" => Arc::new(Baseline),
         "local" => Arc::new(local(args, true)),
         "lexical" => Arc::new(local(args, false)),
+        "learned" => {
+            let started = Instant::now();
+            let c = LocalClassifier::learned().ok_or(
+                "--classifier learned: the multilingual model is absent (run scripts/fetch-model.sh)",
+            )?;
+            println!(
+                "model: multilingual-e5-small (4-bit) and the learned ranker, loaded in {}",
+                ms(started.elapsed())
+            );
+            let c = Arc::new(c);
+            LEARNED.set(c.clone()).ok();
+            c
+        }
         "llm" => {
             let base = std::env::var("HARK_LLM_BASE_URL")
                 .ok()
@@ -284,13 +301,62 @@ fn make_classifier(args: &Args) -> Result<Option<Arc<dyn Classifier>>, String> {
         }
         other => {
             return Err(format!(
-                "--classifier {other}: use local, lexical, llm or baseline"
+                "--classifier {other}: use local, lexical, learned, llm or baseline"
             ));
         }
     }))
 }
 
+/// The field data (`bench/grounding/field`: `pages.jsonl` with a snapshot per page,
+/// `rows.jsonl` naming their page) as benchmark rows; `source` is `field-LANG:KIND`.
+fn load_field(args: &Args) -> Result<Vec<Row>, String> {
+    let read = |name: &str| -> Result<Vec<Value>, String> {
+        let path = args.data.join(name);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).map_err(|e| format!("{}: {e}", path.display())))
+            .collect()
+    };
+    let mut pages: std::collections::HashMap<String, (String, Value)> = Default::default();
+    for p in read("pages.jsonl")? {
+        let key = p["page"].as_str().unwrap_or_default().to_string();
+        let split = p["split"].as_str().unwrap_or_default().to_string();
+        pages.insert(key, (split, p["snapshot"].clone()));
+    }
+    let mut rows = Vec::new();
+    for r in read("rows.jsonl")? {
+        let page = r["page"].as_str().unwrap_or_default().to_string();
+        let (split, snapshot) = pages
+            .get(&page)
+            .ok_or_else(|| format!("a row names the unknown page {page}"))?;
+        if args.split != "all" && *split != args.split {
+            continue;
+        }
+        rows.push(Row {
+            page,
+            split: split.clone(),
+            snapshot: snapshot.clone(),
+            description: r["description"].as_str().unwrap_or_default().to_string(),
+            refs: serde_json::from_value(r["refs"].clone()).unwrap_or_default(),
+            source: format!(
+                "field-{}:{}",
+                r["lang"].as_str().unwrap_or("?"),
+                r["desc_kind"].as_str().unwrap_or("?")
+            ),
+        });
+    }
+    if let Some(limit) = args.limit {
+        rows.truncate(limit);
+    }
+    Ok(rows)
+}
+
 fn load_rows(args: &Args) -> Result<Vec<Row>, String> {
+    if args.data.is_dir() {
+        return load_field(args);
+    }
     let text = std::fs::read_to_string(&args.data).map_err(|e| {
         format!(
             "cannot read {}: {e} (regenerate with bench/grounding/generate.sh)",
@@ -426,12 +492,16 @@ async fn run(args: Args) -> Result<(), String> {
     let mut options_total = 0usize;
     let mut by_source: BTreeMap<String, Tally> = BTreeMap::new();
     let mut by_page: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut by_kind: BTreeMap<String, Tally> = BTreeMap::new();
     let mut shown = 0usize;
     for row in &rows {
         let snapshot = A11ySnapshot::from_value(row.snapshot.clone(), "snapshot")
             .map_err(|e| format!("row of page {}: bad snapshot: {e}", row.page))?;
         options_total += hark_ui::screen::named_elements(&snapshot.root).len();
         worker.on_snapshot(snapshot);
+        if let Some(c) = LEARNED.get() {
+            c.wait_prepared(Duration::from_secs(30));
+        }
         let start = Instant::now();
         let found = worker.find_element(&row.description).await;
         let latency = start.elapsed();
@@ -474,6 +544,13 @@ async fn run(args: Args) -> Result<(), String> {
             );
         }
         let family = row.source.split(':').next().unwrap_or("").to_string();
+        if let Some(kind) = row
+            .source
+            .strip_prefix("field-")
+            .and_then(|s| s.split(':').nth(1))
+        {
+            by_kind.entry(kind.to_string()).or_default().add(right);
+        }
         by_source.entry(family).or_default().add(right);
         by_page.entry(row.page.clone()).or_default().add(right);
         outcomes.push(outcome);
@@ -578,6 +655,12 @@ async fn run(args: Args) -> Result<(), String> {
     println!("  by source:");
     for (source, t) in &by_source {
         println!("    {:<24} {} of {}", source, t.pct(), t.n);
+    }
+    if !by_kind.is_empty() {
+        println!("  by description kind:");
+        for (kind, t) in &by_kind {
+            println!("    {:<24} {} of {}", kind, t.pct(), t.n);
+        }
     }
     println!("  by page:");
     for (page, t) in &by_page {

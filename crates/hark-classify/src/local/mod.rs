@@ -74,6 +74,8 @@ pub mod calibration;
 pub mod choice;
 pub mod embed;
 pub mod lexicon;
+#[cfg(feature = "embeddings")]
+pub mod ranker;
 pub mod text;
 pub mod tree;
 pub mod yes_no;
@@ -129,6 +131,9 @@ pub struct LocalClassifier {
     /// [`CACHE_SCREENS`]).
     trees: Mutex<Vec<(u64, Arc<ScreenTree>)>>,
     embedder: Option<Arc<Embedder>>,
+    /// The learned multilingual ranker (issue 22), which answers choices when present.
+    #[cfg(feature = "embeddings")]
+    ranker: Option<Arc<ranker::Ranker>>,
     semantic_weight: f64,
     /// How error texts name a fallback classifier ([`LocalClassifier::with_fallback_hint`]);
     /// `None`: the Rust UI worker's texts ([`messages::FALLBACK_HINT`]).
@@ -237,7 +242,7 @@ impl Drop for Stopped<'_> {
 
 impl Prefetch {
     /// The job: embeds pending names batch by batch until none are pending.
-    fn run(&self, embedder: &Embedder) {
+    fn run(&self, embed: impl Fn(&[&str]) -> Result<(), String>) {
         let mut stopped = Stopped {
             prefetch: self,
             finished: false,
@@ -260,7 +265,7 @@ impl Prefetch {
                 if lock(&self.state).pending.is_some() {
                     break; // a newer snapshot's names supersede these
                 }
-                if let Err(e) = embedder.embed_all(chunk) {
+                if let Err(e) = embed(chunk) {
                     tracing::warn!("local classifier: preparing a snapshot: {e}");
                     break;
                 }
@@ -312,7 +317,8 @@ pub struct Chosen {
     pub best: usize,
     /// Calibrated probability that it is the element meant, in `(0, 1)`.
     pub confidence: f64,
-    /// Each option's probability, in the options' order (they sum to 1).
+    /// Each option's probability, in the options' order (they sum to 1, or, from the learned
+    /// ranker, to 1 less the probability that nothing fits).
     pub probabilities: Vec<f64>,
     /// The scorer's raw output (scores and calibration features).
     pub scored: Scored,
@@ -329,6 +335,29 @@ impl LocalClassifier {
         Self::with_embedder(Embedder::shared())
     }
 
+    /// A local classifier whose choices the learned multilingual ranker answers
+    /// ([`ranker::Ranker::shared`]), or `None` when its model file is absent (run
+    /// `scripts/fetch-model.sh`). Yes/no questions are read from the tree as always. Not yet
+    /// the default: see `docs/PERFORMANCE.md` ("Grounding in four languages").
+    #[cfg(feature = "embeddings")]
+    pub fn learned() -> Option<Self> {
+        ranker::Ranker::shared().map(Self::with_ranker)
+    }
+
+    /// A local classifier whose choices `ranker` answers.
+    #[cfg(feature = "embeddings")]
+    pub fn with_ranker(ranker: Arc<ranker::Ranker>) -> Self {
+        let mut c = Self::with_embedder(None);
+        c.ranker = Some(ranker);
+        c
+    }
+
+    /// The learned ranker, when it answers this classifier's choices.
+    #[cfg(feature = "embeddings")]
+    pub fn ranker(&self) -> Option<&Arc<ranker::Ranker>> {
+        self.ranker.as_ref()
+    }
+
     /// A local classifier with lexical features only (no model), whatever is installed.
     pub fn lexical() -> Self {
         Self::with_embedder(None)
@@ -340,6 +369,8 @@ impl LocalClassifier {
             cache: Mutex::new(Vec::new()),
             trees: Mutex::new(Vec::new()),
             embedder,
+            #[cfg(feature = "embeddings")]
+            ranker: None,
             semantic_weight: SEMANTIC_WEIGHT,
             fallback_hint: None,
             prefetch: Arc::default(),
@@ -530,6 +561,17 @@ impl LocalClassifier {
                 },
             })
             .collect();
+        #[cfg(feature = "embeddings")]
+        if let Some(r) = &self.ranker {
+            match self.rank(r, description, tree, &at, &candidates) {
+                Ok(chosen) => return Some(chosen),
+                Err(e) => {
+                    tracing::warn!(
+                        "local classifier: the learned ranker failed: {e}; answering from lexical features"
+                    );
+                }
+            }
+        }
         // One-word names on screen: a filler word that is one of them names it ("ok" → OK).
         let one_word_names: Vec<String> = candidates
             .iter()
@@ -592,6 +634,124 @@ impl LocalClassifier {
             semantic: scored.semantic,
             scored,
         })
+    }
+
+    /// A choice answered by the learned ranker: the best option and every option's
+    /// probability (with "nothing fits" as a class of its own, so they sum to less than 1
+    /// when nothing fits well).
+    #[cfg(feature = "embeddings")]
+    fn rank(
+        &self,
+        ranker: &ranker::Ranker,
+        description: &str,
+        tree: &ScreenTree,
+        at: &[Option<usize>],
+        candidates: &[choice::Candidate<'_>],
+    ) -> Result<Chosen, String> {
+        let names: Vec<&str> = candidates.iter().map(|c| c.node.name.as_str()).collect();
+        let texts = ranker::option_texts(tree, at, &names);
+        let refs: Vec<&ranker::OptionTexts> = texts.iter().collect();
+        // Texts still being embedded in the background (`prepare`): wait for them rather
+        // than embed them twice on two cores.
+        if self.prefetch.running() {
+            let all: Vec<&str> = texts
+                .iter()
+                .flat_map(|t| [t.name.as_str(), t.with_context.as_str()])
+                .collect();
+            if ranker.encoder().uncached(&all) > 0 {
+                self.prefetch.wait_idle(PREPARE_WAIT);
+            }
+        }
+        let ranked = ranker.rank(description, tree, candidates, &refs)?;
+        let best = ranked
+            .probabilities
+            .iter()
+            .enumerate()
+            .fold(
+                0,
+                |b, (i, p)| if *p > ranked.probabilities[b] { i } else { b },
+            );
+        Ok(Chosen {
+            best,
+            confidence: ranked.probabilities[best],
+            probabilities: ranked.probabilities,
+            scored: Scored {
+                scores: Vec::new(),
+                best,
+                features: [0.0; 4],
+                ok: Vec::new(),
+                semantic: true,
+            },
+            semantic: true,
+        })
+    }
+
+    /// [`Classifier::prepare`] for the learned ranker: the texts it embeds for `snapshot`'s
+    /// named elements (each name, and each name with its row's text), those not cached
+    /// embedded in the background. A page seen lately costs a walk of its tree.
+    #[cfg(feature = "embeddings")]
+    fn prepare_ranked(&self, ranker: &Arc<ranker::Ranker>, snapshot: &A11ySnapshot) {
+        let computed = ranker.encoder().computed();
+        let quick = names_hash(&snapshot.root);
+        if let Some(hash) = quick
+            && lock(&self.prepared).knows(hash, computed)
+        {
+            return;
+        }
+        let named = named_elements(&snapshot.root);
+        let hash = quick.unwrap_or_else(|| {
+            let mut h = FxHasher::default();
+            for n in &named {
+                hash_name(&mut h, n);
+            }
+            h.finish()
+        });
+        if quick.is_none() && lock(&self.prepared).knows(hash, computed) {
+            return;
+        }
+        let tree = ScreenTree::from_snapshot(snapshot);
+        let at: Vec<Option<usize>> = named
+            .iter()
+            .map(|n| tree.by_ref.get(&n.ref_).copied())
+            .collect();
+        let names: Vec<&str> = named
+            .iter()
+            .map(|n| n.name.as_deref().unwrap_or(""))
+            .collect();
+        let texts = ranker::option_texts(&tree, &at, &names);
+        let mut all: Vec<&str> = Vec::with_capacity(2 * texts.len());
+        for t in &texts {
+            all.push(&t.name);
+            all.push(&t.with_context);
+        }
+        let missing: Vec<String> = ranker
+            .encoder()
+            .uncached_texts(&all)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if missing.is_empty() {
+            lock(&self.prefetch.state).pending = None;
+            let mut prepared = lock(&self.prepared);
+            prepared.last = Some(hash);
+            prepared.remember_cached(hash, computed);
+            return;
+        }
+        lock(&self.prepared).last = Some(hash);
+        let mut st = lock(&self.prefetch.state);
+        st.pending = Some(missing);
+        if !st.running {
+            st.running = true;
+            let prefetch = self.prefetch.clone();
+            let ranker = ranker.clone();
+            let embed = move |texts: &[&str]| ranker.encoder().warm(texts);
+            if !spawn_blocking(move || prefetch.run(embed)) {
+                st.running = false;
+                st.pending = None;
+                drop(st);
+                lock(&self.prepared).last = None;
+            }
+        }
     }
 
     fn view_of<'t>(&self, state: &'t ClassifyState) -> View<'t> {
@@ -869,6 +1029,11 @@ impl Classifier for LocalClassifier {
     /// name the `<ui_state>` text cannot carry intact (one with a newline or `" = "`) is
     /// parsed differently by [`ScreenTree::parse`] and embedded by its question instead.
     fn prepare(&self, snapshot: &A11ySnapshot) {
+        #[cfg(feature = "embeddings")]
+        if let Some(r) = &self.ranker {
+            self.prepare_ranked(r, snapshot);
+            return;
+        }
         let Some(embedder) = &self.embedder else {
             return;
         };
@@ -918,7 +1083,13 @@ impl Classifier for LocalClassifier {
             st.running = true;
             let prefetch = self.prefetch.clone();
             let embedder = embedder.clone();
-            if !spawn_blocking(move || prefetch.run(&embedder)) {
+            let embed = move |texts: &[&str]| {
+                embedder
+                    .embed_all(texts)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            };
+            if !spawn_blocking(move || prefetch.run(embed)) {
                 st.running = false;
                 st.pending = None;
                 drop(st);
