@@ -534,3 +534,134 @@ pub fn compute(
     ];
     Ok(Features { options, none })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use hark_rtvi::A11ySnapshot;
+    use serde_json::json;
+
+    use super::*;
+
+    /// An encoder with no model: every text embeds to the same vector, so only the
+    /// structural features differ between options.
+    struct Flat;
+
+    impl Encoder for Flat {
+        fn query(&self, _: &str) -> Result<Vec<f32>, String> {
+            Ok(vec![1.0, 0.0])
+        }
+        fn passages(&self, texts: &[&str]) -> Result<Vec<Arc<[f32]>>, String> {
+            Ok(texts.iter().map(|_| Arc::from(vec![1.0f32, 0.0])).collect())
+        }
+        fn role(&self, _: &str) -> Option<Arc<[f32]>> {
+            None
+        }
+    }
+
+    /// An inbox: three rows, each a sender, a subject link and a Reply button; a checkbox.
+    fn inbox() -> ScreenTree {
+        let row = |i: usize, from: &str, subject: &str| {
+            json!({"ref": format!("r{i}"), "role": "listitem", "children": [
+                {"ref": "", "role": "text", "name": from},
+                {"ref": format!("s{i}"), "role": "link", "name": subject},
+                {"ref": format!("b{i}"), "role": "button", "name": "Reply"},
+            ]})
+        };
+        let snapshot: A11ySnapshot = serde_json::from_value(json!({
+            "root": {"ref": "e0", "role": "main", "children": [
+                {"ref": "l", "role": "list", "name": "Inbox", "children": [
+                    row(1, "Sarah Connor", "Lunch on Friday"),
+                    row(2, "Miguel Ángel", "Factura de marzo"),
+                    row(3, "Anne Dupont", "Réunion"),
+                ]},
+                {"ref": "c1", "role": "checkbox", "name": "Desayuno incluido"},
+                {"ref": "c2", "role": "checkbox", "name": "Cena incluida", "state": ["checked"]},
+            ]},
+            "captured_at": 0
+        }))
+        .unwrap();
+        ScreenTree::from_snapshot(&snapshot)
+    }
+
+    fn features_of(tree: &ScreenTree, description: &str, refs: &[&str]) -> Features {
+        let children = tree.children();
+        let at: Vec<usize> = refs.iter().map(|r| tree.by_ref[*r]).collect();
+        let texts: Vec<OptionTexts> = at
+            .iter()
+            .map(|&i| OptionTexts::of(tree, &children, i))
+            .collect();
+        let candidates: Vec<Candidate<'_>> = at
+            .iter()
+            .map(|&i| Candidate {
+                node: &tree.nodes[i],
+                index: Some(i),
+            })
+            .collect();
+        let text_refs: Vec<&OptionTexts> = texts.iter().collect();
+        compute(description, tree, &candidates, &text_refs, &Flat).unwrap()
+    }
+
+    fn column(f: &Features, name: &str) -> Vec<f32> {
+        let k = FEATURE_NAMES.iter().position(|n| *n == name).unwrap();
+        f.options.iter().map(|r| r[k]).collect()
+    }
+
+    #[test]
+    fn a_row_is_the_context_of_its_controls() {
+        let tree = inbox();
+        let children = tree.children();
+        let reply2 = tree.by_ref["b2"];
+        assert_eq!(
+            context_text(&tree, &children, reply2),
+            "Miguel Ángel Factura de marzo | Inbox"
+        );
+        let t = OptionTexts::of(&tree, &children, reply2);
+        assert_eq!(
+            t.with_context,
+            "Reply — Miguel Ángel Factura de marzo | Inbox"
+        );
+    }
+
+    #[test]
+    fn a_position_marks_the_like_element_at_it() {
+        let tree = inbox();
+        let opts = ["b1", "b2", "b3", "s1", "s2", "s3"];
+        let f = features_of(&tree, "responde al segundo", &opts);
+        assert_eq!(column(&f, "position_same_name"), [0., 1., 0., 0., 0., 0.]);
+        assert_eq!(column(&f, "position_same_kind"), [0., 1., 0., 0., 1., 0.]);
+        assert!(column(&f, "position_asked").iter().all(|&v| v == 1.0));
+        let last = features_of(&tree, "der letzte", &opts);
+        assert_eq!(
+            column(&last, "position_same_name"),
+            [0., 0., 1., 0., 0., 0.]
+        );
+        // Past the end: no option is at the position, and "nothing fits" knows it.
+        let past = features_of(&tree, "the fifth reply button", &opts);
+        assert!(
+            column(&past, "position_same_name")
+                .iter()
+                .all(|&v| v == 0.0)
+        );
+        assert_eq!(past.none[4], 1.0);
+    }
+
+    #[test]
+    fn a_state_asked_is_met_or_not_per_option() {
+        let tree = inbox();
+        let f = features_of(&tree, "la casilla sin marcar", &["c1", "c2", "b1"]);
+        assert_eq!(column(&f, "state_match"), [1., -1., 0.]);
+        assert_eq!(f.none[5], 0.0);
+    }
+
+    #[test]
+    fn words_shared_with_a_name_count_across_accents_and_inflection() {
+        let tree = inbox();
+        let f = features_of(&tree, "marca la casilla del desayuno", &["c1", "c2"]);
+        let in_name = column(&f, "desc_in_name");
+        assert!(in_name[0] > in_name[1], "{in_name:?}");
+        let r = features_of(&tree, "reunion", &["s1", "s2", "s3"]);
+        assert_eq!(column(&r, "name_covered"), [0., 0., 1.]);
+    }
+}

@@ -109,3 +109,39 @@ impl Weights {
         (exp.iter().map(|e| e / total).collect(), none_exp / total)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_weights_load_and_give_probabilities_that_sum_to_one() {
+        let w = Weights::from_json(super::super::WEIGHTS_JSON).expect("committed weights load");
+        let f = Features {
+            options: vec![[0.5; FEATURES], [0.1; FEATURES], [0.0; FEATURES]],
+            none: [1.0, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0],
+        };
+        let (p, none) = w.probabilities(&f);
+        assert_eq!(p.len(), 3);
+        let total: f64 = p.iter().sum::<f64>() + none;
+        assert!((total - 1.0).abs() < 1e-9, "{total}");
+        assert!(p.iter().chain([&none]).all(|x| (0.0..=1.0).contains(x)));
+    }
+
+    #[test]
+    fn weights_for_other_features_are_refused_with_the_fix() {
+        let mut v: serde_json::Value = serde_json::from_str(super::super::WEIGHTS_JSON).unwrap();
+        v["features"][0] = "something_else".into();
+        let err = Weights::from_json(&v.to_string()).unwrap_err().to_string();
+        assert!(err.contains("something_else"), "{err}");
+        assert!(
+            err.contains("retrain with bench/grounding/train_ranker.py"),
+            "{err}"
+        );
+        v = serde_json::from_str(super::super::WEIGHTS_JSON).unwrap();
+        v["b1"] = serde_json::json!([0.0]);
+        let err = Weights::from_json(&v.to_string()).unwrap_err().to_string();
+        assert!(err.contains("wrong size"), "{err}");
+        assert!(Weights::from_json("{").is_err());
+    }
+}
