@@ -686,29 +686,14 @@ impl LocalClassifier {
         })
     }
 
-    /// [`Classifier::prepare`] for the learned ranker: the texts it embeds for `snapshot`'s
-    /// named elements (each name, and each name with its row's text), those not cached
-    /// embedded in the background. A page seen lately costs a walk of its tree.
+    /// The texts the learned ranker embeds for `snapshot`'s named elements (each name, and
+    /// each name with its row's text) that its cache does not hold, each once.
     #[cfg(feature = "embeddings")]
-    fn prepare_ranked(&self, ranker: &Arc<ranker::Ranker>, snapshot: &A11ySnapshot) {
-        let computed = ranker.encoder().computed();
-        let quick = names_hash(&snapshot.root);
-        if let Some(hash) = quick
-            && lock(&self.prepared).knows(hash, computed)
-        {
-            return;
-        }
-        let named = named_elements(&snapshot.root);
-        let hash = quick.unwrap_or_else(|| {
-            let mut h = FxHasher::default();
-            for n in &named {
-                hash_name(&mut h, n);
-            }
-            h.finish()
-        });
-        if quick.is_none() && lock(&self.prepared).knows(hash, computed) {
-            return;
-        }
+    fn ranker_missing(
+        ranker: &ranker::Ranker,
+        snapshot: &A11ySnapshot,
+        named: &[&A11yNode],
+    ) -> Vec<String> {
         let tree = ScreenTree::from_snapshot(snapshot);
         let at: Vec<Option<usize>> = named
             .iter()
@@ -719,18 +704,53 @@ impl LocalClassifier {
             .map(|n| n.name.as_deref().unwrap_or(""))
             .collect();
         let texts = ranker::option_texts(&tree, &at, &names);
-        let mut all: Vec<&str> = Vec::with_capacity(2 * texts.len());
-        for t in &texts {
-            all.push(&t.name);
-            all.push(&t.with_context);
-        }
-        let missing: Vec<String> = ranker
+        let all: Vec<&str> = texts
+            .iter()
+            .flat_map(|t| [t.name.as_str(), t.with_context.as_str()])
+            .collect();
+        ranker
             .encoder()
             .uncached_texts(&all)
             .into_iter()
             .map(str::to_string)
-            .collect();
+            .collect()
+    }
+
+    /// What [`Classifier::prepare`] does whichever model embeds: when the snapshot's
+    /// `(role, name)` list is one it knows (with `computed` texts embedded so far), nothing;
+    /// else `missing` gives the texts of its named elements not cached, and `embed` embeds
+    /// them on a background job (superseding an older snapshot's pending texts).
+    fn prepare_texts(
+        &self,
+        snapshot: &A11ySnapshot,
+        computed: u64,
+        missing: impl FnOnce(&[&A11yNode]) -> Vec<String>,
+        embed: impl Fn(&[&str]) -> Result<(), String> + Send + 'static,
+    ) {
+        // The common case: a page seen lately (refs renumbered), all its texts cached.
+        // Hashing its (role, name) list walks the tree and allocates nothing.
+        let quick = names_hash(&snapshot.root);
+        if let Some(hash) = quick
+            && lock(&self.prepared).knows(hash, computed)
+        {
+            return;
+        }
+        let named = named_elements(&snapshot.root);
+        // More named elements than the options a question offers, or a tree too deep to
+        // walk: the hash of the list itself.
+        let hash = quick.unwrap_or_else(|| {
+            let mut h = FxHasher::default();
+            for n in &named {
+                hash_name(&mut h, n);
+            }
+            h.finish()
+        });
+        if quick.is_none() && lock(&self.prepared).knows(hash, computed) {
+            return;
+        }
+        let missing = missing(&named);
         if missing.is_empty() {
+            // Nothing new: an older snapshot's pending texts are stale now.
             lock(&self.prefetch.state).pending = None;
             let mut prepared = lock(&self.prepared);
             prepared.last = Some(hash);
@@ -743,12 +763,11 @@ impl LocalClassifier {
         if !st.running {
             st.running = true;
             let prefetch = self.prefetch.clone();
-            let ranker = ranker.clone();
-            let embed = move |texts: &[&str]| ranker.encoder().warm(texts);
             if !spawn_blocking(move || prefetch.run(embed)) {
                 st.running = false;
                 st.pending = None;
                 drop(st);
+                // Not started: the same texts again should try again.
                 lock(&self.prepared).last = None;
             }
         }
@@ -1031,72 +1050,40 @@ impl Classifier for LocalClassifier {
     fn prepare(&self, snapshot: &A11ySnapshot) {
         #[cfg(feature = "embeddings")]
         if let Some(r) = &self.ranker {
-            self.prepare_ranked(r, snapshot);
+            let ranker = r.clone();
+            self.prepare_texts(
+                snapshot,
+                r.encoder().computed(),
+                |named| Self::ranker_missing(r, snapshot, named),
+                move |texts| ranker.encoder().warm(texts),
+            );
             return;
         }
         let Some(embedder) = &self.embedder else {
             return;
         };
-        let computed = embedder.computed();
-        // The common case: a page seen lately (refs renumbered), all its names cached.
-        // Hashing its (role, name) list walks the tree and allocates nothing.
-        let quick = names_hash(&snapshot.root);
-        if let Some(hash) = quick
-            && lock(&self.prepared).knows(hash, computed)
-        {
-            return;
-        }
-        let named = named_elements(&snapshot.root);
-        fn name_of(n: &hark_rtvi::A11yNode) -> &str {
-            n.name.as_deref().unwrap_or("")
-        }
-        // More named elements than the options a question offers, or a tree too deep to
-        // walk: the hash of the list itself.
-        let hash = quick.unwrap_or_else(|| {
-            let mut h = FxHasher::default();
-            for n in &named {
-                hash_name(&mut h, n);
-            }
-            h.finish()
-        });
-        if quick.is_none() && lock(&self.prepared).knows(hash, computed) {
-            return;
-        }
-        let names: Vec<&str> = named.iter().map(|n| name_of(n)).collect();
-        let missing: Vec<String> = embedder
-            .uncached(&names)
-            .into_iter()
-            .map(str::to_string)
-            .collect();
-        if missing.is_empty() {
-            // Nothing new: an older snapshot's pending names are stale now.
-            lock(&self.prefetch.state).pending = None;
-            let mut prepared = lock(&self.prepared);
-            prepared.last = Some(hash);
-            prepared.remember_cached(hash, computed);
-            return;
-        }
-        lock(&self.prepared).last = Some(hash);
-        let mut st = lock(&self.prefetch.state);
-        st.pending = Some(missing);
-        if !st.running {
-            st.running = true;
-            let prefetch = self.prefetch.clone();
-            let embedder = embedder.clone();
-            let embed = move |texts: &[&str]| {
+        let model = embedder.clone();
+        self.prepare_texts(
+            snapshot,
+            embedder.computed(),
+            |named| {
+                let names: Vec<&str> = named
+                    .iter()
+                    .map(|n| n.name.as_deref().unwrap_or(""))
+                    .collect();
                 embedder
+                    .uncached(&names)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect()
+            },
+            move |texts| {
+                model
                     .embed_all(texts)
                     .map(|_| ())
                     .map_err(|e| e.to_string())
-            };
-            if !spawn_blocking(move || prefetch.run(embed)) {
-                st.running = false;
-                st.pending = None;
-                drop(st);
-                // Not started: the same names again should try again.
-                lock(&self.prepared).last = None;
-            }
-        }
+            },
+        );
     }
 }
 
