@@ -45,6 +45,8 @@ def feature_names():
 
 
 class Data:
+    bench_weight = 1.0
+
     def __init__(self, prefix, F, G):
         self.meta = [json.loads(l) for l in open(prefix + ".jsonl")]
         X = np.fromfile(prefix + ".options.f32", dtype="<f4").reshape(-1, F)
@@ -68,7 +70,8 @@ class Data:
             for t in m["targets"]:
                 target[offsets[q] + t] = 1.0
         none = np.array([1.0 if m["none"] or not m["targets"] else 0.0 for m in metas])
-        return X, N, offsets, counts, target, none, metas
+        weight = np.array([self.bench_weight if m["kind"].startswith("bench:") else 1.0 for m in metas])
+        return X, N, offsets, counts, target, none, metas, weight
 
 
 def forward(p, X, N, offsets, counts):
@@ -91,16 +94,16 @@ def softmax_groups(s, u, offsets, counts, T=1.0):
 
 
 def loss_grad(p, data, l2):
-    X, N, offsets, counts, target, none, _ = data
+    X, N, offsets, counts, target, none, _, weight = data
     Z, H, s, u = forward(p, X, N, offsets, counts)
     ps, pu, qid = softmax_groups(s, u, offsets, counts)
     right = np.add.reduceat(ps * target, offsets) + pu * none
     right = np.maximum(right, 1e-12)
-    loss = -np.log(right).mean()
-    nq = len(counts)
-    # d loss / d logit = p - p*[target]/right, averaged over questions
-    gs = (ps - ps * target / right[qid]) / nq
-    gu = (pu - pu * none / right) / nq
+    w = weight / weight.sum()
+    loss = -(w * np.log(right)).sum()
+    # d loss / d logit = p - p*[target]/right, a weighted mean over questions
+    gs = (ps - ps * target / right[qid]) * w[qid]
+    gu = (pu - pu * none / right) * w
     g = {}
     g["linear"] = Z.T @ gs + l2 * p["linear"]
     g["w2"] = H.T @ gs
@@ -144,7 +147,7 @@ def train(data, hidden, l2, steps=600, lr=0.03, seed=0):
 
 
 def evaluate(p, data, T=None):
-    X, N, offsets, counts, target, none, metas = data
+    X, N, offsets, counts, target, none, metas, _ = data
     T = p["temperature"] if T is None else T
     _, _, s, u = forward(p, X, N, offsets, counts)
     ps, pu, qid = softmax_groups(s, u, offsets, counts, T)
@@ -214,22 +217,35 @@ def main():
     ap.add_argument("--l2", default="0.0003,0.003")
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--show", type=int, default=0, help="print N dev misses")
+    ap.add_argument("--seeds", default="0", help="initial weights' seeds to try (chosen by dev top-1)")
+    ap.add_argument(
+        "--drop", default="",
+        help="option features to leave out (comma-separated names; their weights are zero)",
+    )
+    ap.add_argument(
+        "--bench-weight", type=float, default=1.0,
+        help="weight of the older benchmark's rows in the training loss (it has far fewer rows)",
+    )
     args = ap.parse_args()
     F, G = feature_names()
+    Data.bench_weight = args.bench_weight
     data = Data(args.prefix, len(F), len(G))
+    for name in filter(None, args.drop.split(",")):
+        data.X[:, F.index(name)] = 0.0  # a constant column: standardised to zero, no weight
     train_d = data.subset(lambda m: m["split"] == "train")
     dev_d = data.subset(lambda m: m["split"] == "dev")
     print(f"train {len(train_d[3])} questions, dev {len(dev_d[3])}")
     best = None
     for h in [int(x) for x in args.hidden.split(",")]:
         for l2 in [float(x) for x in args.l2.split(",")]:
-            p, loss = train(train_d, h, l2, steps=args.steps)
-            res = evaluate(p, dev_d)
-            acc = np.mean([r["right"] for r in res])
-            print(f"hidden {h} l2 {l2}: train loss {loss:.3f}, dev top-1 {acc:.3f}")
-            if best is None or acc > best[0]:
-                best = (acc, h, l2, p)
-    _, h, l2, p = best
+            for seed in [int(x) for x in args.seeds.split(",")]:
+                p, loss = train(train_d, h, l2, steps=args.steps, seed=seed)
+                res = evaluate(p, dev_d)
+                acc = np.mean([r["right"] for r in res])
+                print(f"hidden {h} l2 {l2} seed {seed}: train loss {loss:.3f}, dev top-1 {acc:.3f}")
+                if best is None or acc > best[0]:
+                    best = (acc, h, l2, seed, p)
+    _, h, l2, seed, p = best
     # Temperature: least dev log-loss of the chosen option's correctness.
     temps = np.exp(np.linspace(np.log(0.3), np.log(3.0), 61))
     nll = []
@@ -237,7 +253,7 @@ def main():
         res = evaluate(p, dev_d, T)
         nll.append(np.mean([r["nll"] for r in res]))
     p["temperature"] = float(temps[int(np.argmin(nll))])
-    print(f"chosen: hidden {h}, l2 {l2}, temperature {p['temperature']:.3f}")
+    print(f"chosen: hidden {h}, l2 {l2}, seed {seed}, temperature {p['temperature']:.3f}")
     report("train", evaluate(p, train_d))
     dev_res = evaluate(p, dev_d)
     report("dev", dev_res)

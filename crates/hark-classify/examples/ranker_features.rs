@@ -26,6 +26,7 @@ use hark_classify::local::Embedder;
 use hark_classify::local::ScreenTree;
 use hark_classify::local::choice::Candidate;
 use hark_classify::local::embed::e5::E5;
+use hark_classify::local::lexical_probabilities;
 use hark_classify::local::ranker::features::{self, FEATURES, NONE_FEATURES, OptionTexts};
 use hark_classify::local::ranker::{CachedEncoder, Embed};
 use hark_rtvi::A11ySnapshot;
@@ -135,7 +136,7 @@ fn run(
         ))),
         other => return Err(format!("unknown model {other:?} (e5 or minilm)")),
     };
-    let encoder = CachedEncoder::new(embed)?;
+    let encoder = CachedEncoder::new(embed);
 
     let mut snapshots: HashMap<String, (A11ySnapshot, String)> = HashMap::new();
     let mut questions: Vec<Question> = Vec::new();
@@ -218,7 +219,15 @@ fn run(
             })
             .collect();
         let text_refs: Vec<&OptionTexts> = texts.iter().collect();
-        let f = features::compute(&q.description, tree, &candidates, &text_refs, &encoder)?;
+        let lexical = lexical_probabilities(&q.description, tree, &candidates);
+        let f = features::compute(
+            &q.description,
+            tree,
+            &candidates,
+            &text_refs,
+            &lexical,
+            &encoder,
+        )?;
         for row in &f.options {
             for v in row {
                 opt_out

@@ -4,16 +4,12 @@
 //! one on a German page, a French one on a French page, each in their own words; and a near name
 //! where nothing fits.
 //!
-//! Two cases the issue names are `#[ignore]`d while the committed weights fail them (each says
-//! how); `cargo test -p hark-classify --features embeddings --test learned_ranker -- --ignored`
-//! runs them.
-//!
 //! Needs the multilingual model (`e5-small-q4.bin`, `scripts/fetch-model.sh`); without it every
 //! test says so on stderr and checks that `learned()` is `None`.
 #![cfg(feature = "embeddings")]
 
-use hark_classify::local::LocalClassifier;
 use hark_classify::local::embed::{e5::E5_FILE, model_dir};
+use hark_classify::local::{LocalClassifier, ScreenTree};
 use hark_classify::{Answer, Classifier, Question, messages};
 use serde_json::json;
 
@@ -43,6 +39,12 @@ fn options(screen: &str) -> Vec<(String, Option<String>)> {
 }
 
 async fn pick(c: &LocalClassifier, screen: &str, words: &str) -> (String, f64) {
+    let (choice, confidence, _) = ask(c, screen, words).await;
+    (choice, confidence)
+}
+
+/// The choice, its confidence and every option's probability (in the options' order).
+async fn ask(c: &LocalClassifier, screen: &str, words: &str) -> (String, f64, Vec<f64>) {
     let q = [(
         "element".to_string(),
         Question::choice(messages::find_instructions(), options(screen)),
@@ -54,7 +56,8 @@ async fn pick(c: &LocalClassifier, screen: &str, words: &str) -> (String, f64) {
     };
     let total: f64 = r.probabilities.iter().map(|(_, p)| p).sum();
     assert!(total <= 1.0 + 1e-9, "probabilities sum to {total}");
-    (r.choice.clone(), r.confidence)
+    let probabilities = r.probabilities.iter().map(|(_, p)| *p).collect();
+    (r.choice.clone(), r.confidence, probabilities)
 }
 
 const HOTEL_ES: &str = "<ui_state>
@@ -75,8 +78,6 @@ const HOTEL_ES: &str = "<ui_state>
 </ui_state>";
 
 #[tokio::test]
-#[ignore = "issue 22 open: the committed ranker picks the room-type combobox (0.47) over the \
-            breakfast checkbox (0.28) though every feature favours the checkbox"]
 async fn a_spanish_caller_ticks_breakfast_on_a_spanish_page() {
     let Some(c) = classifier("spanish") else {
         return;
@@ -114,7 +115,6 @@ async fn a_german_caller_gets_the_field_they_name() {
 }
 
 #[tokio::test]
-#[ignore = "issue 22 open: the committed ranker answers the Anmelden button at 0.69"]
 async fn a_near_name_where_nothing_fits_is_not_a_confident_pick() {
     let Some(c) = classifier("none") else {
         return;
@@ -149,4 +149,29 @@ async fn a_french_caller_removes_the_row_they_name_or_count() {
     assert_eq!(choice, "e7");
     let (choice, _) = pick(&c, SHOP_FR, "supprime le troisième").await;
     assert_eq!(choice, "e10");
+}
+
+#[tokio::test]
+async fn a_screen_read_once_answers_as_a_screen_read_for_each_question() {
+    let Some(c) = classifier("cache") else {
+        return;
+    };
+    // `choose` on a tree of the caller's own reads the option texts for the question;
+    // questions on a `<ui_state>` text read them once per screen and keep them.
+    let tree = ScreenTree::parse(SHOP_FR);
+    for words in [
+        "supprime la théière",
+        "supprime le troisième",
+        "passe la commande",
+    ] {
+        let fresh = c.choose(words, &tree, &options(SHOP_FR)).expect("options");
+        for _ in 0..2 {
+            let (_, confidence, probabilities) = ask(&c, SHOP_FR, words).await;
+            assert_eq!(probabilities.len(), fresh.probabilities.len());
+            for (a, b) in probabilities.iter().zip(&fresh.probabilities) {
+                assert!((a - b).abs() < 1e-12, "{words}: {a} vs {b}");
+            }
+            assert!((confidence - fresh.confidence).abs() < 1e-12);
+        }
+    }
 }

@@ -18,7 +18,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use hark_classify::local::embed::e5::{E5, E5_FILE};
 use hark_classify::local::embed::{self, EmbedError, Embedder};
+use hark_classify::local::ranker::Ranker;
 use hark_classify::{Classifier, ClassifierError, ErrorKind, LocalClassifier};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -36,6 +38,9 @@ create_exception!(
 
 /// The command the Python package's texts name to fetch the model (`hark.models`).
 pub const FETCH_COMMAND: &str = "python -m hark.models fetch";
+
+/// The command that installs the multilingual model as well.
+pub const FETCH_MULTILINGUAL: &str = "python -m hark.models fetch --multilingual";
 
 /// How the Python package's texts name a fallback classifier.
 pub const FALLBACK_HINT: &str = "hark.pipecat.LocalClassifier(fallback=LLMClassifier(llm=llm))";
@@ -94,6 +99,26 @@ fn model(dir: Option<PathBuf>) -> Result<Arc<Embedder>, EmbedError> {
     Ok(loaded)
 }
 
+/// Learned rankers over the multilingual model loaded by this process, by directory.
+static RANKERS: Mutex<Vec<(PathBuf, Arc<Ranker>)>> = Mutex::new(Vec::new());
+
+/// The learned ranker over the multilingual model in `dir` (else the model directory), loaded
+/// once per process.
+fn ranker(dir: Option<PathBuf>) -> Result<Arc<Ranker>, String> {
+    let dir = dir
+        .or_else(embed::model_dir)
+        .ok_or_else(|| EmbedError::NoDirectory.text_with_fetch_command(FETCH_MULTILINGUAL))?;
+    let mut rankers = RANKERS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, r)) = rankers.iter().find(|(d, _)| d == &dir) {
+        return Ok(r.clone());
+    }
+    let e5 =
+        E5::load(&dir.join(E5_FILE)).map_err(|e| e.text_with_fetch_command(FETCH_MULTILINGUAL))?;
+    let loaded = Arc::new(Ranker::over_e5(Arc::new(e5))?);
+    rankers.push((dir, loaded.clone()));
+    Ok(loaded)
+}
+
 /// Hark's local classifier, for Python: see the module docs.
 #[pyclass(module = "hark._core", name = "LocalClassifier", frozen)]
 #[derive(Debug)]
@@ -106,15 +131,43 @@ pub(crate) struct PyLocalClassifier {
 impl PyLocalClassifier {
     /// `model_dir`: where the model files are (default: the model directory rule);
     /// `require_model`: raise `missing_model` instead of answering from lexical features when
-    /// the model is absent; `embeddings=False`: lexical features only, no model loaded.
+    /// the model is absent; `embeddings=False`: lexical features only, no model loaded;
+    /// `multilingual=True`: choices answered by the learned ranker over multilingual-e5-small
+    /// (English, Spanish, French, German).
     #[new]
-    #[pyo3(signature = (*, model_dir=None, require_model=false, embeddings=true))]
+    #[pyo3(signature = (*, model_dir=None, require_model=false, embeddings=true, multilingual=false))]
     fn new(
         py: Python<'_>,
         model_dir: Option<PathBuf>,
         require_model: bool,
         embeddings: bool,
+        multilingual: bool,
     ) -> PyResult<Self> {
+        if multilingual {
+            if !embeddings {
+                return Err(Failure::to_error(
+                    py,
+                    Failure::bad_input(
+                        "multilingual=True needs the multilingual embedding model and \
+                         embeddings=False turns models off: pass one of them"
+                            .to_string(),
+                    ),
+                ));
+            }
+            return match py.detach(|| ranker(model_dir)) {
+                Ok(r) => Ok(Self::of(LocalClassifier::with_ranker(r), None)),
+                Err(text) if require_model => Err(Failure::to_error(
+                    py,
+                    Failure {
+                        kind: "missing_model",
+                        message: format!(
+                            "the local classifier's multilingual model is missing: {text}"
+                        ),
+                    },
+                )),
+                Err(text) => Ok(Self::of(LocalClassifier::lexical(), Some(text))),
+            };
+        }
         if !embeddings {
             if require_model {
                 return Err(Failure::to_error(
@@ -153,10 +206,16 @@ impl PyLocalClassifier {
         self.model_error.clone()
     }
 
-    /// Whether the sentence-embedding model scores the options.
+    /// Whether a sentence-embedding model scores the options.
     #[getter]
     fn semantic(&self) -> bool {
-        self.inner.embedder().is_some()
+        self.inner.embedder().is_some() || self.inner.ranker().is_some()
+    }
+
+    /// Whether the learned multilingual ranker answers the choices.
+    #[getter]
+    fn multilingual(&self) -> bool {
+        self.inner.ranker().is_some()
     }
 
     /// Answers `questions_json` about `state_json` (see the module docs for the shapes): an

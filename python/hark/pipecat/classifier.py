@@ -15,6 +15,13 @@ element on screen).
 Without the sentence-embedding model (``python -m hark.models fetch`` installs it) it answers
 from lexical features alone, at lower confidence, and says so once in the log; with
 ``require_model=True`` it refuses to start instead.
+
+``multilingual=True`` answers choices with the learned ranker over multilingual-e5-small
+(``python -m hark.models fetch --multilingual``): callers speaking Spanish, French or German on
+pages in their language are understood far better than by the English lexical features, at
+about 4–5 ms a question (the first question on a new page embeds its names, up to 0.3 s at 255
+options); on English pages the default model is still the better one (``docs/PERFORMANCE.md``,
+"Grounding in four languages").
 """
 
 from __future__ import annotations
@@ -74,6 +81,8 @@ class LocalClassifier(BaseClassifier):
         require_model: Raise :class:`LocalClassifierError` (``missing_model``) when the model
             is absent or does not load, instead of answering from lexical features alone.
         embeddings: ``False`` answers from lexical features only and loads no model.
+        multilingual: ``True`` answers choices with the learned multilingual ranker (see the
+            module docs); yes/no questions are read as always.
         fallback: Another classifier (such as Pipecat's ``LLMClassifier``) that answers a call
             Hark cannot read (``FALLBACK_KINDS``).
         **kwargs: Passed to ``BaseClassifier``.
@@ -85,6 +94,7 @@ class LocalClassifier(BaseClassifier):
         model_dir: str | PathLike[str] | None = None,
         require_model: bool = False,
         embeddings: bool = True,
+        multilingual: bool = False,
         fallback: BaseClassifier | None = None,
         **kwargs: Any,
     ) -> None:
@@ -92,7 +102,11 @@ class LocalClassifier(BaseClassifier):
 
         example = 'LocalClassifier(model_dir="~/.cache/hark/models/all-MiniLM-L6-v2")'
         expect("LocalClassifier", "model_dir", model_dir, (str, PathLike), "a folder (str or Path)", example, optional=True)
-        for flag, value in (("require_model", require_model), ("embeddings", embeddings)):
+        flags = (
+            ("require_model", require_model), ("embeddings", embeddings),
+            ("multilingual", multilingual),
+        )
+        for flag, value in flags:
             expect("LocalClassifier", flag, value, bool, "True or False", f"LocalClassifier({flag}=True)")
         expect(
             "LocalClassifier", "fallback", fallback, BaseClassifier, "a Pipecat classifier",
@@ -104,6 +118,7 @@ class LocalClassifier(BaseClassifier):
                 model_dir=None if model_dir is None else str(model_dir),
                 require_model=require_model,
                 embeddings=embeddings,
+                multilingual=multilingual,
             )
         except _core.ClassifyError as e:
             raise LocalClassifierError(str(e), e.kind) from None
@@ -119,12 +134,19 @@ class LocalClassifier(BaseClassifier):
     @property
     def model(self) -> str | None:
         """The model named in the metrics."""
+        if self._core.multilingual:
+            return "hark-local-multilingual"
         return "hark-local" if self._core.semantic else "hark-local-lexical"
 
     @property
     def semantic(self) -> bool:
-        """Whether the sentence-embedding model scores the options."""
+        """Whether a sentence-embedding model scores the options."""
         return self._core.semantic
+
+    @property
+    def multilingual(self) -> bool:
+        """Whether the learned multilingual ranker answers the choices."""
+        return self._core.multilingual
 
     @property
     def fallback(self) -> BaseClassifier | None:

@@ -134,6 +134,11 @@ pub struct LocalClassifier {
     /// The learned multilingual ranker (issue 22), which answers choices when present.
     #[cfg(feature = "embeddings")]
     ranker: Option<Arc<ranker::Ranker>>,
+    /// The ranker's texts of a screen's nodes ([`ranker::TreeTexts`]), by the screen's tree
+    /// (the `Arc` the caches above hand out), most recent first (at most [`CACHE_SCREENS`]):
+    /// read once per screen, not once per question.
+    #[cfg(feature = "embeddings")]
+    ranker_texts: Mutex<Vec<(Arc<ScreenTree>, Arc<ranker::TreeTexts>)>>,
     semantic_weight: f64,
     /// How error texts name a fallback classifier ([`LocalClassifier::with_fallback_hint`]);
     /// `None`: the Rust UI worker's texts ([`messages::FALLBACK_HINT`]).
@@ -371,6 +376,8 @@ impl LocalClassifier {
             embedder,
             #[cfg(feature = "embeddings")]
             ranker: None,
+            #[cfg(feature = "embeddings")]
+            ranker_texts: Mutex::new(Vec::new()),
             semantic_weight: SEMANTIC_WEIGHT,
             fallback_hint: None,
             prefetch: Arc::default(),
@@ -521,7 +528,13 @@ impl LocalClassifier {
         tree: &ScreenTree,
         options: &[(String, Option<String>)],
     ) -> Option<Chosen> {
-        self.choose_in(description, tree, |r| tree.by_ref.get(r).copied(), options)
+        self.choose_in(
+            description,
+            tree,
+            None,
+            |r| tree.by_ref.get(r).copied(),
+            options,
+        )
     }
 
     /// [`LocalClassifier::choose`] with the refs looked up by `find` (ref → node index of
@@ -530,6 +543,7 @@ impl LocalClassifier {
         &self,
         description: &str,
         tree: &ScreenTree,
+        shared: Option<&Arc<ScreenTree>>,
         find: impl Fn(&str) -> Option<usize>,
         options: &[(String, Option<String>)],
     ) -> Option<Chosen> {
@@ -563,7 +577,7 @@ impl LocalClassifier {
             .collect();
         #[cfg(feature = "embeddings")]
         if let Some(r) = &self.ranker {
-            match self.rank(r, description, tree, &at, &candidates) {
+            match self.rank(r, description, tree, shared, &at, &candidates) {
                 Ok(chosen) => return Some(chosen),
                 Err(e) => {
                     tracing::warn!(
@@ -572,68 +586,12 @@ impl LocalClassifier {
                 }
             }
         }
-        // One-word names on screen: a filler word that is one of them names it ("ok" → OK).
-        let one_word_names: Vec<String> = candidates
-            .iter()
-            .filter_map(|c| match text::words(&c.node.name).as_slice() {
-                [one] => Some(text::canonical(one)),
-                _ => None,
-            })
-            .collect();
-        let query = Query::parse_among(description, &one_word_names);
-        let cosines = || self.cosines(&query, &candidates);
-        let semantic = self.embedder.is_some().then_some(choice::Semantic {
-            cosines: &cosines,
-            weight: self.semantic_weight,
-        });
-        let scored = choice::score(&query, tree, &candidates, semantic);
-        let calibration = if scored.semantic {
-            calibration::CHOICE_SEMANTIC
-        } else {
-            calibration::CHOICE
-        };
-        let best = scored.best;
-        // A state asked of several elements that meet it alike ("the unchecked one" with two
-        // unchecked todos): the state does not single one out, so they share the
-        // probability and none is a confident pick.
-        let tied: Vec<usize> = if query.states.is_empty() {
-            vec![best]
-        } else {
-            (0..scored.scores.len())
-                .filter(|&i| {
-                    i == best
-                        || scored.ok[i] && (scored.scores[i] - scored.scores[best]).abs() < 1e-9
-                })
-                .collect()
-        };
-        let confidence = calibration.probability(&scored.features) / tied.len() as f64;
-        let rest: f64 = scored
-            .scores
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !tied.contains(i))
-            .map(|(_, s)| (s - scored.scores[best]).exp())
-            .sum();
-        let left = 1.0 - confidence * tied.len() as f64;
-        let probabilities = scored
-            .scores
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if tied.contains(&i) {
-                    confidence
-                } else {
-                    left * (s - scored.scores[best]).exp() / rest
-                }
-            })
-            .collect();
-        Some(Chosen {
-            best,
-            confidence,
-            probabilities,
-            semantic: scored.semantic,
-            scored,
-        })
+        let cosines = |query: &Query| self.cosines(query, &candidates);
+        let semantic = self
+            .embedder
+            .is_some()
+            .then_some((&cosines as &Cosines<'_>, self.semantic_weight));
+        Some(choose_lexically(description, tree, &candidates, semantic))
     }
 
     /// A choice answered by the learned ranker: the best option and every option's
@@ -645,16 +603,45 @@ impl LocalClassifier {
         ranker: &ranker::Ranker,
         description: &str,
         tree: &ScreenTree,
+        shared: Option<&Arc<ScreenTree>>,
         at: &[Option<usize>],
         candidates: &[choice::Candidate<'_>],
     ) -> Result<Chosen, String> {
-        let names: Vec<&str> = candidates.iter().map(|c| c.node.name.as_str()).collect();
-        let texts = ranker::option_texts(tree, at, &names);
-        let refs: Vec<&ranker::OptionTexts> = texts.iter().collect();
+        // The screen's texts from the cache when the tree is one the caches hand out; an
+        // option off the screen (or a tree of the caller's own) is read now.
+        let cached = shared.map(|t| self.tree_texts(t));
+        let cached_at = |i: &Option<usize>| {
+            cached
+                .as_ref()
+                .zip(*i)
+                .and_then(|(texts, i)| texts.get(i)?.as_ref())
+        };
+        let mut children = None;
+        let own: Vec<ranker::OptionTexts> = at
+            .iter()
+            .zip(candidates)
+            .filter(|(i, _)| cached_at(i).is_none())
+            .map(|(i, c)| match i {
+                Some(i) => {
+                    let children = children.get_or_insert_with(|| tree.children());
+                    ranker::OptionTexts::of(tree, children, *i)
+                }
+                None => ranker::OptionTexts::named(&c.node.name),
+            })
+            .collect();
+        let mut own_iter = own.iter();
+        let refs: Vec<&ranker::OptionTexts> = at
+            .iter()
+            .map(|i| match cached_at(i) {
+                Some(t) => Some(t),
+                None => own_iter.next(),
+            })
+            .collect::<Option<_>>()
+            .ok_or("the screen's texts and its options differ")?;
         // Texts still being embedded in the background (`prepare`): wait for them rather
         // than embed them twice on two cores.
         if self.prefetch.running() {
-            let all: Vec<&str> = texts
+            let all: Vec<&str> = refs
                 .iter()
                 .flat_map(|t| [t.name.as_str(), t.with_context.as_str()])
                 .collect();
@@ -662,7 +649,8 @@ impl LocalClassifier {
                 self.prefetch.wait_idle(PREPARE_WAIT);
             }
         }
-        let ranked = ranker.rank(description, tree, candidates, &refs)?;
+        let lexical = lexical_probabilities(description, tree, candidates);
+        let ranked = ranker.rank(description, tree, candidates, &refs, &lexical)?;
         let best = ranked
             .probabilities
             .iter()
@@ -690,22 +678,18 @@ impl LocalClassifier {
     /// each name with its row's text) that its cache does not hold, each once.
     #[cfg(feature = "embeddings")]
     fn ranker_missing(
+        &self,
         ranker: &ranker::Ranker,
         snapshot: &A11ySnapshot,
         named: &[&A11yNode],
     ) -> Vec<String> {
-        let tree = ScreenTree::from_snapshot(snapshot);
-        let at: Vec<Option<usize>> = named
+        // The tree and its texts as the page's questions will find them in the caches.
+        let view = self.view_tree(snapshot);
+        let texts = self.tree_texts(&view.tree);
+        let all: Vec<&str> = named
             .iter()
-            .map(|n| tree.by_ref.get(&n.ref_).copied())
-            .collect();
-        let names: Vec<&str> = named
-            .iter()
-            .map(|n| n.name.as_deref().unwrap_or(""))
-            .collect();
-        let texts = ranker::option_texts(&tree, &at, &names);
-        let all: Vec<&str> = texts
-            .iter()
+            .filter_map(|n| view.find(&n.ref_))
+            .filter_map(|i| texts.get(i)?.as_ref())
             .flat_map(|t| [t.name.as_str(), t.with_context.as_str()])
             .collect();
         ranker
@@ -714,6 +698,23 @@ impl LocalClassifier {
             .into_iter()
             .map(str::to_string)
             .collect()
+    }
+
+    /// The ranker's texts of `tree`'s nodes, from the cache or read now and cached.
+    #[cfg(feature = "embeddings")]
+    fn tree_texts(&self, tree: &Arc<ScreenTree>) -> Arc<ranker::TreeTexts> {
+        if let Some((_, texts)) = lock(&self.ranker_texts)
+            .iter()
+            .find(|(t, _)| Arc::ptr_eq(t, tree))
+        {
+            return texts.clone();
+        }
+        let texts = Arc::new(ranker::tree_texts(tree));
+        let mut cache = lock(&self.ranker_texts);
+        cache.retain(|(t, _)| !Arc::ptr_eq(t, tree));
+        cache.insert(0, (tree.clone(), texts.clone()));
+        cache.truncate(CACHE_SCREENS);
+        texts
     }
 
     /// What [`Classifier::prepare`] does whichever model embeds: when the snapshot's
@@ -858,8 +859,13 @@ impl LocalClassifier {
                 ));
             }
         };
-        let Some(chosen) = self.choose_in(description, &view.tree, |r| view.find(r), &q.options)
-        else {
+        let Some(chosen) = self.choose_in(
+            description,
+            &view.tree,
+            Some(&view.tree),
+            |r| view.find(r),
+            &q.options,
+        ) else {
             return Err(ClassifierError::of_kind(
                 ErrorKind::NotUnderstood,
                 messages::local_no_options(name),
@@ -901,6 +907,92 @@ impl LocalClassifier {
         }
         yes_no::read_check(text, tree).map_err(|_| self.cannot_read(name, text))
     }
+}
+
+/// Per candidate, the cosine of a parsed description with its name (`None` when there are
+/// none): what [`choose_lexically`]'s semantic feature reads.
+type Cosines<'a> = dyn Fn(&Query) -> Option<Vec<f64>> + 'a;
+
+/// The hand-written scorer's choice (`choice::score`, calibrated by [`calibration::CHOICE`],
+/// or [`calibration::CHOICE_SEMANTIC`] when `semantic` gives the cosines of the parsed
+/// description with each candidate's name and their weight). `candidates` is not empty.
+fn choose_lexically(
+    description: &str,
+    tree: &ScreenTree,
+    candidates: &[choice::Candidate<'_>],
+    semantic: Option<(&Cosines<'_>, f64)>,
+) -> Chosen {
+    // One-word names on screen: a filler word that is one of them names it ("ok" → OK).
+    let one_word_names: Vec<String> = candidates
+        .iter()
+        .filter_map(|c| match text::words(&c.node.name).as_slice() {
+            [one] => Some(text::canonical(one)),
+            _ => None,
+        })
+        .collect();
+    let query = Query::parse_among(description, &one_word_names);
+    let cosines = || semantic.and_then(|(cosines, _)| cosines(&query));
+    let semantic = semantic.map(|(_, weight)| choice::Semantic {
+        cosines: &cosines,
+        weight,
+    });
+    let scored = choice::score(&query, tree, candidates, semantic);
+    let calibration = if scored.semantic {
+        calibration::CHOICE_SEMANTIC
+    } else {
+        calibration::CHOICE
+    };
+    let best = scored.best;
+    // A state asked of several elements that meet it alike ("the unchecked one" with two
+    // unchecked todos): the state does not single one out, so they share the
+    // probability and none is a confident pick.
+    let tied: Vec<usize> = if query.states.is_empty() {
+        vec![best]
+    } else {
+        (0..scored.scores.len())
+            .filter(|&i| {
+                i == best || scored.ok[i] && (scored.scores[i] - scored.scores[best]).abs() < 1e-9
+            })
+            .collect()
+    };
+    let confidence = calibration.probability(&scored.features) / tied.len() as f64;
+    let rest: f64 = scored
+        .scores
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !tied.contains(i))
+        .map(|(_, s)| (s - scored.scores[best]).exp())
+        .sum();
+    let left = 1.0 - confidence * tied.len() as f64;
+    let probabilities = scored
+        .scores
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if tied.contains(&i) {
+                confidence
+            } else {
+                left * (s - scored.scores[best]).exp() / rest
+            }
+        })
+        .collect();
+    Chosen {
+        best,
+        confidence,
+        probabilities,
+        semantic: scored.semantic,
+        scored,
+    }
+}
+
+/// Each option's probability from the hand-written scorer alone (no embedding): what the
+/// learned ranker reads as its lexical features. `candidates` is not empty.
+pub fn lexical_probabilities(
+    description: &str,
+    tree: &ScreenTree,
+    candidates: &[choice::Candidate<'_>],
+) -> Vec<f64> {
+    choose_lexically(description, tree, candidates, None).probabilities
 }
 
 /// A node read from an option's description `role "name"` (an option not on the screen).
@@ -1054,7 +1146,7 @@ impl Classifier for LocalClassifier {
             self.prepare_texts(
                 snapshot,
                 r.encoder().computed(),
-                |named| Self::ranker_missing(r, snapshot, named),
+                |named| self.ranker_missing(r, snapshot, named),
                 move |texts| ranker.encoder().warm(texts),
             );
             return;

@@ -5,7 +5,9 @@
 //! item it sits in, its section, role, state, and position among like elements — each set
 //! against the description: through the sentence embedding (cosines), by shared words and
 //! letters (any language, accents folded), and by the positions and states of
-//! [`super::words`]. No feature names an English word.
+//! [`super::words`]. No feature names an English word; the hand-written scorer's
+//! probabilities (English lexicon, role words, owners) come in as three features, so what it
+//! knows is one input among the others rather than a special case.
 
 use std::collections::HashMap;
 
@@ -14,10 +16,10 @@ use super::super::tree::{ScreenTree, state};
 use super::words::{self, Asked, Position, State};
 
 /// Features per option (the names, in order, are [`FEATURE_NAMES`]).
-pub const FEATURES: usize = 26;
+pub const FEATURES: usize = 28;
 
 /// Features of "nothing fits" ([`NONE_FEATURE_NAMES`]).
-pub const NONE_FEATURES: usize = 7;
+pub const NONE_FEATURES: usize = 8;
 
 /// The option features' names, as the training script and the weights file name them.
 pub const FEATURE_NAMES: [&str; FEATURES] = [
@@ -36,7 +38,6 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "position_same_kind",
     "position_asked",
     "state_match",
-    "role_cos_rel",
     "role_button",
     "role_link",
     "role_field",
@@ -47,6 +48,9 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "value_match",
     "name_words",
     "cos_name_gap",
+    "lex_prob",
+    "lex_log_rel",
+    "lex_best",
 ];
 
 /// The "nothing fits" features' names.
@@ -58,6 +62,7 @@ pub const NONE_FEATURE_NAMES: [&str; NONE_FEATURES] = [
     "position_unmatched",
     "state_unmatched",
     "options_ln",
+    "lex_max",
 ];
 
 /// The encoder the features need: a description's embedding and its options' texts'.
@@ -66,9 +71,6 @@ pub trait Encoder {
     fn query(&self, text: &str) -> Result<Vec<f32>, String>;
     /// The texts' embeddings (unit length), in order; cached by the implementation.
     fn passages(&self, texts: &[&str]) -> Result<Vec<std::sync::Arc<[f32]>>, String>;
-    /// The embedding of the phrase a caller says for `role` ("button", "text field"), or
-    /// `None` for a role without one.
-    fn role(&self, role: &str) -> Option<std::sync::Arc<[f32]>>;
 }
 
 /// The features of one question.
@@ -79,50 +81,6 @@ pub struct Features {
     /// "Nothing fits".
     pub none: [f32; NONE_FEATURES],
 }
-
-/// The phrase a caller says for an ARIA role (English: the model is multilingual, so
-/// "botón", "bouton" and "Schaltfläche" land near "button").
-pub fn role_phrase(role: &str) -> Option<&'static str> {
-    Some(match role {
-        "button" => "button",
-        "link" => "link",
-        "textbox" => "text field",
-        "searchbox" => "search box",
-        "combobox" | "listbox" => "drop-down list",
-        "checkbox" => "checkbox",
-        "radio" => "radio button",
-        "switch" => "toggle switch",
-        "slider" | "spinbutton" => "slider",
-        "tab" => "tab",
-        "menuitem" | "menuitemcheckbox" | "menuitemradio" => "menu item",
-        "option" => "option",
-        "heading" => "heading",
-        "img" | "image" => "image",
-        "row" => "row",
-        "cell" | "gridcell" => "cell",
-        _ => return None,
-    })
-}
-
-/// The roles [`role_phrase`] knows, for precomputing their embeddings.
-pub const ROLES: &[&str] = &[
-    "button",
-    "link",
-    "textbox",
-    "searchbox",
-    "combobox",
-    "checkbox",
-    "radio",
-    "switch",
-    "slider",
-    "tab",
-    "menuitem",
-    "option",
-    "heading",
-    "img",
-    "row",
-    "cell",
-];
 
 fn role_class(role: &str) -> usize {
     match role {
@@ -373,16 +331,26 @@ impl OptionTexts {
     }
 }
 
-/// Computes the features of `description` over `candidates` (their texts in `texts`, same
-/// order). `Err` when the encoder fails.
+/// Computes the features of `description` over `candidates` (their texts in `texts`, the
+/// hand-written scorer's probabilities in `lexical`, same order; see
+/// [`super::super::lexical_probabilities`]). `Err` when the encoder fails.
 pub fn compute(
     description: &str,
     tree: &ScreenTree,
     candidates: &[Candidate<'_>],
     texts: &[&OptionTexts],
+    lexical: &[f64],
     encoder: &dyn Encoder,
 ) -> Result<Features, String> {
     let n = candidates.len();
+    if lexical.len() != n {
+        return Err(format!(
+            "{} lexical probabilities for {n} options",
+            lexical.len()
+        ));
+    }
+    let lex_max = lexical.iter().copied().fold(0.0f64, f64::max);
+    let lex_best = lexical.iter().position(|&p| p == lex_max);
     let q = encoder.query(description)?;
     let mut passages: Vec<&str> = Vec::with_capacity(2 * n);
     for t in texts {
@@ -416,17 +384,6 @@ pub fn compute(
     };
     let position = words::position(description);
     let asked: Vec<Asked> = words::states(description);
-
-    // Role embeddings, relative to their mean over the options' roles.
-    let role_cos: Vec<f32> = candidates
-        .iter()
-        .map(|c| encoder.role(&c.node.role).map_or(0.0, |e| dot(&q, &e)))
-        .collect();
-    let role_mean = if n == 0 {
-        0.0
-    } else {
-        role_cos.iter().sum::<f32>() / n as f32
-    };
 
     // Groups for positions: same role and name; same kind.
     let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
@@ -509,16 +466,18 @@ pub fn compute(
         row[12] = pos_kind[c];
         row[13] = f32::from(position.is_some());
         row[14] = state_match;
-        row[15] = role_cos[c] - role_mean;
-        row[16 + role_class(&node.role)] = 1.0;
-        row[22] = f32::from(node.state & state::OFFSCREEN != 0);
-        row[23] = share_in(&desc_stems, &value_stems);
-        row[24] = (t.name_stems.len() as f32).min(8.0) / 8.0;
-        row[25] = if top_name == Some(c) {
+        row[15 + role_class(&node.role)] = 1.0;
+        row[21] = f32::from(node.state & state::OFFSCREEN != 0);
+        row[22] = share_in(&desc_stems, &value_stems);
+        row[23] = (t.name_stems.len() as f32).min(8.0) / 8.0;
+        row[24] = if top_name == Some(c) {
             max_name - second_name
         } else {
             0.0
         };
+        row[25] = lexical[c] as f32;
+        row[26] = (((lexical[c].max(1e-9) / lex_max.max(1e-9)).ln()).max(-10.0) / 10.0) as f32;
+        row[27] = f32::from(lex_best == Some(c));
         options.push(row);
     }
     let position_unmatched =
@@ -531,6 +490,7 @@ pub fn compute(
         f32::from(position_unmatched),
         f32::from(!asked.is_empty() && !state_met),
         ((n.max(1)) as f32).ln(),
+        lex_max as f32,
     ];
     Ok(Features { options, none })
 }
@@ -554,9 +514,6 @@ mod tests {
         }
         fn passages(&self, texts: &[&str]) -> Result<Vec<Arc<[f32]>>, String> {
             Ok(texts.iter().map(|_| Arc::from(vec![1.0f32, 0.0])).collect())
-        }
-        fn role(&self, _: &str) -> Option<Arc<[f32]>> {
-            None
         }
     }
 
@@ -586,6 +543,16 @@ mod tests {
     }
 
     fn features_of(tree: &ScreenTree, description: &str, refs: &[&str]) -> Features {
+        let lexical = vec![1.0 / refs.len() as f64; refs.len()];
+        features_with(tree, description, refs, &lexical)
+    }
+
+    fn features_with(
+        tree: &ScreenTree,
+        description: &str,
+        refs: &[&str],
+        lexical: &[f64],
+    ) -> Features {
         let children = tree.children();
         let at: Vec<usize> = refs.iter().map(|r| tree.by_ref[*r]).collect();
         let texts: Vec<OptionTexts> = at
@@ -600,7 +567,7 @@ mod tests {
             })
             .collect();
         let text_refs: Vec<&OptionTexts> = texts.iter().collect();
-        compute(description, tree, &candidates, &text_refs, &Flat).unwrap()
+        compute(description, tree, &candidates, &text_refs, lexical, &Flat).unwrap()
     }
 
     fn column(f: &Features, name: &str) -> Vec<f32> {
@@ -663,5 +630,54 @@ mod tests {
         assert!(in_name[0] > in_name[1], "{in_name:?}");
         let r = features_of(&tree, "reunion", &["s1", "s2", "s3"]);
         assert_eq!(column(&r, "name_covered"), [0., 0., 1.]);
+    }
+
+    #[test]
+    fn the_hand_written_scorer_comes_in_as_three_features() {
+        let tree = inbox();
+        let f = features_with(
+            &tree,
+            "reply to Sarah",
+            &["b1", "b2", "b3"],
+            &[0.7, 0.2, 0.1],
+        );
+        assert_eq!(column(&f, "lex_prob"), [0.7, 0.2, 0.1]);
+        assert_eq!(column(&f, "lex_best"), [1., 0., 0.]);
+        let rel = column(&f, "lex_log_rel");
+        assert_eq!(rel[0], 0.0);
+        assert!(
+            (rel[1] - (0.2f32 / 0.7).ln() / 10.0).abs() < 1e-6,
+            "{rel:?}"
+        );
+        let k = NONE_FEATURE_NAMES
+            .iter()
+            .position(|n| *n == "lex_max")
+            .unwrap();
+        assert_eq!(f.none[k], 0.7);
+        // A probability of zero is floored, not -inf.
+        let zero = features_with(&tree, "reply", &["b1", "b2"], &[1.0, 0.0]);
+        assert_eq!(column(&zero, "lex_log_rel"), [0.0, -1.0]);
+    }
+
+    #[test]
+    fn lexical_probabilities_must_match_the_options() {
+        let tree = inbox();
+        let children = tree.children();
+        let i = tree.by_ref["b1"];
+        let texts = [OptionTexts::of(&tree, &children, i)];
+        let candidates = [Candidate {
+            node: &tree.nodes[i],
+            index: Some(i),
+        }];
+        let err = compute(
+            "reply",
+            &tree,
+            &candidates,
+            &[&texts[0]],
+            &[0.5, 0.5],
+            &Flat,
+        )
+        .unwrap_err();
+        assert_eq!(err, "2 lexical probabilities for 1 options");
     }
 }

@@ -50,15 +50,13 @@ pub trait Embed: Send + Sync {
 pub const CACHE_TEXTS: usize = 8192;
 
 /// An [`Embed`] with its passages cached by text (two generations: when the young one is
-/// full it becomes the old one, so texts seen on the last pages stay) and the role phrases
-/// embedded once.
+/// full it becomes the old one, so texts seen on the last pages stay).
 pub struct CachedEncoder {
     model: Arc<dyn Embed>,
     /// Texts embedded so far (a page whose texts were all cached when this read `n` is
     /// still cached while fewer than [`CACHE_TEXTS`] were embedded since).
     computed: std::sync::atomic::AtomicU64,
     cache: Mutex<Generations>,
-    roles: HashMap<&'static str, Arc<[f32]>>,
 }
 
 impl std::fmt::Debug for CachedEncoder {
@@ -96,23 +94,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl CachedEncoder {
-    /// Wraps `model`, embedding the role phrases now.
-    pub fn new(model: Arc<dyn Embed>) -> Result<Self, String> {
-        let mut roles = HashMap::new();
-        let phrases: Vec<&str> = features::ROLES
-            .iter()
-            .filter_map(|r| features::role_phrase(r))
-            .collect();
-        let embedded = model.passages(&phrases)?;
-        for (r, e) in features::ROLES.iter().zip(embedded) {
-            roles.insert(*r, Arc::from(e));
-        }
-        Ok(CachedEncoder {
+    /// Wraps `model`.
+    pub fn new(model: Arc<dyn Embed>) -> Self {
+        CachedEncoder {
             model,
             computed: std::sync::atomic::AtomicU64::new(0),
             cache: Mutex::new(Generations::default()),
-            roles,
-        })
+        }
     }
 
     /// Embeds the texts not in the cache yet (what a new snapshot's options need), in one
@@ -184,18 +172,6 @@ impl Encoder for CachedEncoder {
             .map(|(e, t)| e.ok_or_else(|| format!("no embedding came for {t:?}")))
             .collect()
     }
-
-    fn role(&self, role: &str) -> Option<Arc<[f32]>> {
-        let key = match role {
-            "listbox" => "combobox",
-            "spinbutton" => "slider",
-            "menuitemcheckbox" | "menuitemradio" => "menuitem",
-            "image" => "img",
-            "gridcell" => "cell",
-            r => r,
-        };
-        self.roles.get(key).cloned()
-    }
 }
 
 /// The learned ranker: the encoder (with its cache) and the committed weights.
@@ -230,13 +206,19 @@ pub struct Ranked {
 
 impl Ranker {
     /// A ranker over `model` with the committed weights; `Err` when the weights do not fit
-    /// this build or the model fails on the role phrases.
+    /// this build.
     pub fn new(model: Arc<dyn Embed>) -> Result<Self, String> {
         let weights = weights().ok_or("the ranker's committed weights do not load")?;
         Ok(Ranker {
-            encoder: CachedEncoder::new(model)?,
+            encoder: CachedEncoder::new(model),
             weights,
         })
+    }
+
+    /// A ranker over the multilingual model `e5` with the committed weights (one ranker per
+    /// model: its cache holds the model's embeddings).
+    pub fn over_e5(e5: Arc<super::embed::e5::E5>) -> Result<Self, String> {
+        Ranker::new(Arc::new(E5Model(e5)))
     }
 
     /// The process's ranker over the multilingual model in the model directory
@@ -247,7 +229,7 @@ impl Ranker {
         SHARED
             .get_or_init(|| {
                 let e5 = super::embed::e5::E5::shared()?;
-                match Ranker::new(Arc::new(E5Model(e5))) {
+                match Ranker::over_e5(e5) {
                     Ok(r) => Some(Arc::new(r)),
                     Err(e) => {
                         tracing::warn!("local classifier: the learned ranker is off: {e}");
@@ -263,16 +245,18 @@ impl Ranker {
         &self.encoder
     }
 
-    /// The probabilities of `candidates` (their texts in `texts`, same order) for
-    /// `description`, and of "nothing fits".
+    /// The probabilities of `candidates` (their texts in `texts`, the hand-written scorer's
+    /// probabilities in `lexical`, same order) for `description`, and of "nothing fits".
     pub fn rank(
         &self,
         description: &str,
         tree: &super::ScreenTree,
         candidates: &[super::choice::Candidate<'_>],
         texts: &[&OptionTexts],
+        lexical: &[f64],
     ) -> Result<Ranked, String> {
-        let features = features::compute(description, tree, candidates, texts, &self.encoder)?;
+        let features =
+            features::compute(description, tree, candidates, texts, lexical, &self.encoder)?;
         let (probabilities, none) = self.weights.probabilities(&features);
         Ok(Ranked {
             probabilities,
@@ -280,6 +264,18 @@ impl Ranker {
             features,
         })
     }
+}
+
+/// The texts of every named node of a screen, by node index (`None` for a node without a
+/// name): what [`tree_texts`] reads once per screen.
+pub type TreeTexts = Vec<Option<OptionTexts>>;
+
+/// The texts of `tree`'s named nodes, by node index.
+pub fn tree_texts(tree: &super::ScreenTree) -> TreeTexts {
+    let children = tree.children();
+    (0..tree.nodes.len())
+        .map(|i| (!tree.nodes[i].name.is_empty()).then(|| OptionTexts::of(tree, &children, i)))
+        .collect()
 }
 
 /// The texts of every named option of `tree` that `find` places on it, or of its name alone

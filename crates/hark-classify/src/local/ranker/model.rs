@@ -119,7 +119,7 @@ mod tests {
         let w = Weights::from_json(super::super::WEIGHTS_JSON).expect("committed weights load");
         let f = Features {
             options: vec![[0.5; FEATURES], [0.1; FEATURES], [0.0; FEATURES]],
-            none: [1.0, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0],
+            none: [1.0, 0.5, 0.5, 0.0, 0.0, 0.0, 1.0, 0.5],
         };
         let (p, none) = w.probabilities(&f);
         assert_eq!(p.len(), 3);
