@@ -277,20 +277,3 @@ pub fn tree_texts(tree: &super::ScreenTree) -> TreeTexts {
         .map(|i| (!tree.nodes[i].name.is_empty()).then(|| OptionTexts::of(tree, &children, i)))
         .collect()
 }
-
-/// The texts of every named option of `tree` that `find` places on it, or of its name alone
-/// for an option off the screen.
-pub fn option_texts(
-    tree: &super::ScreenTree,
-    at: &[Option<usize>],
-    names: &[&str],
-) -> Vec<OptionTexts> {
-    let children = tree.children();
-    at.iter()
-        .zip(names)
-        .map(|(i, name)| match i {
-            Some(i) => OptionTexts::of(tree, &children, *i),
-            None => OptionTexts::named(name),
-        })
-        .collect()
-}
