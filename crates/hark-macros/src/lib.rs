@@ -345,6 +345,7 @@ fn expand(attr: TokenStream2, mut function: ItemFn) -> syn::Result<TokenStream2>
         let mut field_attrs = Vec::new();
         let mut description: Option<String> = None;
         let mut is_input = false;
+        let mut has_default = false;
         for attr in attrs {
             if attr.path().is_ident("input") {
                 is_input = true;
@@ -368,6 +369,7 @@ fn expand(attr: TokenStream2, mut function: ItemFn) -> syn::Result<TokenStream2>
                             });
                             let path = default_fn.to_string();
                             field_attrs.push(quote!(#[serde(default = #path)]));
+                            has_default = true;
                         }
                         _ => pass.push(meta),
                     }
@@ -404,6 +406,12 @@ fn expand(attr: TokenStream2, mut function: ItemFn) -> syn::Result<TokenStream2>
         }
         if let Some(with) = jiff_schema(&ty) {
             field_attrs.push(quote!(#[schemars(schema_with = #with)]));
+            // A schema of its own hides the `Option` from schemars, which would then list the
+            // argument as required: `default` keeps it one the model may leave out, as for any
+            // other `Option`.
+            if with.contains("optional_") && !has_default {
+                field_attrs.push(quote!(#[serde(default)]));
+            }
         }
         fields.push(quote! { #(#field_attrs)* pub #ident: #ty });
         call_args.push(quote!(input.#ident));

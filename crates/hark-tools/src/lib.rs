@@ -136,6 +136,7 @@ pub mod output;
 pub mod phone;
 mod pipeline;
 mod problems;
+mod ranges;
 pub mod registry;
 pub mod reply;
 mod rows;

@@ -759,6 +759,50 @@ pub fn no_phone_number() -> String {
 /// `end_call_tool`'s default name.
 pub const END_CALL: &str = "end_call";
 
+/// A numeric range no value can meet.
+pub fn range_swapped(path: &str, low: f64, high: f64) -> String {
+    format!(
+        "{path}: the minimum {low} is above the maximum {high}, so no value can pass. Swap them."
+    )
+}
+
+/// A bound beyond what the argument's Rust integer type holds.
+pub fn range_wider_than_type(
+    path: &str,
+    bound: &str,
+    value: f64,
+    rust: &str,
+    holds: f64,
+) -> String {
+    format!(
+        "{path}: the {bound} {value} is {} than a {rust} holds ({holds}). {}, or give the argument a wider type.",
+        if bound == "maximum" { "more" } else { "less" },
+        if bound == "maximum" {
+            "Lower it"
+        } else {
+            "Raise it"
+        },
+    )
+}
+
+/// A default its own range refuses.
+pub fn default_out_of_range(
+    path: &str,
+    default: f64,
+    low: Option<f64>,
+    high: Option<f64>,
+) -> String {
+    let range = match (low, high) {
+        (Some(low), Some(high)) => format!("{low} to {high}"),
+        (Some(low), None) => format!("at least {low}"),
+        (None, Some(high)) => format!("at most {high}"),
+        (None, None) => String::new(),
+    };
+    format!(
+        "{path}: the default {default} is outside its range ({range}). Change the default or the range."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,7 +55,9 @@ pub fn date(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "string", "format": "date"})
 }
 
-/// Schema of an `Option<jiff::civil::Date>`: a date or `null`.
+/// Schema of an `Option<jiff::civil::Date>`: a date or `null`. On your own input model add
+/// `#[serde(default)]` beside it, or the argument is required (a schema of its own hides the
+/// `Option` from schemars); the `#[tool]` macro adds it by itself.
 pub fn optional_date(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": ["string", "null"], "format": "date"})
 }
@@ -65,7 +67,8 @@ pub fn time(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "string", "format": "time"})
 }
 
-/// Schema of an `Option<jiff::civil::Time>`: a time or `null`.
+/// Schema of an `Option<jiff::civil::Time>`: a time or `null` (with `#[serde(default)]`, as
+/// for [`optional_date`]).
 pub fn optional_time(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": ["string", "null"], "format": "time"})
 }
@@ -75,7 +78,8 @@ pub fn datetime(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "string", "format": "date-time"})
 }
 
-/// Schema of an `Option<jiff::civil::DateTime>`: a date-time or `null`.
+/// Schema of an `Option<jiff::civil::DateTime>`: a date-time or `null` (with
+/// `#[serde(default)]`, as for [`optional_date`]).
 pub fn optional_datetime(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": ["string", "null"], "format": "date-time"})
 }

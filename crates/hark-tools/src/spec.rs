@@ -237,6 +237,11 @@ impl ToolSpec {
                 Value::Null
             }
         };
+        problems.extend(
+            crate::ranges::range_problems(&parameters)
+                .iter()
+                .map(|p| messages::schema_refused(&name, p)),
+        );
         let validator = match jsonschema::options().build(&parameters) {
             Ok(v) => Some(v),
             Err(error) => {
@@ -862,10 +867,18 @@ fn decode_in<I: DeserializeOwned>(
     arguments: Arguments,
     schema: Option<&Value>,
 ) -> Result<I, ToolError> {
-    let value = Value::Object(arguments);
+    let mut value = Value::Object(arguments);
     // The common case decodes straight from the value; only a failure pays for the path-tracking
     // decoder that names the field.
     if let Ok(input) = I::deserialize(&value) {
+        return Ok(input);
+    }
+    // JSON Schema counts 12.0 as an integer, and models write whole numbers that way: the
+    // schema let it through, so the type gets it as the integer it is (a float field takes
+    // an integer too, so only a decode that failed is retried).
+    if whole_floats_as_integers(&mut value)
+        && let Ok(input) = I::deserialize(&value)
+    {
         return Ok(input);
     }
     serde_path_to_error::deserialize(&value).map_err(|error| {
@@ -893,6 +906,30 @@ fn decode_in<I: DeserializeOwned>(
             ),
         }
     })
+}
+
+/// Rewrites every whole number written as a float (`12.0`, `4e0`, `-0.0`) within `i64` as an
+/// integer; true when it changed one.
+fn whole_floats_as_integers(value: &mut Value) -> bool {
+    match value {
+        Value::Number(number) if !number.is_i64() && !number.is_u64() => {
+            match number.as_f64() {
+                // 2^63: beyond it a float no longer says which integer it is.
+                Some(x) if x.fract() == 0.0 && x.abs() < 9.223_372_036_854_776e18 => {
+                    *value = Value::from(x as i64);
+                    true
+                }
+                _ => false,
+            }
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| {
+            whole_floats_as_integers(item) | changed
+        }),
+        Value::Object(map) => map.values_mut().fold(false, |changed, item| {
+            whole_floats_as_integers(item) | changed
+        }),
+        _ => false,
+    }
 }
 
 /// The value at a decode error's path, when the arguments hold one there.

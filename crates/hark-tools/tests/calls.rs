@@ -853,3 +853,111 @@ fn a_result_larger_than_the_cap_fails_the_call_with_a_clear_text() {
     );
     assert_eq!(hark_tools::bounds::RESULT_CAP, 65536);
 }
+
+// ---- found by a new user (session 22) -----------------------------------------------------
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Seen {
+    got: String,
+}
+
+/// When the caller may come.
+#[tool]
+async fn maybe_when(
+    day: Option<Date>,
+    at: Option<jiff::civil::Time>,
+    when: Option<jiff::civil::DateTime>,
+) -> Result<Seen, ToolError> {
+    Ok(Seen {
+        got: format!("{day:?} {at:?} {when:?}"),
+    })
+}
+
+#[test]
+fn an_optional_date_time_or_datetime_may_be_left_out_like_any_option() {
+    let registry = ToolRegistry::new(vec![maybe_when_tool().unwrap()]).unwrap();
+    let spec = &registry.tools()[0];
+    assert_eq!(
+        spec.model_parameters().get("required"),
+        None,
+        "{}",
+        spec.model_parameters()
+    );
+    let out = block(registry.call("maybe_when", "{}", &ToolContext::default()));
+    assert_eq!(out.status, CallStatus::Succeeded, "{}", out.model_text());
+    assert_eq!(out.result["got"], "None None None");
+    let out = block(registry.call(
+        "maybe_when",
+        r#"{"day": "2026-10-16"}"#,
+        &ToolContext::default(),
+    ));
+    assert_eq!(out.result["got"], "Some(2026-10-16) None None");
+}
+
+#[test]
+fn a_whole_number_written_as_a_float_reaches_an_integer_argument() {
+    for written in ["12.0", "4e0", "1.2e1"] {
+        let out = block(registry().call(
+            "set_guests",
+            &format!(r#"{{"count": {written}}}"#),
+            &ToolContext::default(),
+        ));
+        assert_eq!(
+            out.status,
+            CallStatus::Succeeded,
+            "{written}: {}",
+            out.model_text()
+        );
+    }
+    // A fraction is still not an integer, in the schema's words.
+    let out = block(registry().call("set_guests", r#"{"count": 2.5}"#, &ToolContext::default()));
+    let text = out.model_result["refused"].as_str().unwrap();
+    assert!(
+        text.starts_with(r#"count: 2.5 is not of type "integer""#),
+        "{text}"
+    );
+}
+
+/// Bad ranges.
+#[tool]
+async fn swapped(#[arg(range(min = 12, max = 1))] n: u8) -> Result<(), ToolError> {
+    let _ = n;
+    Ok(())
+}
+
+/// Too wide.
+#[tool]
+async fn too_wide(#[arg(range(min = 1, max = 1000))] n: u8) -> Result<(), ToolError> {
+    let _ = n;
+    Ok(())
+}
+
+#[test]
+fn a_range_no_value_can_meet_or_wider_than_its_type_is_refused_at_build() {
+    let error = swapped_tool().unwrap_err().to_string();
+    assert!(
+        error.contains(
+            "swapped: n: the minimum 12 is above the maximum 1, so no value can pass. Swap them."
+        ),
+        "{error}"
+    );
+    let error = too_wide_tool().unwrap_err().to_string();
+    assert!(
+        error.contains("too_wide: n: the maximum 1000 is more than a u8 holds (255). Lower it, or give the argument a wider type."),
+        "{error}"
+    );
+    let out_of_range = ToolSpec::new(
+        "party",
+        "Party size.",
+        json!({"type": "object", "properties": {
+            "size": {"type": "integer", "minimum": 1, "maximum": 12, "default": 40}
+        }}),
+        Output::done(),
+        Arc::new(Fixed(json!({}))),
+    );
+    let error = out_of_range.unwrap_err().to_string();
+    assert!(
+        error.contains("party: size: the default 40 is outside its range (1 to 12). Change the default or the range."),
+        "{error}"
+    );
+}
