@@ -144,8 +144,8 @@ pub struct ServeArgs {
     #[arg(long, env = "HARK_PONG_TIMEOUT", default_value = "20s",
           value_parser = parse_positive_duration)]
     pub pong_timeout: Duration,
-    /// An error text identical to one sent to the same session less than this long ago is not
-    /// sent again (the first always is; 0: send every error).
+    /// An `error` text identical to one sent to the same session less than this long ago is not
+    /// sent again (the first always is; the answer to a request always is; 0: send every error).
     #[arg(long, env = "HARK_ERROR_REPEAT_WINDOW", default_value = "5s",
           value_parser = parse_duration)]
     pub error_repeat_window: Duration,

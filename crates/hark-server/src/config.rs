@@ -126,10 +126,11 @@ pub struct ServerConfig {
     /// stalled-write close off; with a zero `ping_interval` too, no keep-alive deadline applies
     /// at all.
     pub pong_timeout: Duration,
-    /// An `error` or `error-response` whose text equals one sent to the same session less than
-    /// this long ago is not sent again (counted in
+    /// An `error` whose text equals one sent to the same session less than this long ago is not
+    /// sent again (counted in
     /// [`SessionStats::errors_suppressed`](crate::SessionStats::errors_suppressed) and logged);
-    /// the first one always goes out. Zero: every error is sent.
+    /// the first one always goes out. An `error-response` answers a request by its id and is
+    /// always sent. Zero: every error is sent.
     pub error_repeat_window: Duration,
     /// Origins (e.g. `http://localhost:5173`) allowed to open `/ws` besides same-origin pages
     /// and clients sending no `Origin`; `*` allows every origin. Others get 403.

@@ -824,8 +824,9 @@ async fn root_page_says_what_to_do() {
     std::fs::remove_dir_all(&empty).unwrap();
 }
 
-/// Identical refusals to one session are sent once per window (the first always goes out),
+/// Identical `error`s to one session are sent once per window (the first always goes out),
 /// counted in the session's stats; other texts still go out; other sessions are not affected.
+/// A refused request is always answered by its id (a client awaits it), however often.
 #[tokio::test]
 async fn identical_refusals_are_sent_once_per_window() {
     let server = TestServer::start(ServerConfig {
@@ -836,15 +837,26 @@ async fn identical_refusals_are_sent_once_per_window() {
     let mut ws = connect(&server).await;
     handshake(&mut ws, "h1").await;
     let id = wait_ready(&mut events).await;
-    for n in 0..5 {
+    for n in 0..3 {
         send_json(&mut ws, &envelope("foo", &format!("r{n}"), json!({}))).await;
     }
+    for n in 0..3 {
+        assert_eq!(
+            recv_json(&mut ws).await,
+            json!({"label": "rtvi-ai", "type": "error-response", "id": format!("r{n}"), "data": {"error": "Unsupported type foo"}})
+        );
+    }
+    // Text frames have no id: their `error` goes out once per window.
+    for _ in 0..5 {
+        ws.send(Message::Text(envelope("foo", "t", json!({})).into()))
+            .await
+            .unwrap();
+    }
     send_json(&mut ws, &envelope("bar", "b1", json!({}))).await;
-    assert_eq!(
-        recv_json(&mut ws).await,
-        json!({"label": "rtvi-ai", "type": "error-response", "id": "r0", "data": {"error": "Unsupported type foo"}})
-    );
-    // r1..r4 were held back: the next message is the other text, then the ping's answer.
+    let m = recv_json(&mut ws).await;
+    assert_eq!(m["type"], "error");
+    assert_eq!(m["data"]["error"], messages::text_frame_refused().as_str());
+    // The four other text frames were held back: the next message is the other request's answer.
     assert_eq!(
         recv_json(&mut ws).await["data"]["error"],
         "Unsupported type bar"

@@ -47,9 +47,11 @@ pub(super) struct WriterLinks {
 /// Most distinct error texts remembered per session by [`ErrorDamper`].
 pub(super) const DAMPER_TEXTS: usize = 64;
 
-/// Sends an `error` / `error-response` text to one session at most once per window (the
-/// first always goes out), so a client that answers each error with new input that is refused
-/// again cannot make a loop of refusals. Counts and logs what it holds back.
+/// Sends an `error` text to one session at most once per window (the first always goes out),
+/// so a client that answers each error with new input that is refused again cannot make a loop
+/// of refusals. Counts and logs what it holds back. An `error-response` is never held back: it
+/// answers one request by its id, and a client awaiting that id (client-js's
+/// `sendClientRequest`) would wait for nothing; the message-rate limit bounds a flood of them.
 #[derive(Debug)]
 pub(super) struct ErrorDamper {
     pub(super) window: Duration,
@@ -68,7 +70,7 @@ impl ErrorDamper {
     /// Whether `message` may be sent at `now`.
     pub(super) fn admit(&mut self, message: &ServerMessage, now: Instant) -> bool {
         let text = match message {
-            ServerMessage::Error { error, .. } | ServerMessage::ErrorResponse { error } => error,
+            ServerMessage::Error { error, .. } => error,
             _ => return true,
         };
         if self.window.is_zero() {
