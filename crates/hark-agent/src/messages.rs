@@ -73,7 +73,8 @@ fn in_language(language: &str, default: String, variants: &[(&str, &str)]) -> St
 }
 
 /// The RTVI `error` text (not fatal) when a model request failed: `detail` is the provider
-/// error, which names the provider, the endpoint and the status.
+/// error as a client may read it (`LlmError::for_client`: the provider's kind and the status,
+/// no endpoint and no text the provider sent; the server's log has those).
 pub fn model_failed(detail: &str) -> String {
     format!("The model request failed: {detail}")
 }

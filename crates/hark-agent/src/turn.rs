@@ -326,10 +326,12 @@ async fn report_failure(shared: &Shared, reply: &Reply) {
     let Some(error) = reply.error.as_ref().filter(|_| !reply.interrupted) else {
         return;
     };
+    // The log has the whole error (above, where it failed); the client (an end user's page)
+    // reads no endpoint and no text the provider sent.
     let _ = shared
         .output()
         .send(AgentEvent::Error {
-            text: messages::model_failed(&error.to_string()),
+            text: messages::model_failed(&error.for_client()),
             fatal: false,
         })
         .await;

@@ -399,6 +399,12 @@ async fn a_failed_model_request_is_reported_and_the_call_goes_on() {
         error.0
     );
     assert!(error.0.contains("400"), "{}", error.0);
+    // The client is an end user's page: it reads the provider's kind and the status, never
+    // the endpoint or what the provider wrote (the server's log has both).
+    assert_eq!(
+        error.0,
+        "The model request failed: openai-compatible: HTTP 400"
+    );
     assert!(!error.1);
     assert_eq!(said(&sent), [hark_agent::messages::model_failed_line()]);
     rig.agent.user_turn("Hi?").await;

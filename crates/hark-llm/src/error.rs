@@ -155,11 +155,56 @@ impl LlmError {
             _ => None,
         }
     }
+
+    /// The error as an end user's client may read it: the provider's kind, the status and
+    /// what happened, without the endpoint (an internal address), the provider's own message
+    /// (which may quote a key's fragment or the request) or the connection's detail. The
+    /// server's log keeps the whole [`Display`](std::fmt::Display) text.
+    pub fn for_client(&self) -> String {
+        let kind = ProviderLabel {
+            kind: self.provider().kind,
+            endpoint: String::new(),
+        };
+        match self {
+            LlmError::Http { status, .. } => messages::http_error(&kind, *status, ""),
+            LlmError::Connect { .. } => messages::connect_failed_for_client(&kind),
+            LlmError::Timeout { phase, after, .. } => messages::timeout(&kind, phase, *after),
+            LlmError::StreamCut { open_call, .. } => {
+                messages::stream_cut(&kind, open_call.as_ref())
+            }
+            LlmError::Decode { .. } => messages::decode_failed_for_client(&kind),
+            LlmError::InvalidRequest { detail, .. } => messages::invalid_request(&kind, detail),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_client_reads_no_endpoint_and_no_provider_text() {
+        let provider = ProviderLabel::new("openai-compatible", "http://10.0.0.7:8000/v1");
+        let http = LlmError::Http {
+            provider: provider.clone(),
+            status: 401,
+            message: "Incorrect API key provided: sk-proj-****abcd".into(),
+            retry_after: None,
+        };
+        assert!(
+            http.to_string().contains("10.0.0.7"),
+            "the log keeps it all"
+        );
+        assert_eq!(http.for_client(), "openai-compatible: HTTP 401");
+        let connect = LlmError::Connect {
+            provider,
+            detail: "dns error: llm.internal.example".into(),
+        };
+        assert_eq!(
+            connect.for_client(),
+            "openai-compatible: could not connect. The server's log has the details."
+        );
+    }
 
     #[test]
     fn endpoint_loses_credentials_query_and_trailing_slash() {

@@ -37,6 +37,16 @@ pub fn connect_error(provider: &impl std::fmt::Display, detail: &str) -> String 
     )
 }
 
+/// [`connect_error`] as an end user's client reads it (no address, no detail).
+pub fn connect_failed_for_client(provider: &impl std::fmt::Display) -> String {
+    format!("{provider}: could not connect. The server's log has the details.")
+}
+
+/// [`decode_error`] as an end user's client reads it (no quote of the reply).
+pub fn decode_failed_for_client(provider: &impl std::fmt::Display) -> String {
+    format!("{provider}: unreadable reply. The server's log has the details.")
+}
+
 /// A time limit ran out.
 pub fn timeout(provider: &impl std::fmt::Display, phase: &TimeoutPhase, after: Duration) -> String {
     let ms = after.as_millis();
