@@ -50,6 +50,35 @@ async def test_close_returns_a_pending_continue_tool_run_too():
     assert (result.status, result.model_text) == ("failed", '{"error":"cancelled"}')
 
 
+async def test_close_lets_a_continue_tool_that_started_run_to_its_end():
+    """docs/guide/python.md: an interruption="continue" tool, once it started, runs to its end
+    (a payment is not cut in half when the caller hangs up); its result is dropped."""
+    log: list[str] = []
+
+    async def charge_card() -> Out:
+        """Charges the card."""
+        log.append("start")
+        try:
+            await asyncio.sleep(0.3)
+        except asyncio.CancelledError:
+            log.append("cancelled")
+            raise
+        log.append("end")
+        return Out()
+
+    live = ToolRegistry([local_tool(charge_card, interruption="continue")]).start_call(
+        RecordingSpeech()
+    )
+    task = asyncio.ensure_future(live.run("charge_card", {}, live.generation()))
+    await asyncio.sleep(0.1)
+    await asyncio.wait_for(live.close(), 5)
+    result = await asyncio.wait_for(task, 2)
+    assert (result.status, result.model_text) == ("failed", '{"error":"cancelled"}')
+    assert log == ["start"]
+    await asyncio.sleep(0.5)
+    assert log == ["start", "end"]
+
+
 async def test_a_run_after_close_raises_and_the_tool_never_runs():
     ran: list[str] = []
 

@@ -45,6 +45,8 @@ pub struct LiveCall {
     speaker: Speaker,
     turns: Mutex<HashMap<String, usize>>,
     late: Mutex<Vec<Late>>,
+    /// Cancelled when the call ends ([`LiveCall::end_calls`]).
+    ending: CancellationToken,
 }
 
 struct Late {
@@ -85,6 +87,7 @@ impl LiveCall {
             speaker,
             turns: Mutex::new(HashMap::new()),
             late: Mutex::new(Vec::new()),
+            ending: CancellationToken::new(),
         })
     }
 
@@ -111,6 +114,14 @@ impl LiveCall {
         let current = *turn;
         *turn += 1;
         current
+    }
+
+    /// The call is ending (the caller hung up, the adapter closes it): each running call of a
+    /// `continue` tool that started returns at once as cancelled (`tool.failed`, error
+    /// `cancelled`) while its tool runs to its end, its result dropped, so a payment or a
+    /// booking is never cut in half. Calls of other tools are cancelled by dropping them.
+    pub fn end_calls(&self) {
+        self.ending.cancel();
     }
 
     /// How many `continue` tools are still running after their reply was cut off.
@@ -256,6 +267,13 @@ impl ToolRegistry {
                         error: None,
                         ms: 0,
                     };
+                }
+                () = live.ending.cancelled() => {
+                    // Detached: the task runs to its end and nobody reads its result.
+                    abort.0 = None;
+                    drop(handle);
+                    tracing::info!(tool = name, "the call ended; the tool runs to its end, its result dropped");
+                    (Err(ToolError::cancelled()), elapsed_ms(started))
                 }
             }
         } else {

@@ -323,6 +323,9 @@ impl PyLiveCall {
                 Given::Repaired(read) => RawArguments::Read(read),
             };
             tokio::select! {
+                // The call first: once `close` ended the call, a `continue` tool that started
+                // returns cancelled from the core and runs on, detached.
+                biased;
                 called = registry.call_live(&name, raw, &live, &generation) => match called {
                     Ok(result) => Ok(Some(PyCallResult::new(result, &live))),
                     Err(_discarded) => Ok(None),
@@ -372,6 +375,7 @@ impl PyLiveCall {
     /// The start of [`close`](Self::close), on the event loop's thread.
     #[pyo3(name = "_start_close")]
     fn start_close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.live.end_calls();
         self.closed.send_replace(true);
         let live = self.live.clone();
         driver::on_loop(py, async move {
