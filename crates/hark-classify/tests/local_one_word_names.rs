@@ -95,3 +95,42 @@ async fn the_ok_button_is_ok_with_the_embedding_model() {
     }
     check(&c, "semantic").await;
 }
+
+/// Names the synonym tables read alike ("Send" and "Place order" both read "submit") are told
+/// apart by what the caller said: a caller who says "send" never places the order (found by a
+/// new user on the demo shop, which has both buttons). Either order of the buttons.
+async fn said_names(c: &LocalClassifier, which: &str) {
+    for order in [["Place order", "Send"], ["Send", "Place order"]] {
+        let screen = format!(
+            "<ui_state>\n- form [ref=e1]:\n  - button \"{}\" [ref=e2]\n  - button \"{}\" [ref=e3]\n</ui_state>",
+            order[0], order[1]
+        );
+        let buttons = [("e2", "button", order[0]), ("e3", "button", order[1])];
+        for (words, name) in [
+            ("send", "Send"),
+            ("click send", "Send"),
+            ("the send button", "Send"),
+            ("place order", "Place order"),
+            ("place my order", "Place order"),
+        ] {
+            let want = if order[0] == name { "e2" } else { "e3" };
+            let (choice, _) = pick(c, &screen, &buttons, words).await;
+            assert_eq!(choice, want, "{which}: {words:?} among {order:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn send_is_not_place_order_with_the_lexical_features() {
+    said_names(&LocalClassifier::lexical(), "lexical").await;
+}
+
+#[tokio::test]
+async fn send_is_not_place_order_with_the_embedding_model() {
+    let c = LocalClassifier::new();
+    if c.embedder().is_none() {
+        eprintln!("the embedding model is absent (run scripts/fetch-model.sh)");
+        return;
+    }
+    said_names(&c, "semantic").await;
+}

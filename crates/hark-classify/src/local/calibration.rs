@@ -34,6 +34,16 @@ pub struct Platt {
 /// runner-up, unmatched content share, cosine (always 0 here)
 /// ([`super::choice::Scored::features`]).
 pub const CHOICE: Platt = Platt {
+    weights: [0.3678, 1.7145, -4.7284, 0.0],
+    bias: -0.1424,
+};
+
+/// The lexical calibration the learned ranker's features were computed with
+/// (`lexical_probabilities`: its `lex_prob`, `lex_log_rel`, `lex_best` and `lex_max`): the fit
+/// of [`CHOICE`] when the committed `ranker/weights.json` was trained. Kept apart so a refit of
+/// [`CHOICE`] does not change what the trained ranker reads; retraining the ranker
+/// (`bench/grounding/train_ranker.py`) is when this moves to the current fit.
+pub const RANKER_LEXICAL: Platt = Platt {
     weights: [0.3244, 1.7903, -4.8114, 0.0],
     bias: -0.1521,
 };

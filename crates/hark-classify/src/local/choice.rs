@@ -58,6 +58,10 @@ pub struct Query {
     /// The full-weight content words as written (phrases joined, no synonym folding), in
     /// order: the text the sentence-embedding model compares with element names.
     pub semantic: Vec<String>,
+    /// The description's raw lower-case words ([`words`]), before any phrase or synonym
+    /// table: of options that score alike, the one whose name the caller said word for word
+    /// is the pick ("send" is Send, not "Place order", though both read "submit").
+    pub written: Vec<String>,
     /// A verb of taking a product ([`PURCHASE_VERBS`]): an item the description names means
     /// the add-to-cart control inside it.
     pub purchase: bool,
@@ -94,6 +98,14 @@ pub const HEAD_NOUN_PENALTY: f64 = 0.5;
 /// 5th add to cart button" among four); the margin feature is then 0, so the calibration
 /// reads "none".
 pub const MISSING_POSITION: f64 = 6.0;
+
+/// Whether all of `name`'s words appear in `written` as written, in order ("place my order"
+/// says "Place order").
+fn said_word_for_word(written: &[String], name: &str) -> bool {
+    let name = words(name);
+    let mut said = written.iter();
+    !name.is_empty() && name.iter().all(|w| said.any(|s| s == w))
+}
 
 /// Score points for a role a verb prefers ([`Query::verb_roles`]).
 pub const VERB_ROLE_BONUS: f64 = 0.5;
@@ -158,7 +170,10 @@ impl Query {
     /// canonical (`names`): a filler word that is such a name is the name, not filler ("the ok
     /// button" among [Cancel, OK] names OK; "view" is the View link, "text" the Text tab).
     pub fn parse_among(text: &str, names: &[String]) -> Self {
-        let mut q = Query::default();
+        let mut q = Query {
+            written: words(text),
+            ..Query::default()
+        };
         for part in quoted_parts(text) {
             let ws: Vec<String> = join_phrases(words(part))
                 .iter()
@@ -815,6 +830,17 @@ pub fn score(
         if scores[i] > scores[best] {
             best = i;
         }
+    }
+    // Names the synonym tables read alike score alike (Send and "Place order" both read
+    // "submit"): of equals, the one whose name was said word for word is meant ("send" is
+    // Send). Only the pick changes, not the scores the calibration reads.
+    if !said_word_for_word(&query.written, &candidates[best].node.name)
+        && let Some(said) = (0..n).find(|&i| {
+            (scores[i] - scores[best]).abs() < 1e-9
+                && said_word_for_word(&query.written, &candidates[i].node.name)
+        })
+    {
+        best = said;
     }
     // The owner a control scored as is not its rival.
     let runner_up = (0..n)

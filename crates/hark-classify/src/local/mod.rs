@@ -591,7 +591,13 @@ impl LocalClassifier {
             .embedder
             .is_some()
             .then_some((&cosines as &Cosines<'_>, self.semantic_weight));
-        Some(choose_lexically(description, tree, &candidates, semantic))
+        Some(choose_lexically(
+            description,
+            tree,
+            &candidates,
+            semantic,
+            &calibration::CHOICE,
+        ))
     }
 
     /// A choice answered by the learned ranker: the best option and every option's
@@ -913,14 +919,15 @@ impl LocalClassifier {
 /// none): what [`choose_lexically`]'s semantic feature reads.
 type Cosines<'a> = dyn Fn(&Query) -> Option<Vec<f64>> + 'a;
 
-/// The hand-written scorer's choice (`choice::score`, calibrated by [`calibration::CHOICE`],
-/// or [`calibration::CHOICE_SEMANTIC`] when `semantic` gives the cosines of the parsed
+/// The hand-written scorer's choice (`choice::score`, calibrated by `lexical`, or
+/// [`calibration::CHOICE_SEMANTIC`] when `semantic` gives the cosines of the parsed
 /// description with each candidate's name and their weight). `candidates` is not empty.
 fn choose_lexically(
     description: &str,
     tree: &ScreenTree,
     candidates: &[choice::Candidate<'_>],
     semantic: Option<(&Cosines<'_>, f64)>,
+    lexical: &calibration::Platt,
 ) -> Chosen {
     // One-word names on screen: a filler word that is one of them names it ("ok" → OK).
     let one_word_names: Vec<String> = candidates
@@ -940,7 +947,7 @@ fn choose_lexically(
     let calibration = if scored.semantic {
         calibration::CHOICE_SEMANTIC
     } else {
-        calibration::CHOICE
+        *lexical
     };
     let best = scored.best;
     // A state asked of several elements that meet it alike ("the unchecked one" with two
@@ -992,7 +999,14 @@ pub fn lexical_probabilities(
     tree: &ScreenTree,
     candidates: &[choice::Candidate<'_>],
 ) -> Vec<f64> {
-    choose_lexically(description, tree, candidates, None).probabilities
+    choose_lexically(
+        description,
+        tree,
+        candidates,
+        None,
+        &calibration::RANKER_LEXICAL,
+    )
+    .probabilities
 }
 
 /// A node read from an option's description `role "name"` (an option not on the screen).

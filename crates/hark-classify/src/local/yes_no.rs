@@ -412,13 +412,12 @@ pub fn select_probabilities(
 ) -> Result<Vec<f64>, Unreadable> {
     let (comparison, rest) = parse_comparison(criteria);
     let mut query = Query::parse(&rest);
-    // "items under $5", "results about X": a generic noun, not a role.
-    if !query.roles.is_empty()
-        && query
-            .roles
-            .iter()
-            .all(|r| roles::ITEM.contains(r) || roles::RESULT.contains(r))
-    {
+    // "items under $5", "results about X": a generic noun, not a role ("links" and "rows",
+    // which name one role each, stay roles).
+    let generic = |class: &[&str]| {
+        class.len() == query.roles.len() && class.iter().all(|r| query.roles.contains(r))
+    };
+    if !query.roles.is_empty() && (generic(roles::ITEM) || generic(roles::RESULT)) {
         query.roles.clear();
         query.containers.clear();
     }
