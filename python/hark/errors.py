@@ -36,7 +36,20 @@ class ArgumentsMissing(ToolRefused):
 
     def __init__(self, message: str, missing: list[str], *, event_text: str | None = None) -> None:
         super().__init__(message, event_text=event_text)
-        self.missing = list(missing)
+        if isinstance(missing, str):
+            # One name, not its letters: ArgumentsMissing(msg, "birth_date").
+            missing = [missing]
+        try:
+            names = list(missing)
+        except TypeError:
+            names = None
+        if names is None or not all(isinstance(name, str) for name in names):
+            raise TypeError(
+                f"ArgumentsMissing(message, missing): missing is the names of the absent arguments, "
+                f"a list of str; got {missing!r:.60}. Write them like "
+                'ArgumentsMissing("Ask the caller for the day.", ["day"]).'
+            )
+        self.missing = names
 
 
 class InvalidArguments(ToolRefused):

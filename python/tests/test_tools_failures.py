@@ -139,3 +139,33 @@ def test_keyboard_interrupt_in_a_tool_fails_the_call_then_stops_the_program():
     assert done.stdout.strip() == "interrupted", done.stdout + done.stderr
     assert "hark: a tool call raised KeyboardInterrupt; it failed, and the interrupt is raised again" in done.stderr
     assert "Traceback" in done.stderr
+
+
+class Loose(BaseModel):
+    model_config = {"extra": "allow"}
+    a: int
+
+
+async def test_a_result_holding_a_value_json_cannot_hold_fails_and_the_log_says_why(caplog):
+    """A new user's tool returned {"a": 1, "when": object()}: the call failed with nothing in
+    the log. The model reads the usual failure; the log names the tool and the type."""
+
+    def report() -> Loose:
+        return {"a": 1, "when": object()}
+
+    with caplog.at_level(logging.WARNING, logger="hark"):
+        result, _ = await run_once(ToolRegistry([local_tool(report)]), "report", {})
+    assert result.model_result == {"error": "report failed before completing. Do not claim success."}
+    assert "report: the tool returned a value that is not JSON" in caplog.text
+    assert "object" in caplog.text
+
+
+def test_arguments_missing_takes_one_name_as_a_name_and_refuses_other_values():
+    from hark import ArgumentsMissing
+
+    assert ArgumentsMissing("Ask for the birth date.", "birth_date").missing == ["birth_date"]
+    assert ArgumentsMissing("Ask.", ("day", "time")).missing == ["day", "time"]
+    with pytest.raises(TypeError, match=r"^ArgumentsMissing\(message, missing\): missing is the names"):
+        ArgumentsMissing("Ask.", [5])
+    with pytest.raises(TypeError, match=r"a list of str; got 5\."):
+        ArgumentsMissing("Ask.", 5)

@@ -17,6 +17,8 @@ use crate::gate;
 /// A Python executor, as `hark-tools` runs it. What it may do was read once, when it was built.
 pub struct PyExecutor {
     object: Py<PyAny>,
+    /// The tool's name, for the log.
+    tool: String,
     label: String,
     takes_context: bool,
     /// False when `run` ignores its state (a `local_tool`): `None` is passed, no snapshot made.
@@ -47,6 +49,7 @@ impl PyExecutor {
             .extract()?;
         Ok(Self {
             object: object.clone().unbind(),
+            tool: tool.to_string(),
             label,
             takes_context,
             takes_state,
@@ -93,8 +96,20 @@ impl ToolExecutor for PyExecutor {
             })
             .map_err(tool_error)?;
             let result = awaiting.result().await.map_err(tool_error)?;
-            gate::attach_py(|py| to_value(result.bind(py)))
-                .map_err(|_| ToolError::internal("the tool returned a value that is not JSON"))
+            gate::attach_py(|py| {
+                to_value(result.bind(py)).inspect_err(|error| {
+                    // The core logs through `tracing`, which a Python program does not see:
+                    // the developer reads why here (the encoder names the type, not the value).
+                    let _ = helpers(py).and_then(|h| {
+                        h.getattr("warn")?.call1((format!(
+                            "{}: the tool returned a value that is not JSON: {}",
+                            self.tool,
+                            error.value(py)
+                        ),))
+                    });
+                })
+            })
+            .map_err(|_| ToolError::internal("the tool returned a value that is not JSON"))
         })
     }
 
