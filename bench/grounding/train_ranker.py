@@ -16,6 +16,7 @@ at the end. Needs numpy only (the repository's Python venv has it: scripts/pytho
 
 import argparse
 import json
+import pickle
 import sys
 from collections import defaultdict
 
@@ -146,6 +147,23 @@ def train(data, hidden, l2, steps=600, lr=0.03, seed=0):
     return p, loss
 
 
+def merged(members):
+    """The average of networks trained on the same data (the same standardisation) as one
+    network: their hidden units side by side with each output weight divided by their number,
+    the linear and "nothing fits" weights averaged. Its scores are exactly the mean of theirs."""
+    k = len(members)
+    return {
+        "mean": members[0]["mean"],
+        "scale": members[0]["scale"],
+        "w1": np.vstack([m["w1"] for m in members]),
+        "b1": np.concatenate([m["b1"] for m in members]),
+        "w2": np.concatenate([m["w2"] for m in members]) / k,
+        "linear": np.mean([m["linear"] for m in members], axis=0),
+        "none": np.mean([m["none"] for m in members], axis=0),
+        "temperature": 1.0,
+    }
+
+
 def evaluate(p, data, T=None):
     X, N, offsets, counts, target, none, metas, _ = data
     T = p["temperature"] if T is None else T
@@ -217,7 +235,15 @@ def main():
     ap.add_argument("--l2", default="0.0003,0.003")
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--show", type=int, default=0, help="print N dev misses")
-    ap.add_argument("--seeds", default="0", help="initial weights' seeds to try (chosen by dev top-1)")
+    ap.add_argument(
+        "--seeds", default="0",
+        help="initial weights' seeds to try (chosen by dev top-1); empty: train none, use --members-in",
+    )
+    ap.add_argument(
+        "--ensemble", action="store_true",
+        help="average the networks of all --seeds (one wider network: their hidden units side by side, "
+        "each score divided by their number) instead of keeping the best one",
+    )
     ap.add_argument(
         "--drop", default="",
         help="option features to leave out (comma-separated names; their weights are zero)",
@@ -225,6 +251,14 @@ def main():
     ap.add_argument(
         "--bench-weight", type=float, default=1.0,
         help="weight of the older benchmark's rows in the training loss (it has far fewer rows)",
+    )
+    ap.add_argument(
+        "--members-out", help="save the networks trained here (a pickle), to ensemble with --members-in",
+    )
+    ap.add_argument(
+        "--members-in", default="",
+        help="networks saved by --members-out in other runs (comma-separated), added to this run's "
+        "(train them in parallel processes, then ensemble them here)",
     )
     args = ap.parse_args()
     F, G = feature_names()
@@ -236,16 +270,34 @@ def main():
     dev_d = data.subset(lambda m: m["split"] == "dev")
     print(f"train {len(train_d[3])} questions, dev {len(dev_d[3])}")
     best = None
+    trained = []
     for h in [int(x) for x in args.hidden.split(",")]:
         for l2 in [float(x) for x in args.l2.split(",")]:
-            for seed in [int(x) for x in args.seeds.split(",")]:
+            for seed in [int(x) for x in filter(None, args.seeds.split(","))]:
                 p, loss = train(train_d, h, l2, steps=args.steps, seed=seed)
                 res = evaluate(p, dev_d)
                 acc = np.mean([r["right"] for r in res])
                 print(f"hidden {h} l2 {l2} seed {seed}: train loss {loss:.3f}, dev top-1 {acc:.3f}")
+                trained.append((acc, h, l2, seed, p))
                 if best is None or acc > best[0]:
                     best = (acc, h, l2, seed, p)
+    if args.members_out:
+        with open(args.members_out, "wb") as f:
+            pickle.dump(trained, f)
+    for path in filter(None, args.members_in.split(",")):
+        with open(path, "rb") as f:
+            for acc, h_, l2_, seed_, p_ in pickle.load(f):
+                print(f"loaded hidden {h_} l2 {l2_} seed {seed_}: dev top-1 {acc:.3f}")
+                trained.append((acc, h_, l2_, seed_, p_))
+                if best is None or acc > best[0]:
+                    best = (acc, h_, l2_, seed_, p_)
     _, h, l2, seed, p = best
+    if args.ensemble:
+        members = [m for m in trained if m[1] == h and m[2] == l2]
+        p = merged([m[4] for m in members])
+        seed = ",".join(str(m[3]) for m in members)
+        res = evaluate(p, dev_d)
+        print(f"ensemble of {len(members)} (hidden {h} l2 {l2}): dev top-1 {np.mean([r['right'] for r in res]):.3f}")
     # Temperature: least dev log-loss of the chosen option's correctness.
     temps = np.exp(np.linspace(np.log(0.3), np.log(3.0), 61))
     nll = []
