@@ -269,6 +269,10 @@ impl Inner {
                 ToolError::new(messages::too_many_redirects(name, limit))
                     .with_event_text(messages::EVENT_TOO_MANY_REDIRECTS)
             }
+            SendError::Refused(GuardRefusal::Unresolved(host)) => {
+                ToolError::new(messages::host_not_found(name, &host))
+                    .with_event_text(messages::EVENT_HOST_NOT_FOUND)
+            }
             SendError::Refused(refusal @ GuardRefusal::CrossOrigin(_)) => {
                 ToolError::new(messages::address_refused(name, &refusal.to_string()))
                     .with_event_text(messages::EVENT_CROSS_ORIGIN)

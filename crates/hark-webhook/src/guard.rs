@@ -58,6 +58,10 @@ pub enum GuardRefusal {
     /// The URL's scheme is not allowed (https, or http with `allow_private_network`).
     #[error("{}", messages::redirect_scheme(.0))]
     Scheme(String),
+    /// The host name did not resolve (no address, or the lookup failed): nothing was refused,
+    /// the service could not be found.
+    #[error("{}", messages::name_unresolved(.0))]
+    Unresolved(String),
     /// The URL has no host, user info, or port 0.
     #[error("{0}")]
     Malformed(String),
@@ -285,9 +289,9 @@ impl NetworkGuard {
             .resolver
             .lookup(&name)
             .await
-            .map_err(|_| GuardRefusal::Address(messages::name_unresolved(&name)))?;
+            .map_err(|_| GuardRefusal::Unresolved(name.to_string()))?;
         if found.is_empty() {
-            return Err(GuardRefusal::Address(messages::name_unresolved(&name)));
+            return Err(GuardRefusal::Unresolved(name.to_string()));
         }
         if self.inner.allow_private {
             return Ok(found);

@@ -139,6 +139,13 @@ pub fn address_refused(tool: &str, detail: &str) -> String {
     format!("{tool} failed: the webhook address is not allowed ({detail}). {NO_SUCCESS}")
 }
 
+/// The webhook's host name did not resolve: the service could not be found (nothing refused).
+pub fn host_not_found(tool: &str, host: &str) -> String {
+    format!(
+        "{tool} failed: the webhook's host {host} could not be found (its name did not resolve). {NO_SUCCESS}"
+    )
+}
+
 /// The one deadline ran out.
 pub fn timed_out(tool: &str, seconds: f64) -> String {
     format!("{tool} failed: the webhook did not answer within {seconds} seconds. {NO_SUCCESS}")
@@ -252,6 +259,8 @@ pub fn event_status(status: u16) -> String {
 
 /// Event text: address refused by the guard.
 pub const EVENT_ADDRESS_REFUSED: &str = "address refused";
+/// Event text: the host name did not resolve.
+pub const EVENT_HOST_NOT_FOUND: &str = "host not found";
 /// Event text: deadline ran out.
 pub const EVENT_TIMEOUT: &str = "timeout";
 /// Event text: request over the cap.

@@ -903,6 +903,43 @@ async fn the_deadline_covers_dns() {
     assert_eq!(error.event_text(), "timeout");
 }
 
+#[derive(Debug)]
+struct NoSuchHost;
+
+impl hark_webhook::Resolver for NoSuchHost {
+    fn lookup<'a>(
+        &'a self,
+        _host: &'a str,
+    ) -> futures::future::BoxFuture<'a, std::io::Result<Vec<std::net::IpAddr>>> {
+        Box::pin(async {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such host",
+            ))
+        })
+    }
+}
+
+/// A host name that does not resolve reads as a service not found, not as a refusal (a new
+/// user read "the webhook address is not allowed" for a typo in the host).
+#[tokio::test]
+async fn a_host_that_does_not_resolve_is_not_found_not_refused() {
+    let guard = hark_webhook::NetworkGuard::new()
+        .with_resolver(Arc::new(NoSuchHost))
+        .allow_plain_http();
+    let executor = webhook_tool("crm", "CRM.", "http://crm.invalid/")
+        .output_done()
+        .client(hark_webhook::WebhookClient::new(guard).unwrap())
+        .build_executor()
+        .unwrap();
+    let error = executor.run(Map::new(), &ctx()).await.unwrap_err();
+    assert_eq!(
+        error.model_text(),
+        "crm failed: the webhook's host crm.invalid could not be found (its name did not resolve). Do not claim success."
+    );
+    assert_eq!(error.event_text(), "host not found");
+}
+
 // ------------------------------------------------------------------------- locked arguments
 
 /// The customer record in the call's State.
