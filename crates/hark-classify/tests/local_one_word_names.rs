@@ -134,3 +134,45 @@ async fn send_is_not_place_order_with_the_embedding_model() {
     }
     said_names(&c, "semantic").await;
 }
+
+/// A choice among plain options with no screen (Pipecat's `ChoiceQuestion(options={"Save":
+/// None, "Cancel": None})`, or a description that is the option itself) reads the key or the
+/// description as the option's name, so what was said picks; and no option is more probable
+/// than the pick (a new user saw "cancel it" answer Save at 0.03 with Cancel at 0.97).
+#[tokio::test]
+async fn plain_options_are_named_by_their_key_and_the_pick_is_the_most_probable() {
+    let c = LocalClassifier::lexical();
+    for descriptions in [false, true] {
+        for (words, want) in [
+            ("save", "Save"),
+            ("cancel it", "Cancel"),
+            ("I want the large size", "large"),
+        ] {
+            let keys: &[&str] = if want == "large" {
+                &["small", "medium", "large"]
+            } else {
+                &["Save", "Cancel"]
+            };
+            let options = keys
+                .iter()
+                .map(|k| (k.to_string(), descriptions.then(|| k.to_string())))
+                .collect();
+            let q = [(
+                "q".to_string(),
+                Question::choice("which option the user means", options),
+            )];
+            let state = json!({"utterance": words});
+            let answers = c.ask(&state.into(), &q).await.unwrap();
+            let Answer::Choice(r) = &answers[0].1 else {
+                panic!("a choice answer")
+            };
+            assert_eq!(r.choice, want, "{words:?} (descriptions: {descriptions})");
+            let top = r.probabilities.iter().map(|(_, p)| *p).fold(0.0, f64::max);
+            assert!(
+                (r.confidence - top).abs() < 1e-12,
+                "{words:?}: the pick at {} below another option at {top}",
+                r.confidence
+            );
+        }
+    }
+}

@@ -1009,12 +1009,14 @@ pub fn lexical_probabilities(
     .probabilities
 }
 
-/// A node read from an option's description `role "name"` (an option not on the screen).
+/// A node read from an option not on the screen: its description `role "name"` (as the UI
+/// worker writes elements), else the description as its name, else the option's key (Pipecat's
+/// `ChoiceQuestion(options={"Save": None, ...})`: the key is the option).
 fn option_node(ref_: &str, description: Option<&str>) -> tree::Node {
-    let desc = description.unwrap_or("");
+    let desc = description.unwrap_or(ref_);
     let (role, name) = match desc.split_once(" \"") {
         Some((role, rest)) => (role, rest.strip_suffix('"').unwrap_or(rest)),
-        None => (desc, ""),
+        None => ("", desc),
     };
     tree::Node {
         role: role.to_string(),
