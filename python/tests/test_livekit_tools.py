@@ -165,3 +165,36 @@ async def test_a_failure_is_read_by_the_model_never_livekit_s_internal_error(ope
         '{"error":"broken failed before completing. Do not claim success."}',
     ]
     assert not any("An internal error occurred" in r or "secret" in r for r in read)
+
+
+async def test_tools_reused_by_a_second_session_fail_in_hark_s_words_and_log_the_fix(
+    openai_server, caplog
+):
+    """Tools built once (at module level) and handed to a second session: their call ended
+    with the first session. The model reads Hark's failure, never LiveKit's "An internal error
+    occurred", and the log says to build the tools per session (found by a new user)."""
+    import logging
+
+    tools = function_tools(registry())
+    openai_server.add(
+        calls(("book_table", '{"day": "2026-10-15", "party": 2}')),
+        text("Booked."),
+    )
+    async with agent_session(openai_server, tools) as session:
+        await session.run(user_input="Thursday for two")
+    # Closing the session closed the call (its first tool call bound them).
+    assert tools.call.closing is not None
+    await tools.call.closing
+    ran.clear()
+    openai_server.add(
+        calls(("book_table", '{"day": "2026-10-16", "party": 4}')),
+        text("Sorry."),
+    )
+    with caplog.at_level(logging.ERROR, logger="hark.livekit"):
+        async with agent_session(openai_server, tools) as session:
+            await session.run(user_input="Friday for four")
+    assert ran == []
+    assert tool_messages(openai_server.requests[-1]) == [
+        '{"error":"book_table failed before completing. Do not claim success."}'
+    ]
+    assert "Build the tools for each session" in caplog.text

@@ -572,3 +572,29 @@ async def test_the_readmes_pipecat_block_runs() -> None:
     assert [s.name for s in tools.standard_tools] == ["book_table", "end_call"]
     assert namespace["registry"].keeps_running("book_table")
     assert call.speech.voice is not None and call.speech.voice.llm is namespace["llm"]
+
+
+async def test_tools_of_a_closed_call_fail_in_hark_s_words_and_attach_call_says_the_fix(caplog):
+    """Tools built once and handed to a second pipeline after their call was closed (found by a
+    new user): attach_call refuses them with the fix, and a handler Pipecat still runs gives the
+    model Hark's failure text (never Pipecat's "failed and returned no result") and logs the fix."""
+    import logging
+    from types import SimpleNamespace
+
+    def lookup() -> Done:
+        return None
+
+    tools = tools_schema(ToolRegistry([local_tool(lookup)]))
+    await tools.call.close()
+    with pytest.raises(RuntimeError, match=r"^attach_call: the call of these tools was closed"):
+        attach_call(tools, llm=object())
+    results: list[Any] = []
+
+    async def result_callback(result: Any, *, properties: Any = None) -> None:
+        results.append(result)
+
+    params = SimpleNamespace(function_name="lookup", result_callback=result_callback)
+    with caplog.at_level(logging.ERROR, logger="hark.pipecat"):
+        await tools.standard_tools[0].handler(params)
+    assert results == [{"error": "lookup failed before completing. Do not claim success."}]
+    assert "Build them for each call" in caplog.text

@@ -33,6 +33,7 @@ from livekit.agents import RunContext, function_tool
 from livekit.agents.llm import RawFunctionTool, ToolError, ToolResult
 
 from hark import replies_to
+from hark._core import failed_before_completing
 from hark.livekit.job import call_values, current_job
 from hark.livekit.late import LateResults, still_running
 from hark.livekit.speech import LiveKitSpeech
@@ -79,6 +80,7 @@ class LiveKitCall:
         )
         self._late = LateResults(self.live)
         self._closing: asyncio.Future[int] | None = None
+        self._ended = False
 
     def _bind(self, context: RunContext[Any]) -> Any:
         """The call's ``LiveCall``, bound to ``context``'s session (the first time: what the
@@ -128,6 +130,17 @@ class LiveKitCall:
         self, name: str, arguments: dict[str, Any], context: RunContext[Any]
     ) -> ToolResult:
         """Runs one tool call and gives LiveKit what the model reads (see the module doc)."""
+        if self._ended:
+            # Tools built once and handed to a second session: their call ended with the first.
+            # The model reads Hark's failure (never LiveKit's "An internal error occurred"); the
+            # developer reads the fix.
+            logger.error(
+                "hark.livekit: %s was called after its call ended (these tools were built for a "
+                "session that closed). Build the tools for each session: "
+                "tools = function_tools(registry) inside the entrypoint, then Agent(tools=tools).",
+                name,
+            )
+            raise ToolError(failed_before_completing(name))
         live = self._bind(context)
         generation = live.generation()
         # The reply reached its tool call, so the call is never discarded unstarted.
@@ -219,6 +232,7 @@ class LiveKitCall:
     async def close(self) -> int:
         """The end of the call: background webhooks finish (ten seconds at most). Returns how
         many were still running then. Closing the session does this too."""
+        self._ended = True
         return await self.live.close()
 
 

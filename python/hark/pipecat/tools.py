@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 from pipecat.adapters.llm.schemas.direct_function import tool_options
@@ -21,7 +22,7 @@ from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.frames.frames import EndWorkerFrame, FunctionCallResultProperties
 from pipecat.services.llm_service import FunctionCallParams
 
-from hark._core import ToolRegistry
+from hark._core import ToolRegistry, failed_before_completing
 from hark._misuse import expect, misuse
 from hark.pipecat.arguments import hand_unparsed_calls_to_hark, raw_arguments
 from hark.pipecat.prompt import keep_background_guidance_out
@@ -29,6 +30,8 @@ from hark.pipecat.results import for_aggregator
 from hark.pipecat.speech import PipecatSpeech
 
 __all__ = ["HarkTools", "PipecatCall", "attach_call", "tools_schema"]
+
+logger = logging.getLogger("hark.pipecat")
 
 END_REASON = "hark: a tool ended the conversation"
 """The reason on the ``EndWorkerFrame`` a tool that ends the conversation sends."""
@@ -58,6 +61,7 @@ class PipecatCall:
             self.speech, state=state, call=call, language=language, timezone=timezone
         )
         self._bound: tuple[Any, Any] | None = None
+        self._ended = False
 
     def bind(self, llm: Any, worker: Any = None) -> None:
         """Speaks through ``llm`` and follows the bot's speaking state in ``worker``; registers
@@ -85,6 +89,19 @@ class PipecatCall:
         row the model is not run again; a call that ends the conversation ends the pipeline
         once the bot has stopped speaking. When Pipecat cancels the call (an interruption), the
         running tool is cancelled and Pipecat tells the model."""
+        if self._ended:
+            # Tools built once and handed to a second pipeline: their call ended with the first.
+            # The model reads Hark's failure; the developer reads the fix.
+            logger.error(
+                "hark.pipecat: %s was called after its call ended (these tools were built for a "
+                "pipeline whose call was closed). Build them for each call: "
+                "tools = tools_schema(registry) where the pipeline is built.",
+                params.function_name,
+            )
+            await params.result_callback(
+                for_aggregator(json.loads(failed_before_completing(params.function_name)))
+            )
+            return
         bound = self._bound
         if bound is None or bound[0] is not params.llm or bound[1] is not params.pipeline_worker:
             self.bind(params.llm, params.pipeline_worker)
@@ -138,6 +155,7 @@ class PipecatCall:
 
     async def close(self) -> None:
         """The end of the call: background webhooks finish."""
+        self._ended = True
         await self.live.close()
 
 
@@ -192,6 +210,12 @@ def attach_call(tools: HarkTools, *, llm: Any, worker: Any = None) -> PipecatCal
         raise misuse(
             "attach_call", "tools", tools, "what tools_schema(registry) returned",
             "tools = tools_schema(registry); LLMContext(tools=tools); attach_call(tools, llm=llm)",
+        )
+    if tools.call._ended:
+        raise RuntimeError(
+            "attach_call: the call of these tools was closed (call.close()), so they no longer "
+            "run. Build them for each call: tools = tools_schema(registry), then "
+            "attach_call(tools, llm=llm)."
         )
     tools.call.bind(llm, worker)
     keep_background_guidance_out(llm, is_hark_handler)

@@ -51,6 +51,13 @@ fn still_running(tool: &str) -> String {
     messages::still_running_result(tool).to_string()
 }
 
+/// What the model reads, as JSON text, when `tool` failed before completing and the details
+/// are for the log only: `{"error":"<tool> failed before completing. Do not claim success."}`.
+#[pyfunction]
+fn failed_before_completing(tool: &str) -> String {
+    serde_json::json!({"error": messages::failed_before_completing(tool)}).to_string()
+}
+
 /// Adds the functions to the module.
 pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(format_refused, module)?)?;
@@ -58,5 +65,6 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(phone_description, module)?)?;
     module.add_function(wrap_pyfunction!(replies_to, module)?)?;
     module.add_function(wrap_pyfunction!(still_running, module)?)?;
+    module.add_function(wrap_pyfunction!(failed_before_completing, module)?)?;
     Ok(())
 }
