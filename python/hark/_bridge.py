@@ -457,7 +457,21 @@ class _Words(pydantic.BaseModel):
     show_result: bool | None = None
 
 
-def check_options(options: dict[str, Any]) -> None:
-    """A word a tool option does not take raises pydantic's ValidationError, naming the option
-    and the words it takes."""
-    _Words.model_validate(options)
+_TAKES = {
+    "interruption": '"provider_default", "continue" or "cancel"',
+    "effect": '"ends_conversation" (or None)',
+    "announce_wait": "True or False",
+    "show_result": "True or False",
+}
+
+
+def check_options(options: dict[str, Any], tool: str = "the tool") -> None:
+    """A word a tool option does not take raises ValueError naming the tool, the option, what
+    was given and the words it takes."""
+    try:
+        _Words.model_validate(options)
+    except pydantic.ValidationError as error:
+        option = str(error.errors()[0]["loc"][0])
+        raise ValueError(
+            f"{tool}: {option} takes {_TAKES.get(option, 'another value')}, not {options.get(option)!r}."
+        ) from None

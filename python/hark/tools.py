@@ -457,6 +457,11 @@ def local_tool(
     )
     if precheck is not None and not callable(precheck):
         raise misuse("local_tool", "precheck", precheck, "a function", "local_tool(book_table, precheck=check_day)")
+    if name is not None and not name.strip():
+        raise ValueError(
+            'local_tool(name=): the name the model calls the tool by is empty. Give it one, like '
+            'local_tool(book_table, name="book"), or leave name out for the function\'s own.'
+        )
     tool = name or getattr(function, "__name__", None) or type(function).__name__
     caller = sys._getframe(1)
     local_names = dict(caller.f_locals) if caller.f_locals is not caller.f_globals else None

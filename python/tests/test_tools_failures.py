@@ -169,3 +169,13 @@ def test_arguments_missing_takes_one_name_as_a_name_and_refuses_other_values():
         ArgumentsMissing("Ask.", [5])
     with pytest.raises(TypeError, match=r"a list of str; got 5\."):
         ArgumentsMissing("Ask.", 5)
+
+
+def test_an_empty_tool_name_is_refused_with_the_fix():
+    def book() -> Done:
+        return None
+
+    with pytest.raises(ValueError, match=r"^local_tool\(name=\): the name the model calls the tool by is empty"):
+        local_tool(book, name="")
+    with pytest.raises(ValueError, match="is empty"):
+        local_tool(book, name="  ")

@@ -54,7 +54,7 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
     }
     bridge(options.py())?
         .getattr("check_options")?
-        .call1((options,))?;
+        .call1((options, spec.name()))?;
     let get = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
         Ok(options.get_item(name)?.filter(|v| !v.is_none()))
     };
