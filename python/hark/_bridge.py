@@ -42,13 +42,24 @@ def dumps(value: Any) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def arguments_text(value: Any) -> str:
+def arguments_text(value: Any, tool: str = "") -> str:
     """The model's arguments (a dict, or text holding a lone surrogate) as the JSON text
     the model wrote: ``NaN`` stays ``NaN`` and a lone surrogate its ``\\uXXXX`` escape, so the
-    core reads them and refuses them in its own words."""
+    core reads them and refuses them in its own words.
+
+    A dict holding a value JSON has no form for (an ``object()``, a socket…) is the caller's
+    mistake, not the model's: ``TypeError`` naming the tool and the type."""
     if isinstance(value, str):
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
-    return json.dumps(value, default=_default, ensure_ascii=True, allow_nan=True)
+    try:
+        return json.dumps(value, default=_default, ensure_ascii=True, allow_nan=True)
+    except (TypeError, ValueError, pydantic_core.PydanticSerializationError) as error:
+        raise TypeError(
+            f"run: the arguments of {tool or 'the tool'} hold a value JSON cannot carry "
+            f"({error}). Pass the model's JSON text, or a dict of JSON values (str, int, float, "
+            "bool, None, lists and dicts of them; pydantic models, dates and enums are "
+            "converted)."
+        ) from None
 
 
 class Handle:

@@ -359,28 +359,34 @@ class FunctionExecutor:
 
 
 def _parameters(
-    tool: str, function: Callable[..., Any], local_names: dict[str, Any] | None = None
+    tool: str,
+    function: Callable[..., Any],
+    local_names: dict[str, Any] | None = None,
+    whose: str = "",
 ) -> tuple[list[inspect.Parameter], dict[str, Any]]:
+    """The typed parameters of ``function``; ``whose`` names a function other than the tool's
+    own in the errors (``"the precheck's "``), so the error points at the function to fix."""
     signature = inspect.signature(function)
     try:
         # `local_names` are the caller's: a model defined in a function, under
         # `from __future__ import annotations`, is found there.
         hints = typing.get_type_hints(function, localns=local_names, include_extras=True)
     except NameError as error:
-        raise TypeError(f"{tool}: a type hint could not be read: {error}") from None
+        of = " of " + whose.removesuffix("'s ") if whose else ""
+        raise TypeError(f"{tool}: a type hint{of} could not be read: {error}") from None
     parameters = []
     for parameter in signature.parameters.values():
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             raise TypeError(
-                f"{tool}: *{parameter.name} is not allowed. Give each argument its own typed parameter."
+                f"{tool}: {whose}*{parameter.name} is not allowed. Give each argument its own typed parameter."
             )
         if parameter.kind is inspect.Parameter.VAR_KEYWORD:
             raise TypeError(
-                f"{tool}: **{parameter.name} is not allowed. Give each argument its own typed parameter."
+                f"{tool}: {whose}**{parameter.name} is not allowed. Give each argument its own typed parameter."
             )
         if parameter.name not in hints:
             raise TypeError(
-                f"{tool}: the parameter {parameter.name} has no type. Give every parameter a type, "
+                f"{tool}: {whose or 'the '}parameter {parameter.name} has no type. Give every parameter a type, "
                 f"like {parameter.name}: str."
             )
         parameters.append(parameter)
@@ -397,7 +403,7 @@ def _precheck(
     """The precheck as the core calls it: checked arguments in, the outcome as JSON (or None)."""
     if inspect.iscoroutinefunction(precheck):
         raise TypeError(f"{tool}: the precheck must be a plain function, not async.")
-    parameters, hints = _parameters(tool, precheck, local_names)
+    parameters, hints = _parameters(tool, precheck, local_names, whose="the precheck's ")
     names: list[str] | None = [p.name for p in parameters]
     if executor.names is None:
         if len(parameters) == 1 and hints[parameters[0].name] is executor.model:

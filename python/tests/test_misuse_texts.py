@@ -334,3 +334,28 @@ def test_every_public_callable_is_in_the_table() -> None:
     }
     public = set(hark.__all__) | set(hark.pipecat.__all__) | set(hark.livekit.__all__)
     assert public - covered - takes_nothing_to_get_wrong == set()
+
+
+def test_a_precheck_without_types_is_blamed_not_the_tool() -> None:
+    def check_day(day):  # type: ignore[no-untyped-def]
+        return None
+
+    with pytest.raises(TypeError) as refused:
+        local_tool(book_table, precheck=check_day)
+    assert str(refused.value) == (
+        "book_table: the precheck's parameter day has no type. Give every parameter a type, like day: str."
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "text"),
+    [
+        ({"timeout": -1}, "find_order: timeout is a number of seconds above 0, like timeout=5, not -1"),
+        ({"body": "xml"}, 'find_order: body is "plain" or "envelope", not "xml"'),
+    ],
+    ids=["timeout", "body"],
+)
+def test_a_webhook_value_out_of_its_words_names_the_tool(options: dict[str, Any], text: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        webhook_tool("find_order", "Find an order.", URL, **options)
+    assert str(refused.value) == text

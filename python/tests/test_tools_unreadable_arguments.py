@@ -58,3 +58,25 @@ async def test_a_surrogate_pair_held_as_two_code_points_is_the_character_it_spel
     live = ToolRegistry([local_tool(note)]).start_call(RecordingSpeech())
     result = await live.run("note", {"text": "é\ud83d\ude00"}, live.generation())
     assert result.succeeded
+
+
+async def test_a_dict_holding_a_value_json_has_no_form_for_is_a_type_error_naming_the_tool() -> None:
+    """The caller's mistake, not the model's: a clear ``TypeError`` (it was pydantic-core's
+    ``PydanticSerializationError`` out of ``run``), and the tool does not run."""
+    ran: list[str] = []
+
+    def note(text: str, extra: object = None) -> Out:
+        """Take a note."""
+        ran.append(text)
+        return Out()
+
+    live = ToolRegistry([local_tool(note)]).start_call(RecordingSpeech())
+    with pytest.raises(TypeError) as raised:
+        await live.run("note", {"text": "a", "extra": object()}, live.generation())
+    message = str(raised.value)
+    assert message.startswith("run: the arguments of note hold a value JSON cannot carry ("), message
+    assert "Pass the model's JSON text, or a dict of JSON values" in message
+    assert ran == []
+    # The call goes on: the next call of the same reply runs.
+    result = await live.run("note", {"text": "b"}, live.generation())
+    assert result.succeeded and ran == ["b"]

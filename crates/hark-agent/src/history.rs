@@ -70,8 +70,7 @@ pub fn check_tool_results(history: &[Message]) -> Result<(), HistoryProblem> {
 /// Keeps in the bot's recorded messages only what the caller heard: each line of `unheard`
 /// (cut off by an interruption, or dropped before it played) is looked for in the assistant
 /// messages from the latest back, and its text replaced by what was heard of it. A message left
-/// with no text and no tool calls is removed. A line not found (an announce line, which the
-/// history does not hold as bot text) changes nothing.
+/// with no text and no tool calls is removed. A line not found changes nothing.
 pub fn keep_heard(history: &mut Vec<Message>, unheard: &[crate::playout::Unheard]) {
     let mut emptied = Vec::new();
     for line in unheard.iter().rev() {

@@ -127,13 +127,14 @@ async fn user_step(shared: &Arc<Shared>, text: String, stop: &CancellationToken)
             {
                 let mut history = lock(&shared.history);
                 history.push(Message::Assistant {
-                    content: say.join(" "),
+                    content: with_announced(&say.join(" "), [&result]),
                     tool_calls: vec![crate::history::call_for_history(&call)],
                 });
                 history.push(Message::Tool {
                     tool_call_id: call.id.clone(),
                     content: result.outcome.model_text(),
                 });
+                record_said(&mut history, [&result]);
             }
             let past = history(shared);
             let cx = PolicyContext {
@@ -155,6 +156,37 @@ async fn user_step(shared: &Arc<Shared>, text: String, stop: &CancellationToken)
                 Next::Model
             }
         }
+    }
+}
+
+/// The text of a reply that called tools, as the caller heard it: the reply's own text, then
+/// the announce line each call said before it ran (in call order). The line belongs to the
+/// reply that made the call, before the results: the model reads that it was said while the
+/// tool ran, as the LiveKit adapter places it.
+fn with_announced<'r>(text: &str, results: impl IntoIterator<Item = &'r CallResult>) -> String {
+    let mut content = text.trim().to_string();
+    for line in results.into_iter().filter_map(|r| r.announced.as_deref()) {
+        if !content.is_empty() {
+            content.push(' ');
+        }
+        content.push_str(line.trim());
+    }
+    content
+}
+
+/// Records the reply lines the tool layer said for the results (after the results, as the
+/// caller heard them), so the model knows what the caller was told.
+fn record_said<'r>(history: &mut Vec<Message>, results: impl IntoIterator<Item = &'r CallResult>) {
+    let said: Vec<&str> = results
+        .into_iter()
+        .flat_map(|r| r.said.iter().map(|line| line.trim()))
+        .filter(|line| !line.is_empty())
+        .collect();
+    if !said.is_empty() {
+        history.push(Message::Assistant {
+            content: said.join(" "),
+            tool_calls: Vec::new(),
+        });
     }
 }
 
@@ -487,9 +519,12 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
             return;
         }
         {
+            let results = answered
+                .iter()
+                .filter_map(|(_, _, result, _)| result.as_ref());
             let mut history = lock(&shared.history);
             history.push(Message::Assistant {
-                content: reply.text.clone(),
+                content: with_announced(&reply.text, results.clone()),
                 tool_calls: answered
                     .iter()
                     .map(|(c, ..)| crate::history::call_for_history(c))
@@ -501,6 +536,7 @@ async fn rounds(shared: &Arc<Shared>, stop: &CancellationToken) {
                     content: text.clone(),
                 });
             }
+            record_said(&mut history, results);
         }
         let past = history(shared);
         let cx = PolicyContext {

@@ -14,8 +14,8 @@ use common::*;
 use futures::future::BoxFuture;
 use hark_agent::AgentEvent;
 use hark_agent::{Conductor, PlainAgent, PolicyContext, ToolCallPlan, UserTurn};
-use hark_llm::ToolCall;
 use hark_llm::testing::Turn;
+use hark_llm::{Message, ToolCall};
 use hark_tools::{Interruption, ToolError, ToolRegistry, ToolReply, end_call_tool};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -326,9 +326,55 @@ async fn a_reply_line_saves_the_model_turn() {
     let history = rig.agent.history();
     assert_eq!(
         history.len(),
-        3,
-        "user, assistant call, result: {history:?}"
+        4,
+        "user, assistant call, result, the line said: {history:?}"
     );
+    // The model knows what the caller was told, after the result it was said for.
+    assert!(
+        matches!(&history[3], Message::Assistant { content, tool_calls }
+            if content == "Added the blue mug." && tool_calls.is_empty()),
+        "{history:?}"
+    );
+}
+
+/// An announce line is in the history where the caller heard it: in the reply that made the
+/// call, after the reply's own text and before the result; the next request reads it.
+#[tokio::test]
+async fn an_announce_line_is_in_the_reply_that_made_the_call() {
+    let lookup = tool("lookup", |_| async { Ok(json!({"name": "sunny"})) })
+        .announce(["One moment while I look."])
+        .unwrap();
+    let mut rig = rig(
+        vec![
+            calls(
+                Some("Let me check that."),
+                &[("call_1", "lookup", r#"{"q":"weather"}"#)],
+            ),
+            Turn::text_reply(&["It is sunny."]),
+        ],
+        vec![lookup],
+    )
+    .await;
+    rig.agent.user_turn("How is the weather?").await;
+    rig.agent.idle().await;
+    assert_eq!(
+        said(&drain(&mut rig.rx)),
+        [
+            "Let me check that.",
+            "One moment while I look.",
+            "It is sunny."
+        ]
+    );
+    let second = wire_messages(&rig.server.bodies()[1]);
+    assert_eq!(second[2]["role"], "assistant");
+    assert_eq!(
+        second[2]["content"],
+        "Let me check that. One moment while I look."
+    );
+    assert_eq!(second[2]["tool_calls"][0]["id"], "call_1");
+    assert_eq!(second[3]["role"], "tool");
+    assert_eq!(second.len(), 4, "{second:?}");
+    assert_valid_histories(&rig.server);
 }
 
 /// The round limit: after `max_tool_rounds` rounds of tool calls the last request says

@@ -9,7 +9,7 @@
 //! never completed: the missing part could be any value, and a tool with side effects must not
 //! run on a guess.
 
-use hark_schema::ToolArguments;
+use hark_schema::{ArgumentsFault, ToolArguments};
 use serde_json::{Map, Value};
 
 use crate::messages;
@@ -21,6 +21,8 @@ use crate::messages;
 pub struct RepairError {
     /// The sentence for the model.
     pub message: String,
+    /// What is wrong with the text: a number out of range, a bad `\u` escape… or just no object.
+    pub fault: ArgumentsFault,
 }
 
 /// Reads tool-call arguments as a JSON object, repairing what small models commonly break.
@@ -50,7 +52,7 @@ pub fn repair_arguments(raw: &str) -> Result<Value, RepairError> {
             Ok(v) => v,
             Err(first) => match repaired(&text) {
                 Some(v) => v,
-                None => return Err(not_json(&first)),
+                None => return Err(not_json(&first, &text)),
             },
         };
         match value {
@@ -62,6 +64,7 @@ pub fn repair_arguments(raw: &str) -> Result<Value, RepairError> {
     }
     Err(RepairError {
         message: messages::arguments_not_object("a string"),
+        fault: ArgumentsFault::NotAnObject,
     })
 }
 
@@ -74,13 +77,15 @@ pub fn read_arguments(raw: &str) -> ToolArguments {
         Ok(_) => ToolArguments::empty(),
         Err(error) => ToolArguments::Unreadable {
             reason: error.message,
+            fault: error.fault,
         },
     }
 }
 
-fn not_json(e: &serde_json::Error) -> RepairError {
+fn not_json(e: &serde_json::Error, text: &str) -> RepairError {
     RepairError {
         message: messages::arguments_not_json(&e.to_string()),
+        fault: ArgumentsFault::of(e, text),
     }
 }
 
@@ -95,6 +100,7 @@ fn not_object(v: &Value) -> RepairError {
     };
     RepairError {
         message: messages::arguments_not_object(found),
+        fault: ArgumentsFault::NotAnObject,
     }
 }
 
@@ -240,13 +246,29 @@ mod tests {
         assert_eq!(
             read_arguments("[1]"),
             ToolArguments::Unreadable {
-                reason: messages::arguments_not_object("an array")
+                reason: messages::arguments_not_object("an array"),
+                fault: ArgumentsFault::NotAnObject,
             }
         );
         assert!(matches!(
             read_arguments(r#"{"a": "#),
             ToolArguments::Unreadable { .. }
         ));
+        // What is wrong with the text travels with it, so the model reads that fault.
+        let deep = format!("{}1{}", "{\"a\":[".repeat(200), "]}".repeat(200));
+        for (raw, fault) in [
+            (r#"{"n": 1e400}"#, ArgumentsFault::NumberOutOfRange),
+            (r#"{"s": "\ud800"}"#, ArgumentsFault::BadEscape),
+            (r#"{"n": NaN}"#, ArgumentsFault::NotANumber),
+            (deep.as_str(), ArgumentsFault::TooDeep),
+            (r#"{"a": "#, ArgumentsFault::NotAnObject),
+            ("[1]", ArgumentsFault::NotAnObject),
+        ] {
+            match read_arguments(raw) {
+                ToolArguments::Unreadable { fault: got, .. } => assert_eq!(got, fault, "{raw}"),
+                other => panic!("{raw}: read as {other:?}"),
+            }
+        }
         let from_value = crate::ToolCall::from_value("c", "t", Value::Null);
         assert_eq!(from_value.arguments, ToolArguments::empty());
         assert_eq!(from_value.raw_arguments, "null");

@@ -212,8 +212,9 @@ impl ToolCall {
     pub fn parse_arguments(&self) -> Result<Value, crate::RepairError> {
         match &self.arguments {
             ToolArguments::Object(map) => Ok(Value::Object(map.clone())),
-            ToolArguments::Unreadable { reason } => Err(crate::RepairError {
+            ToolArguments::Unreadable { reason, fault } => Err(crate::RepairError {
                 message: reason.clone(),
+                fault: *fault,
             }),
         }
     }

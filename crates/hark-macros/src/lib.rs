@@ -412,6 +412,16 @@ fn expand(attr: TokenStream2, mut function: ItemFn) -> syn::Result<TokenStream2>
             if with.contains("optional_") && !has_default {
                 field_attrs.push(quote!(#[serde(default)]));
             }
+            // A civil date-time has no zone for an offset: jiff would drop one silently.
+            if with.ends_with("::optional_datetime") {
+                field_attrs.push(quote!(#[serde(
+                    deserialize_with = "::hark_tools::schema::deserialize_optional_datetime"
+                )]));
+            } else if with.ends_with("::datetime") {
+                field_attrs.push(quote!(#[serde(
+                    deserialize_with = "::hark_tools::schema::deserialize_datetime"
+                )]));
+            }
         }
         fields.push(quote! { #(#field_attrs)* pub #ident: #ty });
         call_args.push(quote!(input.#ident));

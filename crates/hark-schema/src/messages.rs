@@ -284,6 +284,9 @@ pub fn describe_format(format: &str) -> Option<String> {
         "date-time" => "A date and time written YYYY-MM-DDTHH:MM:SS with its UTC offset, like \
 2026-10-16T09:30:00+02:00."
             .to_owned(),
+        "local-date-time" => "A local date and time written YYYY-MM-DDTHH:MM:SS, without a UTC \
+offset, like 2026-10-16T09:30:00."
+            .to_owned(),
         "time" => "A time of day written HH:MM:SS, like 09:30:00.".to_owned(),
         "duration" => "A duration written in ISO 8601, like PT1H30M.".to_owned(),
         "email" | "idn-email" => "An email address.".to_owned(),

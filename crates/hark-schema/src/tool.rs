@@ -45,7 +45,68 @@ pub enum ToolArguments {
     Unreadable {
         /// Why, in a sentence for the log (never a value of the arguments).
         reason: String,
+        /// What is wrong with the text, for the sentence the model reads.
+        fault: ArgumentsFault,
     },
+}
+
+/// Why the arguments the model sent are no object of named arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentsFault {
+    /// Not JSON, or JSON that is not an object.
+    NotAnObject,
+    /// An object nested deeper than the JSON reader goes (128 levels).
+    TooDeep,
+    /// A number too large for a 64-bit float (`1e400`).
+    NumberOutOfRange,
+    /// `NaN` or `Infinity`, which JSON has no number for.
+    NotANumber,
+    /// An invalid `\u` escape (a lone UTF-16 surrogate like `\ud800`).
+    BadEscape,
+}
+
+impl ArgumentsFault {
+    /// The fault `error` (from reading `text` as JSON) names.
+    pub fn of(error: &serde_json::Error, text: &str) -> Self {
+        let words = error.to_string();
+        if words.contains("recursion limit exceeded") {
+            Self::TooDeep
+        } else if words.contains("number out of range") {
+            Self::NumberOutOfRange
+        } else if words.contains("surrogate")
+            || words.contains("invalid unicode code point")
+            || words.contains("invalid escape")
+            || words.contains("end of hex escape")
+        {
+            Self::BadEscape
+        } else if words.contains("expected value") && bare_nan_or_infinity(text) {
+            Self::NotANumber
+        } else {
+            Self::NotAnObject
+        }
+    }
+
+    /// What sinks and logs get.
+    pub fn event_text(self) -> &'static str {
+        match self {
+            Self::NotAnObject => "arguments are not a JSON object",
+            Self::TooDeep => "arguments nested too deep",
+            Self::NumberOutOfRange => "arguments hold a number out of range",
+            Self::NotANumber => "arguments hold NaN or Infinity",
+            Self::BadEscape => "arguments hold an invalid \\u escape",
+        }
+    }
+}
+
+/// True when `text` holds `NaN` or `Infinity` where a value starts (after `:`, `[` or `,`).
+fn bare_nan_or_infinity(text: &str) -> bool {
+    ["NaN", "Infinity"].iter().any(|word| {
+        text.match_indices(word).any(|(at, _)| {
+            let before = text[..at].trim_end();
+            let before = before.strip_suffix('-').map_or(before, str::trim_end);
+            matches!(before.chars().last(), Some(':' | '[' | ','))
+        })
+    })
 }
 
 impl ToolArguments {

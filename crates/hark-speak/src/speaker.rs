@@ -56,7 +56,7 @@ impl SayAs {
         }
         match format {
             Some("date") => SayAs::Date,
-            Some("date-time") => SayAs::DateTime,
+            Some("date-time" | "local-date-time") => SayAs::DateTime,
             Some("time") => SayAs::Time,
             Some("phone") => SayAs::Phone,
             _ => SayAs::Plain,

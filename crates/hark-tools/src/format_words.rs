@@ -41,6 +41,12 @@ pub fn format_refused(format: &str, value: Option<&Value>) -> Option<String> {
         "date" => date_refused(&quoted, value.as_str()),
         "time" => time_refused(&quoted, value.as_str()),
         "date-time" => Some(messages::not_a_date_time_quoted(&quoted)),
+        "local-date-time" => Some(match value.as_str() {
+            Some(text) if crate::schema::has_offset(text) => {
+                messages::local_date_time_with_offset(&quoted)
+            }
+            _ => format!("{quoted} {}", messages::not_a_local_date_time()),
+        }),
         "phone" => match value.as_str() {
             Some(text) => Phone::parse(text)
                 .err()

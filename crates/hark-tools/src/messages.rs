@@ -206,6 +206,29 @@ pub fn result_too_large(tool: &str) -> String {
     )
 }
 
+/// What the model reads for a tool's error (or refusal) whose words are larger than
+/// [`bounds::RESULT_CAP`] as JSON.
+pub fn error_too_large(tool: &str) -> String {
+    format!(
+        "{tool} failed with an error message larger than the {} the model may read. Do not claim success.",
+        bounds::RESULT_CAP_WORDS
+    )
+}
+
+/// The log line for an error message larger than [`bounds::RESULT_CAP`].
+pub fn error_too_large_log(tool: &str) -> String {
+    format!(
+        "{tool} raised an error whose message is larger than {} as JSON; the model read only that \
+         it failed. Keep error messages to a sentence the model can act on.",
+        bounds::RESULT_CAP_WORDS
+    )
+}
+
+/// What sinks get for an error message larger than [`bounds::RESULT_CAP`].
+pub fn error_too_large_event() -> String {
+    format!("error larger than {}", bounds::RESULT_CAP_WORDS)
+}
+
 /// The log line for a result larger than [`bounds::RESULT_CAP`]: names the tool, never a value.
 pub fn result_too_large_log(tool: &str) -> String {
     format!(
@@ -329,6 +352,7 @@ pub fn format_refused_unquoted(format: &str) -> Option<String> {
         "date" => Some(not_a_date()),
         "time" => Some(not_a_time()),
         "date-time" => Some(not_a_date_time()),
+        "local-date-time" => Some(not_a_local_date_time()),
         "phone" => Some(not_a_phone_number()),
         other => other_format_refused(other),
     }
@@ -371,6 +395,20 @@ pub fn time_not_on_the_clock(quoted: &str) -> String {
 /// A `time` not written hours:minutes.
 pub fn time_not_written_as_one(quoted: &str) -> String {
     format!("{quoted} is not written hours:minutes: give it on a 24-hour clock, like 09:30")
+}
+
+/// A civil date-time argument (`format: "local-date-time"`) that is not a local date and time.
+pub fn not_a_local_date_time() -> String {
+    "is not a date and time: give it like 2026-10-16T09:30:00".to_string()
+}
+
+/// A civil date-time argument written with a UTC offset, `Z` or a zone, which it has no room
+/// for: `"2026-10-16T09:30:00-05:00" has a UTC offset: give the local date and time without
+/// one, like 2026-10-16T09:30:00`.
+pub fn local_date_time_with_offset(quoted: &str) -> String {
+    format!(
+        "{quoted} has a UTC offset: give the local date and time without one, like 2026-10-16T09:30:00"
+    )
 }
 
 /// A `date-time` that is no date and time.

@@ -854,14 +854,25 @@ fn failed(name: &str, error: ToolError, ms: u64) -> ToolOutcome {
 }
 
 /// A result the model would read that is larger than [`bounds::RESULT_CAP`] as JSON fails the
-/// call (a runaway result must not overflow the next request); the log names the tool only.
+/// call (a runaway result must not overflow the next request); the log names the tool only. An
+/// error or refusal whose own words are that large keeps its status, and the model reads that
+/// the tool failed with an error too large to read.
 fn capped(outcome: ToolOutcome) -> ToolOutcome {
-    if outcome.error.is_some()
-        || !crate::bounds::json_longer_than(&outcome.model_result, crate::bounds::RESULT_CAP)
-    {
+    if !crate::bounds::json_longer_than(&outcome.model_result, crate::bounds::RESULT_CAP) {
         return outcome;
     }
     let name = outcome.tool.as_str();
+    if let Some(error) = &outcome.error {
+        tracing::warn!(tool = name, "{}", messages::error_too_large_log(name));
+        let error = error
+            .clone()
+            .with_model_text(messages::error_too_large(name))
+            .with_event_text(messages::error_too_large_event());
+        return ToolOutcome {
+            status: outcome.status,
+            ..failed(name, error, outcome.ms)
+        };
+    }
     tracing::warn!(tool = name, "{}", messages::result_too_large_log(name));
     let error = ToolError::new(messages::result_too_large(name))
         .with_event_text(messages::result_too_large_event());
@@ -933,7 +944,7 @@ pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, Argume
         RawArguments::Text(text) => from_text(text, 0),
         RawArguments::Json(value) => from_value(value.clone(), 0),
         RawArguments::Read(ToolArguments::Object(map)) => Ok(map.clone()),
-        RawArguments::Read(ToolArguments::Unreadable { .. }) => Err(ArgumentsFault::NotAnObject),
+        RawArguments::Read(ToolArguments::Unreadable { fault, .. }) => Err(*fault),
     }
 }
 

@@ -73,13 +73,99 @@ pub fn optional_time(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": ["string", "null"], "format": "time"})
 }
 
-/// Schema of a `jiff::civil::DateTime` argument: `{"type": "string", "format": "date-time"}`.
+/// Schema of a `jiff::civil::DateTime` argument: `{"type": "string", "format":
+/// "local-date-time"}` (the model reads "a local date and time written
+/// YYYY-MM-DDTHH:MM:SS, without a UTC offset"). A civil date-time has no zone to put an offset
+/// in, and jiff's own reading drops one silently (`09:30-05:00` would reach you as 09:30), so
+/// on your own input models pair it with
+/// `#[serde(deserialize_with = "hark_tools::schema::deserialize_datetime")]`, which refuses
+/// an offset; the `#[tool]` macro adds both by itself. Take a `jiff::Timestamp` for an instant.
 pub fn datetime(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "string", "format": "date-time"})
+    json_schema!({"type": "string", "format": LOCAL_DATE_TIME})
 }
 
-/// Schema of an `Option<jiff::civil::DateTime>`: a date-time or `null` (with
-/// `#[serde(default)]`, as for [`optional_date`]).
+/// Schema of an `Option<jiff::civil::DateTime>`: a local date-time or `null` (with
+/// `#[serde(default)]` and [`deserialize_optional_datetime`], as for [`datetime`] and
+/// [`optional_date`]).
 pub fn optional_datetime(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": ["string", "null"], "format": "date-time"})
+    json_schema!({"type": ["string", "null"], "format": LOCAL_DATE_TIME})
+}
+
+/// The `format` of a civil date-time argument: a date and time of the call's own clock, with
+/// no offset (hark's name; every provider reads it as words).
+pub const LOCAL_DATE_TIME: &str = "local-date-time";
+
+/// Reads a `jiff::civil::DateTime` argument, refusing one written with a UTC offset, `Z` or a
+/// zone (see [`datetime`]); the model then reads the format's words.
+///
+/// # Errors
+/// The deserializer's error when the value is no string, carries an offset or is no date and
+/// time.
+pub fn deserialize_datetime<'de, D>(deserializer: D) -> Result<jiff::civil::DateTime, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    deserializer.deserialize_str(LocalDateTime)
+}
+
+/// [`deserialize_datetime`] for an `Option<jiff::civil::DateTime>`: `null` is `None`.
+///
+/// # Errors
+/// As [`deserialize_datetime`].
+pub fn deserialize_optional_datetime<'de, D>(
+    deserializer: D,
+) -> Result<Option<jiff::civil::DateTime>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    deserializer.deserialize_option(OptionalLocalDateTime)
+}
+
+/// True when a date-time text carries an offset, `Z` or a zone after its time of day.
+pub(crate) fn has_offset(text: &str) -> bool {
+    let Some(at) = text.find(['T', 't', ' ']) else {
+        return false;
+    };
+    text[at + 1..].contains(['+', '-', 'Z', 'z', '[', '\u{2212}'])
+}
+
+struct LocalDateTime;
+
+impl serde::de::Visitor<'_> for LocalDateTime {
+    type Value = jiff::civil::DateTime;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a local date and time without a UTC offset, like 2026-10-16T09:30:00")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        if has_offset(text) {
+            return Err(E::custom(
+                "a local date and time has no UTC offset: give it like 2026-10-16T09:30:00",
+            ));
+        }
+        text.parse().map_err(E::custom)
+    }
+}
+
+struct OptionalLocalDateTime;
+
+impl<'de> serde::de::Visitor<'de> for OptionalLocalDateTime {
+    type Value = Option<jiff::civil::DateTime>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a local date and time, or null")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        deserialize_datetime(d).map(Some)
+    }
 }

@@ -363,6 +363,7 @@ fn arguments_read_by_the_stream_are_taken_as_read() {
     assert_eq!(out.status, CallStatus::Succeeded);
     let unreadable = hark_tools::ToolArguments::Unreadable {
         reason: "not JSON".into(),
+        fault: hark_tools::ArgumentsFault::NotAnObject,
     };
     let out = block(registry().call("set_guests", &unreadable, &ToolContext::default()));
     assert_eq!(out.status, CallStatus::Refused);
@@ -370,9 +371,43 @@ fn arguments_read_by_the_stream_are_taken_as_read() {
         out.model_result["refused"],
         "The arguments of set_guests must be a JSON object of named arguments. Call set_guests again with one."
     );
+    // What the stream found wrong reaches the model as the text's own fault, as a text the
+    // registry reads itself does (a number too large, a bad escape), not as "no object".
+    for (fault, text) in [
+        (
+            hark_tools::ArgumentsFault::NumberOutOfRange,
+            "The arguments of set_guests hold a number too large to read, like 1e400. Call set_guests again with valid JSON.",
+        ),
+        (
+            hark_tools::ArgumentsFault::BadEscape,
+            "The arguments of set_guests hold an invalid \\u escape, like a lone surrogate \\ud800. Call set_guests again with valid JSON.",
+        ),
+    ] {
+        let unreadable = hark_tools::ToolArguments::Unreadable {
+            reason: "not JSON".into(),
+            fault,
+        };
+        let out = block(registry().call("set_guests", &unreadable, &ToolContext::default()));
+        assert_eq!(out.status, CallStatus::Refused);
+        assert_eq!(out.model_result["refused"], text);
+    }
 }
 
 // ---- results that do not fit -------------------------------------------------------------------
+
+#[derive(Debug)]
+struct Raises(ToolError);
+
+impl ToolExecutor for Raises {
+    fn run<'a>(
+        &'a self,
+        _: Arguments,
+        _: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        let error = self.0.clone();
+        Box::pin(async move { Err(error) })
+    }
+}
 
 #[derive(Debug)]
 struct Fixed(Value);
@@ -854,6 +889,40 @@ fn a_result_larger_than_the_cap_fails_the_call_with_a_clear_text() {
     assert_eq!(hark_tools::bounds::RESULT_CAP, 65536);
 }
 
+/// A tool's own error or refusal words larger than the cap reach the model as one bounded
+/// sentence, keeping the status (a new user's 1 MB `ToolError` went to the model whole).
+#[test]
+fn an_error_or_refusal_too_large_to_read_is_told_in_one_sentence() {
+    let huge = "x".repeat(70_000);
+    let raising = |name: &str, error: ToolError| {
+        ToolSpec::new(
+            name,
+            "Does it.",
+            json!({"type": "object", "properties": {}}),
+            Output::json("Text", json!({"type": "object"})),
+            Arc::new(Raises(error)),
+        )
+        .unwrap()
+    };
+    let fails = raising("fails", ToolError::new(huge.clone()));
+    let refuses = raising("refuses", ToolError::refused(huge));
+    let reg = ToolRegistry::new(vec![fails, refuses]).unwrap();
+    let ctx = ToolContext::default();
+    let out = block(reg.call("fails", "{}", &ctx));
+    assert_eq!(out.status, CallStatus::Failed);
+    assert_eq!(
+        out.model_result,
+        json!({"error": "fails failed with an error message larger than the 64 KiB the model may read. Do not claim success."})
+    );
+    assert_eq!(out.error.unwrap().event_text(), "error larger than 64 KiB");
+    let out = block(reg.call("refuses", "{}", &ctx));
+    assert_eq!(out.status, CallStatus::Refused);
+    assert_eq!(
+        out.model_result,
+        json!({"refused": "refuses failed with an error message larger than the 64 KiB the model may read. Do not claim success."})
+    );
+}
+
 // ---- found by a new user (session 22) -----------------------------------------------------
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -892,6 +961,67 @@ fn an_optional_date_time_or_datetime_may_be_left_out_like_any_option() {
         &ToolContext::default(),
     ));
     assert_eq!(out.result["got"], "Some(2026-10-16) None None");
+}
+
+/// Book a call back.
+#[tool]
+async fn call_back(at: jiff::civil::DateTime) -> Result<Seen, ToolError> {
+    Ok(Seen {
+        got: at.to_string(),
+    })
+}
+
+/// A civil date-time is the call's own clock: the model is told to write it without an offset,
+/// and one written with an offset, `Z` or a zone is refused in those words (jiff would drop the
+/// offset, and `09:30-05:00` would reach the function as 09:30). Both with and without `Option`.
+#[test]
+fn a_local_date_time_with_an_offset_is_refused_not_silently_dropped() {
+    let registry =
+        ToolRegistry::new(vec![call_back_tool().unwrap(), maybe_when_tool().unwrap()]).unwrap();
+    let ctx = ToolContext::default();
+    let words = registry.tools()[0].model_parameters()["properties"]["at"]["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        words.contains(
+            "A local date and time written YYYY-MM-DDTHH:MM:SS, without a UTC offset, like 2026-10-16T09:30:00."
+        ),
+        "{words}"
+    );
+    let out = block(registry.call("call_back", r#"{"at": "2026-10-16T09:30:00"}"#, &ctx));
+    assert_eq!(
+        out.result["got"],
+        "2026-10-16T09:30:00",
+        "{}",
+        out.model_text()
+    );
+    for (tool, written) in [
+        ("call_back", r#"{"at": "2026-10-16T09:30:00-05:00"}"#),
+        ("call_back", r#"{"at": "2026-10-16T09:30:00Z"}"#),
+        (
+            "call_back",
+            r#"{"at": "2026-10-16T09:30:00+01:00[Europe/Paris]"}"#,
+        ),
+        ("maybe_when", r#"{"when": "2026-10-16T09:30:00+02:00"}"#),
+    ] {
+        let out = block(registry.call(tool, written, &ctx));
+        assert_eq!(
+            out.status,
+            CallStatus::Refused,
+            "{written}: {}",
+            out.model_text()
+        );
+        let text = out.model_result["refused"].as_str().unwrap();
+        assert!(
+            text.contains("has a UTC offset: give the local date and time without one, like 2026-10-16T09:30:00"),
+            "{written}: {text}"
+        );
+    }
+    let out = block(registry.call("maybe_when", r#"{"when": null}"#, &ctx));
+    assert_eq!(out.result["got"], "None None None", "{}", out.model_text());
+    let out = block(registry.call("maybe_when", r#"{"when": "2026-10-16T09:30"}"#, &ctx));
+    assert_eq!(out.result["got"], "None None Some(2026-10-16T09:30:00)");
 }
 
 #[test]

@@ -299,7 +299,10 @@ struct Promise {
     #[serde(default = "noon")]
     at: Time,
     #[schemars(schema_with = "hark_tools::schema::datetime")]
-    #[serde(default = "noon_on_day")]
+    #[serde(
+        default = "noon_on_day",
+        deserialize_with = "hark_tools::schema::deserialize_datetime"
+    )]
     when: DateTime,
     #[serde(default)]
     guests: Vec<Guest>,
@@ -366,7 +369,12 @@ async fn a_value_its_type_refuses_reads_the_words_of_its_format() {
         ),
         (
             json!({"day": "2026-10-16", "when": "tomorrow at 9"}),
-            "when: \"tomorrow at 9\" is not a date and time: give it like 2026-10-16T09:30:00+02:00",
+            "when: \"tomorrow at 9\" is not a date and time: give it like 2026-10-16T09:30:00",
+            "when (format)",
+        ),
+        (
+            json!({"day": "2026-10-16", "when": "2026-10-16T09:30:00-05:00"}),
+            "when: \"2026-10-16T09:30:00-05:00\" has a UTC offset: give the local date and time without one, like 2026-10-16T09:30:00",
             "when (format)",
         ),
         (

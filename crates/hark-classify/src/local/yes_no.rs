@@ -117,11 +117,15 @@ pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> 
             .retain(|(w, _)| !matches!(w.as_str(), "value" | "have" | "has" | "no" | "without"));
         let (node, confidence) = find(&subject, tree).ok_or(Unreadable)?;
         let sw = toggle_state(sw, node);
-        let p = if state_holds(sw, node) {
-            TREE_YES
-        } else {
-            TREE_NO
+        let holds = match sw {
+            // "Is the cart empty?": a thing that holds items, not a field with a value.
+            StateWord::Empty | StateWord::Filled if !super::choice::state_applies(sw, node) => {
+                holds_nothing(&subject, node, tree)
+                    .is_some_and(|empty| empty == (sw == StateWord::Empty))
+            }
+            _ => state_holds(sw, node),
         };
+        let p = if holds { TREE_YES } else { TREE_NO };
         return Ok(confidence * p + (1.0 - confidence) * TREE_NO);
     }
 
@@ -168,6 +172,38 @@ pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> 
         return presence(&subject, tree, has(&["visible"]));
     }
     Err(Unreadable)
+}
+
+/// Words a line uses to say that a thing holds nothing ("Your cart is empty.", "No items in
+/// your basket", "Nothing in your bag yet").
+const SAYS_EMPTY: &[&str] = &["empty", "no", "nothing", "zero"];
+
+/// Whether a thing that holds items (a cart, an inbox, a list) holds nothing, from what the
+/// screen says of it: a count in the name of the element found ("Cart (0)", "Inbox 3"), or a
+/// line that names it with a word of emptiness ("Your cart is empty."). `None` when the screen
+/// says neither (the question is then answered no, as for any state that does not apply).
+fn holds_nothing(subject: &Query, node: &Node, tree: &ScreenTree) -> Option<bool> {
+    if let Some(count) = node
+        .name_tokens
+        .iter()
+        .find_map(|t| t.word.parse::<u64>().ok())
+    {
+        return Some(count == 0);
+    }
+    let named: Vec<&str> = subject
+        .content
+        .iter()
+        .filter(|(_, weight)| *weight >= 1.0)
+        .map(|(word, _)| word.as_str())
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let says_empty = tree.nodes.iter().any(|n| {
+        let has = |w: &str| n.name_tokens.iter().any(|t| t.word == w);
+        named.iter().all(|w| has(w)) && SAYS_EMPTY.iter().any(|w| has(w))
+    });
+    says_empty.then_some(true)
 }
 
 /// Verbs before a last "on" / "off" that make it a switch's state ("is it turned on?").
@@ -579,6 +615,33 @@ mod tests {
             Some(Comparison::AtLeast(1000.0))
         );
         assert_eq!(parse_comparison("overview").0, None);
+    }
+
+    /// "Is the cart empty?" is about what the cart holds, not a field's value: read from a count
+    /// in its name or a line saying it is empty (a new user's demo shop read 0.05 for "Your
+    /// cart is empty." and "Cart (0)").
+    #[test]
+    fn a_thing_that_holds_items_is_empty_by_its_count_or_a_line_saying_so() {
+        let screen = |body: &str| ScreenTree::parse(&format!("<ui_state>\n{body}</ui_state>"));
+        let counted = |n: u32| {
+            screen(&format!(
+                "- navigation [ref=e1]:\n  - link \"Cart ({n})\" [ref=e2]\n- button \"Checkout\" [ref=e3]\n"
+            ))
+        };
+        let said = screen(
+            "- link \"Cart\" [ref=e2]\n- heading \"Your cart\" [level=2] [ref=e3]\n- text \"Your cart is empty.\"\n",
+        );
+        let full = screen(
+            "- link \"Cart\" [ref=e2]\n- heading \"Your cart\" [level=2] [ref=e3]\n- listitem \"Travel mug\" [ref=e4]\n",
+        );
+        let yes = |q: &str, tree: &ScreenTree| read_check(q, tree).unwrap() > 0.5;
+        assert!(yes("is the cart empty?", &counted(0)));
+        assert!(!yes("is the cart empty?", &counted(2)));
+        assert!(yes("is the cart empty?", &said));
+        assert!(!yes("is the cart empty?", &full));
+        // A field keeps its own reading: empty is no value.
+        let field = screen("- textbox \"Email\" [ref=e1]\n");
+        assert!(yes("is the email field empty?", &field));
     }
 
     #[test]

@@ -58,10 +58,10 @@ fn deferred<'py>(
 
 /// Arguments Python holds but JSON cannot (a lone surrogate, NaN) as the JSON text the model
 /// meant (`hark._bridge.arguments_text`), so the core refuses them in its own words.
-fn arguments_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+fn arguments_text(value: &Bound<'_, PyAny>, tool: &str) -> PyResult<String> {
     helpers(value.py())?
         .getattr("arguments_text")?
-        .call1((value,))?
+        .call1((value, tool))?
         .extract()
 }
 
@@ -294,11 +294,11 @@ impl PyLiveCall {
             None => Given::None,
             Some(text) if text.is_instance_of::<PyString>() => match text.extract() {
                 Ok(text) => Given::Text(text),
-                Err(_) => Given::Text(arguments_text(text)?),
+                Err(_) => Given::Text(arguments_text(text, &name)?),
             },
             Some(value) if value.is_instance_of::<pyo3::types::PyDict>() => match to_value(value) {
                 Ok(value) => Given::Json(value),
-                Err(_) => Given::Text(arguments_text(value)?),
+                Err(_) => Given::Text(arguments_text(value, &name)?),
             },
             Some(_) => {
                 return Err(PyTypeError::new_err(

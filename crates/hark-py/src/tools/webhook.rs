@@ -99,6 +99,7 @@ fn webhook_tool(
     headers: Option<&Bound<'_, PyDict>>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyToolSpec> {
+    let tool = name.clone();
     let mut builder = hark_webhook::webhook_tool(name, description, url).method(method_of(method)?);
     if let Some(input) = input.filter(|i| !i.is_none()) {
         let schema = helpers(input.py())?
@@ -123,7 +124,7 @@ fn webhook_tool(
                 Locked::Transcript(Transcript { max_messages: max })
             } else {
                 return Err(PyTypeError::new_err(format!(
-                    "locked {parameter} must be a \"{{{{template}}}}\" text or Transcript(max_messages=...)"
+                    "{tool}: locked {parameter} must be a \"{{{{template}}}}\" text or Transcript(max_messages=...)"
                 )));
             };
             builder = builder.locked(parameter, value);
@@ -137,15 +138,15 @@ fn webhook_tool(
         "envelope" => BodyShape::Envelope,
         other => {
             return Err(PyValueError::new_err(format!(
-                "body is \"plain\" or \"envelope\", not {other:?}"
+                "{tool}: body is \"plain\" or \"envelope\", not {other:?}"
             )));
         }
     });
     if let Some(seconds) = timeout {
         if !(seconds.is_finite() && seconds > 0.0) {
-            return Err(PyValueError::new_err(
-                "timeout is a number of seconds above 0, like 5",
-            ));
+            return Err(PyValueError::new_err(format!(
+                "{tool}: timeout is a number of seconds above 0, like timeout=5, not {seconds}"
+            )));
         }
         builder = builder.timeout(Duration::from_secs_f64(seconds.min(1e6)));
     }
