@@ -451,6 +451,7 @@ fn expand(attr: TokenStream2, mut function: ItemFn) -> syn::Result<TokenStream2>
                     #[derive(::hark_tools::__private::serde::Deserialize, ::hark_tools::__private::schemars::JsonSchema)]
                     #[serde(crate = "::hark_tools::__private::serde")]
                     #[schemars(crate = "::hark_tools::__private::schemars")]
+                    #[schemars(transform = ::hark_tools::schema::generated_arguments)]
                     #vis struct #args_ident {
                         #(#fields,)*
                     }

@@ -47,6 +47,17 @@ pub fn dialect_schema(normalised: &Value, dialect: Dialect) -> Result<Value, Vec
     }
 }
 
+/// Drops the root `description` schemars writes for the arguments struct `#[tool]` generates
+/// from its doc comment ("The arguments of the book_table tool…"): noise in every request; the
+/// tool's own description says what it does. An input model of your own (`#[input]`) keeps its
+/// description. (The root `title`, a Rust type's name, is dropped for every typed tool.)
+#[doc(hidden)]
+pub fn generated_arguments(schema: &mut Schema) {
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("description");
+    }
+}
+
 /// Schema of a `jiff::civil::Date` argument: `{"type": "string", "format": "date"}` (the model
 /// reads "a date written year-month-day"). Use it on your own input models:
 /// `#[schemars(schema_with = "hark_tools::schema::date")] day: jiff::civil::Date`.

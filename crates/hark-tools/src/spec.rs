@@ -377,7 +377,12 @@ impl ToolSpec {
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
     {
-        let schema = schema_of::<I>();
+        let mut schema = schema_of::<I>();
+        // The root title schemars writes is the Rust type's name (`BookTableArgs`): noise in
+        // every request, and Gemini's dialect would make it the arguments' description.
+        if let Some(root) = schema.as_object_mut() {
+            root.remove("title");
+        }
         let executor = TypedExecutor::<I> {
             run,
             schema: Arc::new(schema.clone()),

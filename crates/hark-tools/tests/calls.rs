@@ -1024,6 +1024,31 @@ fn a_local_date_time_with_an_offset_is_refused_not_silently_dropped() {
     assert_eq!(out.result["got"], "None None Some(2026-10-16T09:30:00)");
 }
 
+/// The arguments struct `#[tool]` generates leaves no trace in the schema the model reads: no
+/// root `title` (its Rust name, which Gemini's dialect would turn into the arguments'
+/// description) and no root `description` (its generated doc comment).
+#[test]
+fn a_generated_arguments_struct_adds_no_title_or_description_to_the_schema() {
+    let registry = ToolRegistry::new(vec![call_back_tool().unwrap()]).unwrap();
+    let schema = registry.tools()[0].model_parameters();
+    assert_eq!(schema.get("title"), None, "{schema}");
+    assert_eq!(schema.get("description"), None, "{schema}");
+    for dialect in [
+        hark_tools::Dialect::OpenAi,
+        hark_tools::Dialect::OpenAiStrict,
+        hark_tools::Dialect::Anthropic,
+        hark_tools::Dialect::GeminiParameters,
+        hark_tools::Dialect::GeminiJsonSchema,
+    ] {
+        let sent = registry.definitions(dialect);
+        let text = sent.tools[0].parameters.to_string();
+        assert!(
+            !text.contains("CallBackArgs") && !text.contains("built by"),
+            "{dialect:?}: {text}"
+        );
+    }
+}
+
 #[test]
 fn a_whole_number_written_as_a_float_reaches_an_integer_argument() {
     for written in ["12.0", "4e0", "1.2e1"] {

@@ -110,7 +110,7 @@ fn said_word_for_word(written: &[String], name: &str) -> bool {
 /// Score points for a role a verb prefers ([`Query::verb_roles`]).
 pub const VERB_ROLE_BONUS: f64 = 0.5;
 
-fn role_word(w: &str) -> Option<&'static [&'static str]> {
+pub(super) fn role_word(w: &str) -> Option<&'static [&'static str]> {
     let s = stem(w);
     ROLE_WORDS
         .iter()

@@ -447,7 +447,12 @@ pub fn select_probabilities(
     candidates: &[Candidate<'_>],
 ) -> Result<Vec<f64>, Unreadable> {
     let (comparison, rest) = parse_comparison(criteria);
-    let mut query = Query::parse(&rest);
+    let mut query = Query::parse(&class_words(&rest));
+    // Criteria name a class of elements: "all the buttons" is the buttons, "all" no word an
+    // element's name must hold.
+    query
+        .content
+        .retain(|(w, _)| !ALL.contains(&w.as_str()) && !ANY.contains(&w.as_str()));
     // "items under $5", "results about X": a generic noun, not a role ("links" and "rows",
     // which name one role each, stay roles).
     let generic = |class: &[&str]| {
@@ -483,6 +488,26 @@ pub fn select_probabilities(
             if ok { p } else { p.min(0.15) }
         })
         .collect())
+}
+
+/// Select criteria name a class of elements, so a plural that is kept whole elsewhere because
+/// it is often a control's own name ("Options", a menu) is the role it names here when no other
+/// word names one: "options" reads as "option" (every option), as "buttons" reads as "button";
+/// "the options button" stays the button named Options.
+fn class_words(criteria: &str) -> String {
+    let words: Vec<&str> = criteria.split(' ').collect();
+    let plural_role = |w: &str| w.eq_ignore_ascii_case("options");
+    if words
+        .iter()
+        .any(|w| !plural_role(w) && super::choice::role_word(&w.to_lowercase()).is_some())
+    {
+        return criteria.to_string();
+    }
+    words
+        .iter()
+        .map(|w| if plural_role(w) { "option" } else { w })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether some content word of `query` (its full-weight ones, or all when it has none of
@@ -642,6 +667,43 @@ mod tests {
         // A field keeps its own reading: empty is no value.
         let field = screen("- textbox \"Email\" [ref=e1]\n");
         assert!(yes("is the email field empty?", &field));
+    }
+
+    /// Select criteria a Pipecat `select_elements` call gives: a class of elements, with or
+    /// without a quantifier ("options" found nothing among seven options, "all the buttons"
+    /// nothing among two buttons).
+    #[test]
+    fn select_criteria_name_a_class_with_or_without_all() {
+        let tree = ScreenTree::parse(
+            "<ui_state>\n- listbox \"Size\" [ref=e1]:\n  - option \"Small\" [ref=e2]\n  - option \"Medium\" [selected] [ref=e3]\n  - option \"Large\" [ref=e4]\n- button \"Save\" [ref=e5]\n- button \"Cancel\" [ref=e6]\n- checkbox \"Gift wrap\" [ref=e7]\n- button \"Options\" [ref=e8]\n</ui_state>",
+        );
+        let candidates: Vec<Candidate> = tree
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.ref_.is_empty())
+            .map(|(i, node)| Candidate {
+                node,
+                index: Some(i),
+            })
+            .collect();
+        let picked = |criteria: &str| -> Vec<String> {
+            select_probabilities(criteria, &tree, &candidates)
+                .unwrap()
+                .iter()
+                .zip(&candidates)
+                .filter(|(p, _)| **p > 0.5)
+                .map(|(_, c)| c.node.name.clone())
+                .collect()
+        };
+        for criteria in ["options", "the options", "all options", "every option"] {
+            assert_eq!(picked(criteria), ["Small", "Medium", "Large"], "{criteria}");
+        }
+        for criteria in ["buttons", "all the buttons", "all buttons"] {
+            assert_eq!(picked(criteria), ["Save", "Cancel", "Options"], "{criteria}");
+        }
+        assert_eq!(picked("all the checkboxes"), ["Gift wrap"]);
+        assert_eq!(picked("the options button"), ["Options"]);
     }
 
     #[test]
