@@ -385,6 +385,7 @@ impl ToolSpec {
         }
         let executor = TypedExecutor::<I> {
             run,
+            decode_early: has_string_format(&schema),
             schema: Arc::new(schema.clone()),
             _input: PhantomData,
         };
@@ -823,7 +824,29 @@ struct TypedExecutor<I> {
     run: Runner<I>,
     /// `I`'s schema: a value the type refuses reads the words of its `format`.
     schema: Arc<Value>,
+    /// The schema has a string `format` (a date, a time, a phone number…), which the schema
+    /// check lets through as any string and only the type reads: the arguments are decoded once
+    /// before anything is said or run ([`ToolExecutor::validate`]), so a day that does not exist
+    /// is refused before the announce line, the precheck, the sinks' `tool.started` or a flow's
+    /// read-back.
+    decode_early: bool,
     _input: PhantomData<fn() -> I>,
+}
+
+/// Whether `schema` has, anywhere, a `format` of a string value: one the type checks and the
+/// schema check does not (the number formats, `uint8`, `int32`…, come with bounds the schema
+/// check holds).
+fn has_string_format(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().any(|(key, value)| match (key.as_str(), value) {
+            ("format", Value::String(format)) => {
+                hark_schema::messages::describe_format(format).is_some()
+            }
+            _ => has_string_format(value),
+        }),
+        Value::Array(items) => items.iter().any(has_string_format),
+        _ => false,
+    }
 }
 
 impl<I> fmt::Debug for TypedExecutor<I> {
@@ -845,6 +868,18 @@ where
             Ok(input) => (self.run)(input, context),
             Err(error) => Box::pin(async move { Err(error) }),
         }
+    }
+
+    fn validate(&self, arguments: Arguments) -> Result<Arguments, ToolError> {
+        if !self.decode_early {
+            return Ok(arguments);
+        }
+        let mut value = Value::Object(arguments);
+        decode_value::<I>(&mut value, Some(&self.schema))?;
+        Ok(match value {
+            Value::Object(arguments) => arguments,
+            _ => Arguments::new(),
+        })
     }
 }
 
@@ -872,21 +907,29 @@ fn decode_in<I: DeserializeOwned>(
     arguments: Arguments,
     schema: Option<&Value>,
 ) -> Result<I, ToolError> {
-    let mut value = Value::Object(arguments);
+    decode_value(&mut Value::Object(arguments), schema)
+}
+
+/// [`decode_in`] on the arguments as one value; whole floats in it may be rewritten as the
+/// integers they are.
+fn decode_value<I: DeserializeOwned>(
+    value: &mut Value,
+    schema: Option<&Value>,
+) -> Result<I, ToolError> {
     // The common case decodes straight from the value; only a failure pays for the path-tracking
     // decoder that names the field.
-    if let Ok(input) = I::deserialize(&value) {
+    if let Ok(input) = I::deserialize(&*value) {
         return Ok(input);
     }
     // JSON Schema counts 12.0 as an integer, and models write whole numbers that way: the
     // schema let it through, so the type gets it as the integer it is (a float field takes
     // an integer too, so only a decode that failed is retried).
-    if whole_floats_as_integers(&mut value)
-        && let Ok(input) = I::deserialize(&value)
+    if whole_floats_as_integers(value)
+        && let Ok(input) = I::deserialize(&*value)
     {
         return Ok(input);
     }
-    serde_path_to_error::deserialize(&value).map_err(|error| {
+    serde_path_to_error::deserialize(&*value).map_err(|error| {
         let segments = crate::state::path_segments(error.path());
         let path = segments.join(".");
         let field = if path.is_empty() {
@@ -896,7 +939,7 @@ fn decode_in<I: DeserializeOwned>(
         };
         let friendly = schema
             .and_then(|s| crate::walk::format_at(s, s, &segments))
-            .and_then(|format| crate::format_refused(format, value_at(&value, &segments)));
+            .and_then(|format| crate::format_refused(format, value_at(value, &segments)));
         match friendly {
             Some(reason) => ToolError::invalid_arguments(
                 vec![messages::decode_error_line(&path, &reason)],
@@ -905,7 +948,7 @@ fn decode_in<I: DeserializeOwned>(
             None => ToolError::invalid_arguments(
                 vec![messages::decode_error_line(
                     &path,
-                    &bounded_words(&error.inner().to_string(), value_at(&value, &segments)),
+                    &bounded_words(&error.inner().to_string(), value_at(value, &segments)),
                 )],
                 format!("{field} (type)"),
             ),

@@ -305,6 +305,52 @@ async fn announce_reads_arguments_state_and_call_and_says_values_in_the_calls_la
     );
 }
 
+/// A value the schema lets through but the type refuses (a day not on the calendar) is refused
+/// with the other argument checks, before anything is said: no announce line, no precheck, no
+/// `tool.started` for the sinks, and a flow's check (`check_live`) refuses it before a
+/// read-back (it was decoded only when the tool ran, after the line was said).
+#[tokio::test]
+async fn a_day_not_on_the_calendar_is_refused_before_the_announce_line() {
+    let prechecked = Arc::new(Mutex::new(0));
+    let seen = prechecked.clone();
+    let tool = check_day()
+        .announce(["Let me check {{day}}."])
+        .unwrap()
+        .precheck_json(move |_| {
+            *seen.lock().unwrap() += 1;
+            Ok(None)
+        });
+    let registry = ToolRegistry::new(vec![tool]).unwrap();
+    let events = listen(&registry);
+    let (live, speech) = live(St::default());
+    let generation = live.generation();
+    let result = registry
+        .call_live("check_day", r#"{"day": "2026-02-30"}"#, &live, &generation)
+        .await
+        .unwrap();
+    assert_eq!(result.outcome.status, CallStatus::Refused);
+    assert_eq!(
+        result.outcome.model_result["refused"],
+        "day: \"2026-02-30\" is not a day on the calendar: February 2026 has days 01 to 28\nFix these arguments, asking the caller if needed, then call check_day again."
+    );
+    assert!(speech.lines().is_empty(), "{:?}", speech.lines());
+    assert_eq!(result.announced, None);
+    assert_eq!(*prechecked.lock().unwrap(), 0);
+    assert_eq!(
+        stages(&events),
+        vec![(
+            ToolStage::Refused,
+            "check_day".to_string(),
+            Some("day (format)".to_string())
+        )]
+    );
+    let checked = registry
+        .check_live("check_day", r#"{"day": "2026-02-30"}"#, &live, &generation)
+        .await
+        .unwrap();
+    assert!(matches!(checked, hark_tools::Checked::Done(_)));
+}
+
 // ------------------------------------------------------------------ 3 + 4. locked and hints
 
 fn customer_tool() -> (ToolSpec, Arc<Mutex<Vec<Value>>>) {

@@ -700,7 +700,11 @@ mod tests {
             assert_eq!(picked(criteria), ["Small", "Medium", "Large"], "{criteria}");
         }
         for criteria in ["buttons", "all the buttons", "all buttons"] {
-            assert_eq!(picked(criteria), ["Save", "Cancel", "Options"], "{criteria}");
+            assert_eq!(
+                picked(criteria),
+                ["Save", "Cancel", "Options"],
+                "{criteria}"
+            );
         }
         assert_eq!(picked("all the checkboxes"), ["Gift wrap"]);
         assert_eq!(picked("the options button"), ["Options"]);
