@@ -436,3 +436,13 @@ mod tests {
         assert!(unhandled_client_message("foo").contains("\"foo\""));
     }
 }
+
+/// The warning when another runner on a `hark worker`'s channel hosts a worker of the same name
+/// (Pipecat warns `Worker 'ui' registered on both …` on its side).
+pub fn bus_worker_twin(name: &str, other: &str, channel: &str) -> String {
+    format!(
+        "another runner ({other}) hosts a worker named {name} on channel {channel}: both answer \
+         every job sent to {name}, so each click and each fill happens twice. Run one {name} per \
+         channel, or give each worker its own --name."
+    )
+}

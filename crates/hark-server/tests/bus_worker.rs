@@ -210,6 +210,137 @@ async fn the_worker_announces_itself_answers_screen_jobs_and_sends_ui_commands()
     assert_eq!(h.end().await, Ended::Signal);
 }
 
+/// Waits for the worker's own registry (the voice side hears its own publications too).
+async fn worker_answers(events: &mut mpsc::Receiver<BusEvent>) {
+    loop {
+        if let WireMessage::Registry(r) = next_message(events).await
+            && r.runner == "hark-test-runner"
+        {
+            return;
+        }
+    }
+}
+
+fn registry_of(runner: &str, workers: &[&str]) -> WireMessage {
+    WireMessage::Registry(hark_bus::wire::WorkerRegistry {
+        source: runner.into(),
+        target: None,
+        runner: runner.into(),
+        workers: workers
+            .iter()
+            .map(|name| {
+                hark_bus::wire::RegistryEntry::Entry(hark_bus::wire::WorkerRegistryEntry {
+                    name: (*name).into(),
+                    parent: None,
+                    active: true,
+                    bridged: false,
+                    started_at: None,
+                })
+            })
+            .collect(),
+    })
+}
+
+/// A fixed channel serves one call after another, and Pipecat's `WorkerRunner.end()` sends no
+/// `BusEndMessage`: when a new runner hosts the worker that sent the page (`voice`), that is
+/// the next call, and the last caller's page (their typed email, their buttons) is forgotten
+/// until the new page arrives. A new user's call B listed call A's email and clicked on A's page.
+#[tokio::test]
+async fn a_new_call_on_a_fixed_channel_never_reads_the_last_calls_page() {
+    let Some(url) = redis_url("a_new_call_on_a_fixed_channel") else {
+        return;
+    };
+    let mut h = start(
+        &url,
+        "next-call",
+        Arc::new(hark_classify::LocalClassifier::new()),
+    )
+    .await;
+    h.ready().await;
+    assert!(matches!(
+        h.job("j-a", json!({"action": "list", "target": "button"})).await,
+        JobReply::Response(r) if r.status == JobStatus::Completed
+    ));
+    // Call B's runner joins, hosting its own `voice`.
+    h.voice
+        .publish(&registry_of("runner-call-b", &["voice"]))
+        .await
+        .unwrap();
+    worker_answers(&mut h.events).await;
+    match h
+        .job("j-b", json!({"action": "list", "target": "button"}))
+        .await
+    {
+        JobReply::Response(r) => {
+            assert_eq!(r.status, JobStatus::Error);
+            assert_eq!(r.response.unwrap()["kind"], "no_snapshot");
+        }
+        other => panic!("an error answer, got {other:?}"),
+    }
+    // Call B's own page is read.
+    h.voice.publish(&snapshot()).await.unwrap();
+    let mut answered = None;
+    for i in 0..50 {
+        if let JobReply::Response(r) = h
+            .job(
+                &format!("j-b{i}"),
+                json!({"action": "list", "target": "button"}),
+            )
+            .await
+            && r.status == JobStatus::Completed
+        {
+            answered = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(answered.is_some(), "call B's page is read once it arrives");
+    // A runner that hosts other workers (a second process of the same call) forgets nothing.
+    h.voice
+        .publish(&registry_of("runner-llm", &["llm"]))
+        .await
+        .unwrap();
+    worker_answers(&mut h.events).await;
+    assert!(matches!(
+        h.job("j-c", json!({"action": "list", "target": "button"})).await,
+        JobReply::Response(r) if r.status == JobStatus::Completed
+    ));
+    assert_eq!(h.end().await, Ended::Signal);
+}
+
+/// Two workers of one name on one channel both answer every job (each click twice): the
+/// worker warns, once per other runner, naming it and the fix.
+#[tokio::test]
+async fn a_second_worker_of_the_same_name_on_the_channel_is_warned_of() {
+    let Some(url) = redis_url("a_second_worker_of_the_same_name") else {
+        return;
+    };
+    let (logs, _guard) = test_support::capture_logs(tracing::Level::WARN);
+    let mut h = start(
+        &url,
+        "twin",
+        Arc::new(hark_classify::LocalClassifier::new()),
+    )
+    .await;
+    h.ready().await;
+    for _ in 0..2 {
+        h.voice
+            .publish(&registry_of("hark-other-runner", &["ui"]))
+            .await
+            .unwrap();
+    }
+    // The worker answers the new runner once; a job after it shows both registries were read.
+    worker_answers(&mut h.events).await;
+    let _ = h.job("j-1", json!({"action": "list"})).await;
+    let text = logs.text();
+    let warning = format!(
+        "another runner (hark-other-runner) hosts a worker named ui on channel {}: both answer every job sent to ui, so each click and each fill happens twice. Run one ui per channel, or give each worker its own --name.",
+        h.channel
+    );
+    assert_eq!(text.matches(&warning).count(), 1, "{text}");
+    assert_eq!(h.end().await, Ended::Signal);
+}
+
 #[tokio::test]
 async fn a_cancel_answers_a_held_job_once_and_a_cancel_for_another_job_is_ignored() {
     let Some(url) = redis_url("a_cancel_answers_a_held_job_once") else {

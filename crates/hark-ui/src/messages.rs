@@ -160,6 +160,16 @@ pub fn unknown_screen_action(action: &str) -> String {
     )
 }
 
+/// A `screen` job asked before any snapshot of the page arrived (a worker started after the
+/// page's last snapshot, or restarted): nothing can be seen, so no answer would be true.
+pub fn screen_no_snapshot(action: &str) -> String {
+    format!(
+        "cannot {action} on the screen: no snapshot of the page has arrived yet, so nothing on it \
+         can be seen. The page sends one when it connects and whenever it changes; ask again once \
+         it has."
+    )
+}
+
 /// A `screen` job whose action needs a target and got none.
 pub fn screen_target_missing(action: &str) -> String {
     format!(

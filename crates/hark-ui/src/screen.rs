@@ -432,6 +432,11 @@ pub enum ScreenError {
     /// The `screen` job's action needs a target and got none (beyond pipecat).
     #[error("{}", messages::screen_target_missing(.0))]
     TargetMissing(String),
+    /// The `screen` job came before any snapshot of the page (kind `no_snapshot`); holds the
+    /// action. Without this, "not found", "no elements" and "no matches" would read as facts
+    /// about a page nobody has seen.
+    #[error("{}", messages::screen_no_snapshot(.0))]
+    NoSnapshot(String),
     /// The action writes a value ([`ScreenAction::needs_value`]) and got none: no `value`,
     /// `null`, or a list or object; holds the job's action name (`fill`). An explicit `""`
     /// is a value (it clears the field).
@@ -473,6 +478,7 @@ impl ScreenError {
             ScreenError::Classifier(e) => ScreenErrorKind::Classifier(e.kind()),
             ScreenError::UnknownAction(_) => ScreenErrorKind::UnknownAction,
             ScreenError::TargetMissing(_) => ScreenErrorKind::TargetMissing,
+            ScreenError::NoSnapshot(_) => ScreenErrorKind::NoSnapshot,
             ScreenError::ValueMissing(_) => ScreenErrorKind::ValueMissing,
             ScreenError::ScreenChanged(_) => ScreenErrorKind::ScreenChanged,
             ScreenError::NotActionable { .. } => ScreenErrorKind::NotActionable,
@@ -1016,8 +1022,10 @@ impl UiWorker {
     /// | `click` `scroll_to` `highlight` `select_text` `fill` | `{"done": bool, "label": name or null}`, acting only at confidence ≥ 0.5 |
     ///
     /// No answer carries a ref. An unknown action, a missing target or value (beyond
-    /// pipecat), a classifier failure or a refused command answer `{"error": text, "kind": name}` with
-    /// status `error` ([`ScreenError::response`]; `name` is [`ScreenErrorKind::as_str`]).
+    /// pipecat), a job before any snapshot of the page (`no_snapshot`; every action but
+    /// `selection`), a classifier failure or a refused command answer `{"error": text, "kind":
+    /// name}` with status `error` ([`ScreenError::response`]; `name` is
+    /// [`ScreenErrorKind::as_str`]).
     pub async fn screen(&self, payload: &Value) -> JobResponse {
         match self.screen_answer(payload).await {
             Ok(answer) => JobResponse::completed(answer),
@@ -1029,11 +1037,18 @@ impl UiWorker {
         let text = |key: &str| payload.get(key).and_then(Value::as_str).unwrap_or("");
         let action = text("action");
         let target = text("target").trim();
+        let needs_screen = |action: &str| {
+            if self.snapshot().is_none() {
+                Err(ScreenError::NoSnapshot(action.to_string()))
+            } else {
+                Ok(())
+            }
+        };
         let needs_target = |action: &str| {
             if target.is_empty() {
                 Err(ScreenError::TargetMissing(action.to_string()))
             } else {
-                Ok(())
+                needs_screen(action)
             }
         };
         match action {
@@ -1062,7 +1077,10 @@ impl UiWorker {
                     .collect();
                 Ok(json!({ "matches": matches }))
             }
-            "list" => Ok(json!({ "elements": self.list_elements(Some(target)) })),
+            "list" => {
+                needs_screen(action)?;
+                Ok(json!({ "elements": self.list_elements(Some(target)) }))
+            }
             "selection" => Ok(json!({"text": self.selection().map(|s| s.text)})),
             other => {
                 let act = ScreenAction::from_name(other)?;

@@ -355,6 +355,20 @@ impl UiWorker {
         }
     }
 
+    /// Forgets the page: the latest snapshot and the refs it remembers, as before the first
+    /// snapshot (a `screen` job answers `no_snapshot`, a command [`CommandError::NoSnapshot`]).
+    /// For a worker whose page's sender was replaced (a new call on the same bus channel): the
+    /// old page is another caller's.
+    pub fn forget_screen(&self) {
+        *self.seen_refs.lock().unwrap_or_else(|e| e.into_inner()) = RefMemory::default();
+        let previous = self
+            .screen
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(previous);
+    }
+
     /// Whether `ref_` was on one of the latest snapshots this worker accepted (the current
     /// one included): at least the last [`REMEMBERED_REFS`] distinct refs are remembered, so a
     /// session of any length keeps a bounded memory. A ref refused by a command is

@@ -225,11 +225,21 @@ async fn find_asks_one_choice_over_named_elements_and_answers_the_label() {
 }
 
 #[tokio::test]
-async fn find_below_the_threshold_names_nothing_and_without_elements_asks_nothing() {
+async fn find_below_the_threshold_names_nothing_and_without_a_snapshot_asks_nothing() {
     let c = Scripted::new(|_, q| choose(q, "e2", 0.49));
     let (w, _rx) = worker_with(Some(c.clone()));
-    let r = w.screen(&json!({"action": "find", "target": "x"})).await;
-    assert_eq!(r.response, Some(json!({"label": null, "confidence": 0.0})));
+    // No page yet: said so, never "not found" about a page nobody has seen.
+    for action in ["find", "check", "select", "click"] {
+        let r = w.screen(&json!({"action": action, "target": "x"})).await;
+        assert_eq!(r.status, JobStatus::Error);
+        assert_eq!(
+            r.response,
+            Some(json!({
+                "error": format!("cannot {action} on the screen: no snapshot of the page has arrived yet, so nothing on it can be seen. The page sends one when it connects and whenever it changes; ask again once it has."),
+                "kind": "no_snapshot"
+            }))
+        );
+    }
     assert!(c.calls().is_empty(), "no snapshot: no question");
     w.on_snapshot(checkout());
     let r = w.screen(&json!({"action": "find", "target": "x"})).await;
@@ -305,7 +315,11 @@ async fn select_asks_one_question_per_element_in_one_call_most_likely_first() {
 async fn list_reads_named_elements_with_a_role_filter_and_no_refs() {
     let (w, _rx) = worker_with(None);
     let r = w.screen(&json!({"action": "list"})).await;
-    assert_eq!(r.response, Some(json!({"elements": []})));
+    assert_eq!(r.status, JobStatus::Error);
+    assert_eq!(r.response.unwrap()["kind"], "no_snapshot");
+    // "selection" needs no page: no page, no selection.
+    let r = w.screen(&json!({"action": "selection"})).await;
+    assert_eq!(r.response, Some(json!({"text": null})));
     w.on_snapshot(checkout());
     let r = w
         .screen(&json!({"action": "list", "target": "checkbox"}))
@@ -563,6 +577,7 @@ async fn a_classifier_failure_answers_an_error_and_the_fallback_is_asked() {
     let w = UiWorker::new("ui", Arc::new(tx))
         .with_classifier(failing.clone())
         .with_fallback_classifier(failing);
+    w.on_snapshot(checkout());
     let r = w.screen(&json!({"action": "check", "target": "x?"})).await;
     assert_eq!(
         r.response,

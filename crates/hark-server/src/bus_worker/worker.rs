@@ -33,6 +33,10 @@ pub struct Worker {
     groups: JobGroups,
     held: Held,
     runners_seen: HashSet<String>,
+    /// The worker whose `__ui_snapshot` is the page held (`voice`, a session's runner…).
+    page_from: Option<String>,
+    /// Other runners already warned of for hosting a worker of this worker's name.
+    twins_warned: HashSet<String>,
     active: bool,
     started_at: f64,
     /// When its channel last carried a message for it (the idle timeout counts from here).
@@ -91,6 +95,8 @@ impl Worker {
             groups,
             held: Held::default(),
             runners_seen: HashSet::new(),
+            page_from: None,
+            twins_warned: HashSet::new(),
             active: true,
             started_at,
             last_seen: Instant::now(),
@@ -155,10 +161,8 @@ impl Worker {
             WireMessage::UiEvent(event) if self.for_me(event.target.as_deref()) => {
                 self.on_ui_event(event);
             }
-            WireMessage::Registry(registry)
-                if self.runners_seen.insert(registry.runner.clone()) =>
-            {
-                self.announce();
+            WireMessage::Registry(registry) if registry.runner != self.config.runner => {
+                self.on_registry(&registry);
             }
             WireMessage::Activate(a) if a.target.as_deref() == Some(name.as_str()) => {
                 self.active = true;
@@ -179,14 +183,58 @@ impl Worker {
         None
     }
 
-    fn on_ui_event(&self, event: UiEventMessage) {
+    /// Another runner's registry: answered with this one's when the runner is new. A runner
+    /// hosting a worker of this worker's name is warned of (both would answer every job: each
+    /// click twice), and a new runner hosting the worker that sent the page held means that
+    /// sender was replaced, as when a new call starts on a fixed channel without a
+    /// `BusEndMessage` (Pipecat's `WorkerRunner.end()` sends none): the old page is another
+    /// caller's, so it is forgotten until the new sender's first snapshot.
+    fn on_registry(&mut self, registry: &WorkerRegistry) {
+        let names: Vec<&str> = registry
+            .workers
+            .iter()
+            .map(|RegistryEntry::Entry(entry)| entry.name.as_str())
+            .collect();
+        if names.contains(&self.config.name.as_str())
+            && self.twins_warned.insert(registry.runner.clone())
+        {
+            warn!(
+                channel = %self.channel(),
+                other = %registry.runner,
+                "{}",
+                crate::messages::bus_worker_twin(&self.config.name, &registry.runner, self.channel())
+            );
+        }
+        if !self.runners_seen.insert(registry.runner.clone()) {
+            return;
+        }
+        if let Some(sender) = &self.page_from
+            && names.contains(&sender.as_str())
+            && self.ui.snapshot().is_some()
+        {
+            tracing::info!(
+                channel = %self.channel(),
+                runner = %registry.runner,
+                sender = %sender,
+                "a new runner hosts the worker that sent the page: the page held was the last call's, forgotten until its first snapshot"
+            );
+            self.ui.forget_screen();
+            self.page_from = None;
+        }
+        self.announce();
+    }
+
+    fn on_ui_event(&mut self, event: UiEventMessage) {
         match event.event_name.as_str() {
             UI_SNAPSHOT_EVENT => {
                 let decoded = serde_json::to_string(&event.payload)
                     .map_err(|e| e.to_string())
                     .and_then(|text| snapshot_from_json(&text).map_err(|e| e.to_string()));
                 match decoded {
-                    Ok(snapshot) => self.ui.on_snapshot(snapshot),
+                    Ok(snapshot) => {
+                        self.ui.on_snapshot(snapshot);
+                        self.page_from = Some(event.source.clone());
+                    }
                     Err(e) => {
                         warn!(source = %event.source, "a __ui_snapshot was not a snapshot: {e}")
                     }
