@@ -299,7 +299,7 @@ CASES: list[tuple[str, Callable[[], Any], str]] = [
         "LocalClassifier-model_dir",
         lambda: pipecat("LocalClassifier")(model_dir=5),
         "LocalClassifier: model_dir must be a folder (str or Path), not 5 (an int). Pass it like "
-        'LocalClassifier(model_dir="~/.cache/hark/models/all-MiniLM-L6-v2").',
+        'LocalClassifier(model_dir="~/.cache/hark/models").',
     ),
     (
         "function_tools-a-tool",

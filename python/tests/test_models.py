@@ -134,3 +134,18 @@ def test_without_the_model_it_answers_lexically_or_refuses_when_required(tmp_pat
         "require_model=True asks for the sentence-embedding model and embeddings=False turns it "
         "off: pass one of them",
     )
+
+
+def test_a_model_dir_under_the_home_folder_is_read_as_a_shell_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``model_dir="~/.cache/hark/models"`` (the folder the fetch command fills) was read as a
+    folder named "~" and the model was missing."""
+    real = models.model_dir()
+    if not (real / "vocab.txt").is_file():
+        pytest.skip(f"the model is not fetched at {real} (python -m hark.models fetch)")
+    (tmp_path / ".cache" / "hark").mkdir(parents=True)
+    (tmp_path / ".cache" / "hark" / "models").symlink_to(real)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    classifier = LocalClassifier(model_dir="~/.cache/hark/models", require_model=True)
+    assert classifier.semantic

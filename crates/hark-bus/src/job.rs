@@ -31,4 +31,14 @@ impl JobResponse {
             response: Some(serde_json::json!({ "error": text.into() })),
         }
     }
+
+    /// A failed job whose kind of failure the requester decides by: `{"error": text, "kind":
+    /// kind}` (`timeout`, `unreachable`: the names the UI worker's answers use), so a caller
+    /// words it by kind, never by matching the text.
+    pub fn error_of_kind(text: impl Into<String>, kind: &str) -> Self {
+        Self {
+            status: JobStatus::Error,
+            response: Some(serde_json::json!({ "error": text.into(), "kind": kind })),
+        }
+    }
 }

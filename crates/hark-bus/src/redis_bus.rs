@@ -415,11 +415,10 @@ impl RedisBus {
         };
         let request = WireMessage::Job(BusMessage::JobRequest(job.clone()));
         if let Err(e) = self.publish_on(channel, &request).await {
-            return JobResponse::error(messages::redis_job_not_sent(
-                &job.target,
-                &job.name,
-                &e.to_string(),
-            ))
+            return JobResponse::error_of_kind(
+                messages::redis_job_not_sent(&job.target, &job.name, &e.to_string()),
+                "unreachable",
+            )
             .into();
         }
         let deadline = tokio::time::sleep(config.job_timeout);
@@ -448,12 +447,15 @@ impl RedisBus {
         if let Err(e) = self.publish_on(channel, &cancel).await {
             tracing::debug!(job_id = %job.job_id, "the timed-out job's cancel was not sent: {e}");
         }
-        JobResponse::error(messages::redis_job_timed_out(
-            &job.target,
-            &job.name,
-            config.job_timeout.as_secs_f64(),
-            channel,
-        ))
+        JobResponse::error_of_kind(
+            messages::redis_job_timed_out(
+                &job.target,
+                &job.name,
+                config.job_timeout.as_secs_f64(),
+                channel,
+            ),
+            "timeout",
+        )
         .into()
     }
 

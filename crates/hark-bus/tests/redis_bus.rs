@@ -282,12 +282,13 @@ async fn a_redis_restart_fails_the_job_by_its_timeout_and_the_bus_rejoins() {
     let waited = started.elapsed();
     assert_eq!(
         reply,
-        JobReply::Response(JobResponse::error(
+        JobReply::Response(JobResponse::error_of_kind(
             "the worker ui did not answer the screen job within 1.5 s on Redis channel \
              hark-test:restart:"
                 .to_owned()
                 + &std::process::id().to_string()
-                + ": check that Redis runs and that a worker named ui is on the channel"
+                + ": check that Redis runs and that a worker named ui is on the channel",
+            "timeout"
         ))
     );
     assert!(
@@ -303,7 +304,9 @@ async fn a_redis_restart_fails_the_job_by_its_timeout_and_the_bus_rejoins() {
         panic!("an answer")
     };
     assert_eq!(away.status, JobStatus::Error);
-    let text = away.response.unwrap()["error"].as_str().unwrap().to_owned();
+    let away = away.response.unwrap();
+    assert_eq!(away["kind"], "unreachable");
+    let text = away["error"].as_str().unwrap().to_owned();
     assert!(
         text.starts_with(
             "the screen job for the worker ui was not sent: the bus is not connected to Redis at "

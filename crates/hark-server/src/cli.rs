@@ -51,10 +51,11 @@ pub struct WorkerArgs {
     /// glob pattern (with *, ? or [, like 'call:*') serves many calls: one UI worker per
     /// matching channel, made on its first message, dropped when its call ends
     /// (BusEndMessage/BusCancelMessage on that channel) or goes idle (--idle-timeout).
-    #[arg(long, env = "HARK_BUS_CHANNEL", default_value = "pipecat:bus")]
+    #[arg(long, env = "HARK_BUS_CHANNEL", default_value = "pipecat:bus",
+          value_parser = not_blank)]
     pub channel: String,
     /// The worker's name, the one the voice agent addresses (`screen_tools("ui")`).
-    #[arg(long, env = "HARK_WORKER_NAME", default_value = "ui")]
+    #[arg(long, env = "HARK_WORKER_NAME", default_value = "ui", value_parser = not_blank)]
     pub name: String,
     /// The runner name it announces; must be unique on the channel (default:
     /// hark-<pid>-<epoch ms>).
@@ -62,7 +63,8 @@ pub struct WorkerArgs {
     pub runner: Option<String>,
     /// Bus messages larger than this many bytes are dropped with a warning.
     #[arg(long, env = "HARK_BUS_MAX_MESSAGE_BYTES",
-          default_value_t = hark_bus::redis_bus::DEFAULT_MAX_MESSAGE_BYTES)]
+          default_value_t = hark_bus::redis_bus::DEFAULT_MAX_MESSAGE_BYTES,
+          value_parser = message_bytes)]
     pub max_message_bytes: usize,
     /// With a channel pattern: a call's UI worker whose channel carries nothing for this many
     /// seconds is dropped, its held jobs answered cancelled.
@@ -410,6 +412,31 @@ where
 }
 
 /// A number of seconds above zero (and finite), for `--idle-timeout`.
+/// A name or channel with something in it (an empty one names nothing a voice agent can
+/// address).
+fn not_blank(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("an empty value names nothing on the bus: give a name, like ui or pipecat:bus".into())
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
+/// The smallest message limit that lets the bus's own messages through (a registry or a job's
+/// answer is a few hundred bytes; a snapshot tens of KiB).
+const MIN_MESSAGE_BYTES: usize = 4096;
+
+fn message_bytes(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= MIN_MESSAGE_BYTES => Ok(n),
+        _ => Err(format!(
+            "{text} is below {MIN_MESSAGE_BYTES} bytes: the worker's own registry and answers \
+             would be dropped, and a page's snapshot takes tens of KiB (the default is {})",
+            hark_bus::redis_bus::DEFAULT_MAX_MESSAGE_BYTES
+        )),
+    }
+}
+
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
@@ -481,6 +508,25 @@ mod tests {
 
     fn help_of(args: &[&str]) -> String {
         parse_from(args.iter().copied()).unwrap_err().to_string()
+    }
+
+    /// `hark worker` flags that could not work are refused with the reason (a new user's
+    /// `--channel ''` and `--name ''` ran silently, and `--max-message-bytes 0` dropped even the
+    /// worker's own registry).
+    #[test]
+    fn worker_flags_that_cannot_work_are_refused() {
+        let bus = ["hark", "worker", "--bus", "redis://127.0.0.1:6379"];
+        for (flag, value, words) in [
+            ("--channel", "", "an empty value names nothing on the bus"),
+            ("--name", " ", "an empty value names nothing on the bus"),
+            ("--max-message-bytes", "0", "0 is below 4096 bytes"),
+        ] {
+            let args = bus.iter().copied().chain([flag, value]);
+            let error = parse_from(args).unwrap_err().to_string();
+            assert!(error.contains(words), "{flag} {value:?}: {error}");
+        }
+        let args = bus.iter().copied().chain(["--max-message-bytes", "4096"]);
+        assert!(parse_from(args).is_ok());
     }
 
     #[test]

@@ -274,6 +274,26 @@ fn html_escape(text: &str) -> String {
     out
 }
 
+/// The warning when another runner on a `hark worker`'s channel hosts a worker of the same name
+/// (Pipecat warns `Worker 'ui' registered on both …` on its side).
+pub fn bus_worker_twin(name: &str, other: &str, channel: &str) -> String {
+    format!(
+        "another runner ({other}) hosts a worker named {name} on channel {channel}: both answer \
+         every job sent to {name}, so each click and each fill happens twice. Run one {name} per \
+         channel, or give each worker its own --name."
+    )
+}
+
+/// `hark worker --respond-model` started without `OPENAI_API_KEY`: said at start, not at the
+/// first `respond` job's HTTP 401.
+pub fn respond_model_without_key(model: &str, base_url: &str) -> String {
+    format!(
+        "--respond-model {model}: OPENAI_API_KEY is not set, so respond jobs go to {base_url} \
+         without a key, which OpenAI refuses (HTTP 401). Set OPENAI_API_KEY, or point \
+         --llm-base-url at a server that needs none."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,14 +455,4 @@ mod tests {
         assert!(text_frame_refused().starts_with("Text frames are not supported"));
         assert!(unhandled_client_message("foo").contains("\"foo\""));
     }
-}
-
-/// The warning when another runner on a `hark worker`'s channel hosts a worker of the same name
-/// (Pipecat warns `Worker 'ui' registered on both …` on its side).
-pub fn bus_worker_twin(name: &str, other: &str, channel: &str) -> String {
-    format!(
-        "another runner ({other}) hosts a worker named {name} on channel {channel}: both answer \
-         every job sent to {name}, so each click and each fill happens twice. Run one {name} per \
-         channel, or give each worker its own --name."
-    )
 }

@@ -777,3 +777,37 @@ async fn redis_restarted_mid_job_the_requester_errors_by_its_timeout_once_and_th
     let _ = stop.send(());
     worker.await.unwrap().unwrap();
 }
+
+/// `--respond-model` without `OPENAI_API_KEY` is said when the worker starts (a new user's first
+/// respond job failed with OpenAI's HTTP 401, the worker silent until then). Needs no Redis.
+#[tokio::test]
+async fn a_respond_model_without_a_key_is_warned_of_at_start() {
+    // SAFETY of the test: no other test of this binary reads OPENAI_API_KEY.
+    if std::env::var_os("OPENAI_API_KEY").is_some() {
+        eprintln!("skipped: OPENAI_API_KEY is set in this environment");
+        return;
+    }
+    let (logs, _guard) = test_support::capture_logs(tracing::Level::WARN);
+    let cli = hark_server::cli::parse_from([
+        "hark",
+        "worker",
+        "--bus",
+        "redis://127.0.0.1:1",
+        "--respond-model",
+        "gpt-4.1-mini",
+        "--no-classifier",
+    ])
+    .unwrap();
+    let hark_server::cli::Command::Worker(args) = cli.command else {
+        panic!("the worker command")
+    };
+    let config = hark_server::bus_worker::cli::config(&args).await;
+    assert!(config.respond.is_some());
+    assert!(
+        logs.text().contains(
+            "--respond-model gpt-4.1-mini: OPENAI_API_KEY is not set, so respond jobs go to https://api.openai.com/v1 without a key, which OpenAI refuses (HTTP 401). Set OPENAI_API_KEY, or point --llm-base-url at a server that needs none."
+        ),
+        "{}",
+        logs.text()
+    );
+}

@@ -726,7 +726,7 @@ pub fn offline_failed(kind: crate::offline::Failure) -> &'static str {
     use crate::offline::Failure;
     match kind {
         Failure::Timeout => "The page did not answer in time; please try again.",
-        Failure::Unreachable => "I cannot reach the page right now; please reload it.",
+        Failure::Unreachable => "I cannot reach the page right now; please try again in a moment.",
         Failure::NoScreen => "I cannot see the page yet; please wait a moment and try again.",
         Failure::NotUnderstood => {
             "I cannot answer that question offline; ask about something on the page, or say \

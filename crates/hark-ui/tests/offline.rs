@@ -534,6 +534,30 @@ fn failure_kinds_come_from_the_answer_kind_first() {
         Failure::of_response(Some(&answer), &text),
         Failure::NotUnderstood
     );
+    // A job on the Redis bus nobody answered, or one Redis never took: the bus's own answers
+    // carry their kind, so the shopper hears "did not answer in time", not "say help" (a new
+    // user waited 30 s for 'Sorry, I could not do that on the page; say "help"…').
+    let bus = hark_bus::JobResponse::error_of_kind(
+        "the worker ui did not answer the screen job within 30 s on Redis channel hark:s1",
+        "timeout",
+    );
+    let text = bus.response.as_ref().unwrap()["error"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let failure = Failure::of_response(bus.response.as_ref(), &text);
+    assert_eq!(failure, Failure::Timeout);
+    assert_eq!(
+        messages::offline_failed(failure),
+        "The page did not answer in time; please try again."
+    );
+    let bus = hark_bus::JobResponse::error_of_kind("the screen job was not sent", "unreachable");
+    let failure = Failure::of_response(bus.response.as_ref(), "the screen job was not sent");
+    assert_eq!(failure, Failure::Unreachable);
+    assert_eq!(
+        messages::offline_failed(failure),
+        "I cannot reach the page right now; please try again in a moment."
+    );
 }
 
 /// A worker whose every `screen` job fails with `{"error": text, "kind": kind}`.

@@ -27,6 +27,7 @@ options); on English pages the default model is still the better one (``docs/PER
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
@@ -77,7 +78,8 @@ class LocalClassifier(BaseClassifier):
     Args:
         model_dir: Where the sentence-embedding model's files are; by default
             ``$HARK_MODEL_DIR``, else ``$XDG_CACHE_HOME/hark/models``, else
-            ``~/.cache/hark/models`` (where ``python -m hark.models fetch`` puts them).
+            ``~/.cache/hark/models`` (where ``python -m hark.models fetch`` puts them); a
+            leading ``~`` is the home folder.
         require_model: Raise :class:`LocalClassifierError` (``missing_model``) when the model
             is absent or does not load, instead of answering from lexical features alone.
         embeddings: ``False`` answers from lexical features only and loads no model.
@@ -100,7 +102,7 @@ class LocalClassifier(BaseClassifier):
     ) -> None:
         from hark._misuse import expect
 
-        example = 'LocalClassifier(model_dir="~/.cache/hark/models/all-MiniLM-L6-v2")'
+        example = 'LocalClassifier(model_dir="~/.cache/hark/models")'
         expect("LocalClassifier", "model_dir", model_dir, (str, PathLike), "a folder (str or Path)", example, optional=True)
         flags = (
             ("require_model", require_model), ("embeddings", embeddings),
@@ -115,7 +117,8 @@ class LocalClassifier(BaseClassifier):
         super().__init__(**kwargs)
         try:
             self._core = _core.LocalClassifier(
-                model_dir=None if model_dir is None else str(model_dir),
+                # "~/…" as a shell reads it: the folder the docs and the fetch command name.
+                model_dir=None if model_dir is None else os.path.expanduser(os.fspath(model_dir)),
                 require_model=require_model,
                 embeddings=embeddings,
                 multilingual=multilingual,

@@ -115,6 +115,12 @@ pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> 
         subject
             .content
             .retain(|(w, _)| !matches!(w.as_str(), "value" | "have" | "has" | "no" | "without"));
+        // "Is Spain selected?": the value a dropdown or field holds is the option chosen.
+        if matches!(sw, StateWord::Selected | StateWord::Checked)
+            && let Some(p) = chosen_value(&subject, tree)
+        {
+            return Ok(p);
+        }
         let (node, confidence) = find(&subject, tree).ok_or(Unreadable)?;
         let sw = toggle_state(sw, node);
         let holds = match sw {
@@ -171,7 +177,80 @@ pub fn read_check(question: &str, tree: &ScreenTree) -> Result<f64, Unreadable> 
             .retain(|(w, _)| !PRESENCE.contains(&w.as_str()) && canonical(w) != "visible");
         return presence(&subject, tree, has(&["visible"]));
     }
-    Err(Unreadable)
+    // 6. "Is the country Spain?": a field named by the first words, holding the rest.
+    field_holds(&padded, tree).ok_or(Unreadable)
+}
+
+/// Roles whose value is something the user typed or chose.
+const VALUE_ROLES: &[&str] = &[
+    "textbox",
+    "searchbox",
+    "combobox",
+    "spinbutton",
+    "slider",
+    "listbox",
+];
+
+/// The best-named input element for `subject` and its match confidence, when one is named well
+/// enough (confidence ≥ 0.5).
+fn named_input<'t>(subject: &Query, tree: &'t ScreenTree) -> Option<(&'t Node, f64)> {
+    let (node, confidence) = find(subject, tree)?;
+    (VALUE_ROLES.contains(&node.role.as_str()) && confidence >= 0.5).then_some((node, confidence))
+}
+
+/// Whether every word of `expected` is among the node's value words.
+fn value_has(node: &Node, expected: &[String]) -> bool {
+    !expected.is_empty()
+        && expected
+            .iter()
+            .all(|w| node.value_tokens.iter().any(|t| &t.word == w))
+}
+
+/// "Is Spain selected?": P(yes) when `subject` is the value an input element holds (a dropdown's
+/// chosen option, a field's text); `None` when no input element holds it, so the question is
+/// read as one about an element named so.
+fn chosen_value(subject: &Query, tree: &ScreenTree) -> Option<f64> {
+    let expected: Vec<String> = subject
+        .content
+        .iter()
+        .filter(|(_, weight)| *weight >= 1.0)
+        .map(|(w, _)| w.clone())
+        .collect();
+    tree.nodes
+        .iter()
+        .any(|n| VALUE_ROLES.contains(&n.role.as_str()) && value_has(n, &expected))
+        .then_some(TREE_YES)
+}
+
+/// "Is the country Spain?", "is the email ana@example.com?": after "is"/"are", the first words
+/// name an input element and the rest are its value. P(yes) when the element named holds those
+/// words, P(no) when it holds something else; `None` when no split names an input element.
+fn field_holds(padded: &str, tree: &ScreenTree) -> Option<f64> {
+    let body = padded.trim();
+    let rest = ["is ", "are "]
+        .iter()
+        .find_map(|verb| body.strip_prefix(verb))?;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let mut named = None;
+    for split in 1..words.len() {
+        let subject = Query::parse(&words[..split].join(" "));
+        if !subject.has_content() {
+            continue;
+        }
+        let Some((node, confidence)) = named_input(&subject, tree) else {
+            continue;
+        };
+        let expected: Vec<String> = tokenize(&words[split..].join(" "))
+            .into_iter()
+            .filter(|t| !t.stop)
+            .map(|t| t.word)
+            .collect();
+        if value_has(node, &expected) {
+            return Some(confidence * TREE_YES + (1.0 - confidence) * TREE_NO);
+        }
+        named.get_or_insert(TREE_NO);
+    }
+    named
 }
 
 /// Words a line uses to say that a thing holds nothing ("Your cart is empty.", "No items in
@@ -667,6 +746,24 @@ mod tests {
         // A field keeps its own reading: empty is no value.
         let field = screen("- textbox \"Email\" [ref=e1]\n");
         assert!(yes("is the email field empty?", &field));
+    }
+
+    /// A dropdown's value is the option chosen: "is Spain selected?" and "is the country
+    /// Spain?" read the Country combobox holding Spain (a new user got 0.05 and "cannot read
+    /// the question").
+    #[test]
+    fn a_value_held_is_the_option_chosen() {
+        let tree = ScreenTree::parse(
+            "<ui_state>\n- combobox \"Country\" = \"Spain\" [ref=e1]\n- textbox \"Email\" = \"ana@example.com\" [ref=e2]\n- checkbox \"Gift wrap\" [ref=e3]\n</ui_state>",
+        );
+        let p = |q: &str| read_check(q, &tree);
+        assert!(p("is Spain selected?").unwrap() > 0.5);
+        assert!(p("is France selected?").unwrap() < 0.5);
+        assert!(p("is the country Spain?").unwrap() > 0.5);
+        assert!(p("is the country France?").unwrap() < 0.5);
+        assert!(p("is the country set to Spain?").unwrap() > 0.5);
+        assert!(p("is gift wrap checked?").unwrap() < 0.5);
+        assert_eq!(p("is the weather nice?"), Err(Unreadable));
     }
 
     /// Select criteria a Pipecat `select_elements` call gives: a class of elements, with or

@@ -35,6 +35,12 @@ pub async fn config(args: &WorkerArgs) -> BusWorkerConfig {
         let key = std::env::var("OPENAI_API_KEY")
             .ok()
             .filter(|k| !k.is_empty());
+        if key.is_none() {
+            tracing::warn!(
+                "{}",
+                crate::messages::respond_model_without_key(model, &args.llm_base_url)
+            );
+        }
         let provider = OpenAiCompatible::new(args.llm_base_url.clone(), key);
         (
             Arc::new(provider) as Arc<dyn hark_llm::Provider>,
