@@ -164,8 +164,10 @@ async fn user_step(shared: &Arc<Shared>, text: String, stop: &CancellationToken)
 /// reply that made the call, before the results: the model reads that it was said while the
 /// tool ran, as the LiveKit adapter places it.
 fn with_announced<'r>(text: &str, results: impl IntoIterator<Item = &'r CallResult>) -> String {
-    let mut content = text.trim().to_string();
+    let mut content = text.to_string();
     for line in results.into_iter().filter_map(|r| r.announced.as_deref()) {
+        let kept = content.trim_end().len();
+        content.truncate(kept);
         if !content.is_empty() {
             content.push(' ');
         }
