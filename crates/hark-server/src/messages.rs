@@ -294,6 +294,13 @@ pub fn respond_model_without_key(model: &str, base_url: &str) -> String {
     )
 }
 
+/// A `respond` job sent to a `hark worker` started without `--respond-model`.
+pub fn respond_without_model() -> String {
+    "this worker answers respond jobs only when started with --respond-model MODEL (an \
+     OpenAI-compatible model; key from OPENAI_API_KEY); it serves screen jobs."
+        .to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -811,3 +811,27 @@ async fn a_respond_model_without_a_key_is_warned_of_at_start() {
         logs.text()
     );
 }
+
+/// A `respond` job to a worker started without `--respond-model` says which flag serves it.
+#[tokio::test]
+async fn a_respond_job_without_a_respond_model_names_the_flag() {
+    let Some(url) = redis_url("a_respond_job_without_a_respond_model") else {
+        return;
+    };
+    let mut h = start(
+        &url,
+        "no-respond",
+        Arc::new(hark_classify::LocalClassifier::new()),
+    )
+    .await;
+    h.ready().await;
+    let job = JobRequest::new("j-r", "voice", "ui", "respond", json!({"query": "hi"}));
+    let reply = Transport::request(&h.voice, job.clone(), JobUpdates::discard(&job)).await;
+    assert_eq!(
+        reply,
+        JobReply::Response(JobResponse::error(
+            "this worker answers respond jobs only when started with --respond-model MODEL (an OpenAI-compatible model; key from OPENAI_API_KEY); it serves screen jobs."
+        ))
+    );
+    assert_eq!(h.end().await, Ended::Signal);
+}

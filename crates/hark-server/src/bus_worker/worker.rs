@@ -23,6 +23,23 @@ use super::outbox::Outbox;
 use super::sink::BusSink;
 use super::{BusWorkerConfig, Ended};
 
+/// The `respond` job of a worker started without `--respond-model`: answered with the flag
+/// that serves it (a bare "no job named respond" named no fix).
+#[derive(Debug)]
+struct NoRespondModel;
+
+impl JobHandler for NoRespondModel {
+    fn handle(
+        &self,
+        _job: hark_bus::JobRequest,
+        _updates: hark_bus::JobUpdates,
+    ) -> futures::future::BoxFuture<'_, hark_bus::JobReply> {
+        Box::pin(async {
+            hark_bus::JobResponse::error(crate::messages::respond_without_model()).into()
+        })
+    }
+}
+
 /// One channel's UI worker and what it holds.
 pub struct Worker {
     config: Arc<BusWorkerConfig>,
@@ -69,6 +86,8 @@ impl Worker {
                 builder = builder.instruction(instruction.clone());
             }
             jobs.push((hark_bus::names::RESPOND_JOB, Arc::new(builder.build())));
+        } else {
+            jobs.push((hark_bus::names::RESPOND_JOB, Arc::new(NoRespondModel)));
         }
         let mut routes = JobRoutes::new(config.name.clone());
         for (job, handler) in jobs {
