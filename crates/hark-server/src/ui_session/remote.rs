@@ -250,6 +250,10 @@ impl RemoteLink {
     }
 }
 
+/// The longest a job waits for a worker of its name to announce itself on the session's
+/// channel (the job's own timeout when shorter).
+pub const WORKER_ANNOUNCE_LIMIT: Duration = Duration::from_secs(5);
+
 /// Publishes what the session queues on `channel`, in order, until the session closes the
 /// link (or drops it); then the session leaves the shared bus.
 async fn publish_loop(
@@ -393,13 +397,15 @@ impl Drop for CancelOnDrop {
 impl JobHandler for RemoteWorker {
     fn handle(&self, job: JobRequest, updates: JobUpdates) -> BoxFuture<'_, JobReply> {
         Box::pin(async move {
-            if let Err(text) = self
-                .link
-                .worker_ready(&job.target, &job.name, self.timeout)
-                .await
-            {
+            // A worker on the channel answers the session's registry within milliseconds; one
+            // that has not announced itself in a few seconds is not there, so the caller hears
+            // so then rather than after the whole job timeout.
+            let limit = self.timeout.min(WORKER_ANNOUNCE_LIMIT);
+            if let Err(text) = self.link.worker_ready(&job.target, &job.name, limit).await {
                 info!(job = %job.name, worker = %job.target, "{text}");
-                return JobResponse::error(text).into();
+                // Worded by kind where a turn words it (the offline mode: "I cannot reach the
+                // page right now"), never by matching this text.
+                return JobResponse::error_of_kind(text, "unreachable").into();
             }
             let guard = CancelOnDrop {
                 link: self.link.clone(),
