@@ -256,7 +256,18 @@ async fn a_new_call_on_a_fixed_channel_never_reads_the_last_calls_page() {
         Arc::new(hark_classify::LocalClassifier::new()),
     )
     .await;
-    h.ready().await;
+    // Call A's runner announces its `voice` when it starts (as Pipecat's runner does), then its
+    // page comes.
+    match next_message(&mut h.events).await {
+        WireMessage::Registry(r) => assert_eq!(r.runner, "hark-test-runner"),
+        other => panic!("the registry first, got {other:?}"),
+    }
+    h.voice
+        .publish(&registry_of("runner-call-a", &["voice"]))
+        .await
+        .unwrap();
+    worker_answers(&mut h.events).await;
+    h.voice.publish(&snapshot()).await.unwrap();
     assert!(matches!(
         h.job("j-a", json!({"action": "list", "target": "button"})).await,
         JobReply::Response(r) if r.status == JobStatus::Completed
@@ -303,6 +314,33 @@ async fn a_new_call_on_a_fixed_channel_never_reads_the_last_calls_page() {
     worker_answers(&mut h.events).await;
     assert!(matches!(
         h.job("j-c", json!({"action": "list", "target": "button"})).await,
+        JobReply::Response(r) if r.status == JobStatus::Completed
+    ));
+    assert_eq!(h.end().await, Ended::Signal);
+}
+
+/// A worker that starts (or restarts) mid-call gets the live call's page before that call's
+/// runner answers its registry: the page is the live call's and is kept (a first form of the
+/// fixed-channel reset forgot it, and every job read "no snapshot" until the page changed).
+#[tokio::test]
+async fn a_page_resent_before_its_runners_registry_is_kept() {
+    let Some(url) = redis_url("a_page_resent_before_its_runners_registry") else {
+        return;
+    };
+    let mut h = start(
+        &url,
+        "restarted",
+        Arc::new(hark_classify::LocalClassifier::new()),
+    )
+    .await;
+    h.ready().await;
+    h.voice
+        .publish(&registry_of("runner-live-call", &["voice"]))
+        .await
+        .unwrap();
+    worker_answers(&mut h.events).await;
+    assert!(matches!(
+        h.job("j-1", json!({"action": "list", "target": "button"})).await,
         JobReply::Response(r) if r.status == JobStatus::Completed
     ));
     assert_eq!(h.end().await, Ended::Signal);

@@ -2,7 +2,7 @@
 //! pipecat-ai 1.14's `UIWorker` behind a `WorkerRunner` (see the module docs of
 //! [`super`]). A plain `--channel` runs one; a `call:*` pattern one per channel.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -50,8 +50,11 @@ pub struct Worker {
     groups: JobGroups,
     held: Held,
     runners_seen: HashSet<String>,
-    /// The worker whose `__ui_snapshot` is the page held (`voice`, a session's runner…).
-    page_from: Option<String>,
+    /// The worker whose `__ui_snapshot` is the page held (`voice`, a session's runner…), and
+    /// whether a runner hosting a worker of that name was known when the page came.
+    page_from: Option<(String, bool)>,
+    /// The names of the workers each runner seen hosts.
+    hosted: HashMap<String, Vec<String>>,
     /// Other runners already warned of for hosting a worker of this worker's name.
     twins_warned: HashSet<String>,
     active: bool,
@@ -115,6 +118,7 @@ impl Worker {
             held: Held::default(),
             runners_seen: HashSet::new(),
             page_from: None,
+            hosted: HashMap::new(),
             twins_warned: HashSet::new(),
             active: true,
             started_at,
@@ -204,10 +208,13 @@ impl Worker {
 
     /// Another runner's registry: answered with this one's when the runner is new. A runner
     /// hosting a worker of this worker's name is warned of (both would answer every job: each
-    /// click twice), and a new runner hosting the worker that sent the page held means that
-    /// sender was replaced, as when a new call starts on a fixed channel without a
-    /// `BusEndMessage` (Pipecat's `WorkerRunner.end()` sends none): the old page is another
-    /// caller's, so it is forgotten until the new sender's first snapshot.
+    /// click twice), and a new runner hosting the worker that sent the page held, when the page
+    /// came from a runner already known, means that sender was replaced, as when a new call
+    /// starts on a fixed channel without a `BusEndMessage` (Pipecat's `WorkerRunner.end()` sends
+    /// none): the old page is another caller's, so it is forgotten until the new sender's first
+    /// snapshot. A page that came before any runner hosting its sender was known (this worker
+    /// started or restarted mid-call, and the call re-sent its page before its registry) is the
+    /// live call's and is kept.
     fn on_registry(&mut self, registry: &WorkerRegistry) {
         let names: Vec<&str> = registry
             .workers
@@ -224,10 +231,18 @@ impl Worker {
                 crate::messages::bus_worker_twin(&self.config.name, &registry.runner, self.channel())
             );
         }
+        self.hosted.insert(
+            registry.runner.clone(),
+            names.iter().map(|n| (*n).to_owned()).collect(),
+        );
         if !self.runners_seen.insert(registry.runner.clone()) {
             return;
         }
-        if let Some(sender) = &self.page_from
+        // Only a page that came from a runner already known is another call's: a worker that
+        // (re)started mid-call gets the live call's page before that runner's registry, and
+        // keeps it.
+        if let Some((sender, from_known)) = &self.page_from
+            && *from_known
             && names.contains(&sender.as_str())
             && self.ui.snapshot().is_some()
         {
@@ -252,7 +267,11 @@ impl Worker {
                 match decoded {
                     Ok(snapshot) => {
                         self.ui.on_snapshot(snapshot);
-                        self.page_from = Some(event.source.clone());
+                        let known = self
+                            .hosted
+                            .values()
+                            .any(|names| names.contains(&event.source));
+                        self.page_from = Some((event.source.clone(), known));
                     }
                     Err(e) => {
                         warn!(source = %event.source, "a __ui_snapshot was not a snapshot: {e}")
