@@ -59,7 +59,7 @@ pub struct WorkerArgs {
     pub name: String,
     /// The runner name it announces; must be unique on the channel (default:
     /// hark-<pid>-<epoch ms>).
-    #[arg(long, env = "HARK_WORKER_RUNNER")]
+    #[arg(long, env = "HARK_WORKER_RUNNER", value_parser = not_blank)]
     pub runner: Option<String>,
     /// Bus messages larger than this many bytes are dropped with a warning.
     #[arg(long, env = "HARK_BUS_MAX_MESSAGE_BYTES",
@@ -417,6 +417,11 @@ where
 fn not_blank(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
         Err("an empty value names nothing on the bus: give a name, like ui or pipecat:bus".into())
+    } else if text.trim() != text || text.contains(char::is_whitespace) {
+        Err(format!(
+            "{text:?} has spaces, which no Pipecat worker or channel name has (a voice agent \
+             addressing \"ui\" never reaches \" ui\"): give it without them"
+        ))
     } else {
         Ok(text.to_owned())
     }
@@ -440,6 +445,10 @@ fn message_bytes(text: &str) -> Result<usize, String> {
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
+        Ok(s) if s >= 1e9 => Err(format!(
+            "{text} seconds is more than 30 years: give a number of seconds below 1000000000 \
+             (like 600, or 0.5)"
+        )),
         _ => Err(format!(
             "{text} is not a number of seconds above zero (like 600, or 0.5)"
         )),
@@ -520,6 +529,14 @@ mod tests {
             ("--channel", "", "an empty value names nothing on the bus"),
             ("--name", " ", "an empty value names nothing on the bus"),
             ("--max-message-bytes", "0", "0 is below 4096 bytes"),
+            ("--runner", "", "an empty value names nothing on the bus"),
+            ("--name", " ui", "\" ui\" has spaces"),
+            ("--channel", "a b", "\"a b\" has spaces"),
+            (
+                "--idle-timeout",
+                "1e12",
+                "1e12 seconds is more than 30 years",
+            ),
         ] {
             let args = bus.iter().copied().chain([flag, value]);
             let error = parse_from(args).unwrap_err().to_string();

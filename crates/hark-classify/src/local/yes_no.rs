@@ -529,9 +529,9 @@ pub fn select_probabilities(
     let mut query = Query::parse(&class_words(&rest));
     // Criteria name a class of elements: "all the buttons" is the buttons, "all" no word an
     // element's name must hold.
-    query
-        .content
-        .retain(|(w, _)| !ALL.contains(&w.as_str()) && !ANY.contains(&w.as_str()));
+    query.content.retain(|(w, _)| {
+        !ALL.contains(&w.as_str()) && !ANY.contains(&w.as_str()) && w.as_str() != "both"
+    });
     // "items under $5", "results about X": a generic noun, not a role ("links" and "rows",
     // which name one role each, stay roles).
     let generic = |class: &[&str]| {
@@ -574,13 +574,23 @@ pub fn select_probabilities(
 /// word names one: "options" reads as "option" (every option), as "buttons" reads as "button";
 /// "the options button" stays the button named Options.
 fn class_words(criteria: &str) -> String {
+    // "radio buttons", "check boxes": one role each, not a radio and a button.
+    let lower = criteria.to_lowercase();
+    let criteria = [
+        ("radio buttons", "radios"),
+        ("radio button", "radio"),
+        ("check boxes", "checkboxes"),
+        ("check box", "checkbox"),
+    ]
+    .iter()
+    .fold(lower, |text, (compound, role)| text.replace(compound, role));
     let words: Vec<&str> = criteria.split(' ').collect();
     let plural_role = |w: &str| w.eq_ignore_ascii_case("options");
     if words
         .iter()
         .any(|w| !plural_role(w) && super::choice::role_word(&w.to_lowercase()).is_some())
     {
-        return criteria.to_string();
+        return criteria.clone();
     }
     words
         .iter()
@@ -804,6 +814,8 @@ mod tests {
             );
         }
         assert_eq!(picked("all the checkboxes"), ["Gift wrap"]);
+        assert_eq!(picked("both check boxes"), ["Gift wrap"]);
+        assert_eq!(picked("the radio buttons"), Vec::<String>::new());
         assert_eq!(picked("the options button"), ["Options"]);
     }
 
