@@ -542,7 +542,10 @@ impl Responder {
                         worker = self.worker.name(),
                         "respond job: the LLM failed: {error}"
                     );
-                    return JobResponse::error(messages::respond_llm_failed(&error.to_string()));
+                    // The requester (a voice agent's model, which may say it aloud) reads the
+                    // kind and status only; the provider's own words (a key's fragment, the
+                    // endpoint) stay in the log above.
+                    return JobResponse::error(messages::respond_llm_failed(&error.for_client()));
                 }
             };
             if completion.tool_calls.is_empty() {
