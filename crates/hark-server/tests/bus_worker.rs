@@ -132,6 +132,14 @@ impl Harness {
         Transport::request(&self.voice, job.clone(), JobUpdates::discard(&job)).await
     }
 
+    /// Whether a `list` of the buttons completes (the worker reads a page).
+    async fn reads_a_page(&self, id: &str) -> bool {
+        matches!(
+            self.job(id, json!({"action": "list", "target": "button"})).await,
+            JobReply::Response(r) if r.status == JobStatus::Completed
+        )
+    }
+
     async fn end(mut self) -> Ended {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
@@ -268,10 +276,7 @@ async fn a_new_call_on_a_fixed_channel_never_reads_the_last_calls_page() {
         .unwrap();
     worker_answers(&mut h.events).await;
     h.voice.publish(&snapshot()).await.unwrap();
-    assert!(matches!(
-        h.job("j-a", json!({"action": "list", "target": "button"})).await,
-        JobReply::Response(r) if r.status == JobStatus::Completed
-    ));
+    assert!(h.reads_a_page("j-a").await);
     // Call B's runner joins, hosting its own `voice`.
     h.voice
         .publish(&registry_of("runner-call-b", &["voice"]))
@@ -290,32 +295,22 @@ async fn a_new_call_on_a_fixed_channel_never_reads_the_last_calls_page() {
     }
     // Call B's own page is read.
     h.voice.publish(&snapshot()).await.unwrap();
-    let mut answered = None;
+    let mut answered = false;
     for i in 0..50 {
-        if let JobReply::Response(r) = h
-            .job(
-                &format!("j-b{i}"),
-                json!({"action": "list", "target": "button"}),
-            )
-            .await
-            && r.status == JobStatus::Completed
-        {
-            answered = Some(r);
+        if h.reads_a_page(&format!("j-b{i}")).await {
+            answered = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(answered.is_some(), "call B's page is read once it arrives");
+    assert!(answered, "call B's page is read once it arrives");
     // A runner that hosts other workers (a second process of the same call) forgets nothing.
     h.voice
         .publish(&registry_of("runner-llm", &["llm"]))
         .await
         .unwrap();
     worker_answers(&mut h.events).await;
-    assert!(matches!(
-        h.job("j-c", json!({"action": "list", "target": "button"})).await,
-        JobReply::Response(r) if r.status == JobStatus::Completed
-    ));
+    assert!(h.reads_a_page("j-c").await);
     assert_eq!(h.end().await, Ended::Signal);
 }
 
@@ -339,10 +334,7 @@ async fn a_page_resent_before_its_runners_registry_is_kept() {
         .await
         .unwrap();
     worker_answers(&mut h.events).await;
-    assert!(matches!(
-        h.job("j-1", json!({"action": "list", "target": "button"})).await,
-        JobReply::Response(r) if r.status == JobStatus::Completed
-    ));
+    assert!(h.reads_a_page("j-1").await);
     assert_eq!(h.end().await, Ended::Signal);
 }
 

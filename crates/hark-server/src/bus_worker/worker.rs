@@ -49,11 +49,10 @@ pub struct Worker {
     routes: Arc<JobRoutes>,
     groups: JobGroups,
     held: Held,
-    runners_seen: HashSet<String>,
     /// The worker whose `__ui_snapshot` is the page held (`voice`, a session's runner…), and
     /// whether a runner hosting a worker of that name was known when the page came.
     page_from: Option<(String, bool)>,
-    /// The names of the workers each runner seen hosts.
+    /// The names of the workers each runner seen hosts (its keys: the runners seen).
     hosted: HashMap<String, Vec<String>>,
     /// Other runners already warned of for hosting a worker of this worker's name.
     twins_warned: HashSet<String>,
@@ -116,7 +115,6 @@ impl Worker {
             routes: Arc::new(routes),
             groups,
             held: Held::default(),
-            runners_seen: HashSet::new(),
             page_from: None,
             hosted: HashMap::new(),
             twins_warned: HashSet::new(),
@@ -231,11 +229,14 @@ impl Worker {
                 crate::messages::bus_worker_twin(&self.config.name, &registry.runner, self.channel())
             );
         }
-        self.hosted.insert(
-            registry.runner.clone(),
-            names.iter().map(|n| (*n).to_owned()).collect(),
-        );
-        if !self.runners_seen.insert(registry.runner.clone()) {
+        let seen_before = self
+            .hosted
+            .insert(
+                registry.runner.clone(),
+                names.iter().map(|n| (*n).to_owned()).collect(),
+            )
+            .is_some();
+        if seen_before {
             return;
         }
         // Only a page that came from a runner already known is another call's: a worker that
