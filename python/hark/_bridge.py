@@ -274,8 +274,9 @@ async def deferred(start: Any, arguments: tuple[Any, ...]) -> Any:
     return started
 
 
-def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[str]]:
-    """(kind, text the model reads, event text, missing names or argument lines)."""
+def tool_error_parts(error: BaseException, tool: str = "") -> tuple[str, str, str | None, list[str]]:
+    """(kind, text the model reads, event text, missing names or argument lines). The log line
+    of an unexpected exception names ``tool`` (the tool, or "the precheck of <tool>")."""
     if isinstance(error, InvalidArguments):
         return ("invalid", str(error), error.event_text, list(error.lines))
     if isinstance(error, ArgumentsMissing):
@@ -289,7 +290,7 @@ def tool_error_parts(error: BaseException) -> tuple[str, str, str | None, list[s
     if isinstance(error, Stopped):  # logged with its traceback when it was caught
         return ("internal", f"the tool raised {type(error.error).__name__}", None, [])
     # The details go to the log only: the model reads "failed before completing".
-    log.error("a tool raised %s", type(error).__name__, exc_info=error)
+    log.error("%s raised %s", tool or "a tool", type(error).__name__, exc_info=error)
     return ("internal", f"the tool raised {type(error).__name__}", None, [])
 
 

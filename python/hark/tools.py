@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import inspect
 import re
 import sys
@@ -238,6 +239,26 @@ def _format_at(schema: dict[str, Any], path: Sequence[Any]) -> str | None:
         return None
 
     return find(schema, list(path))
+
+
+def _aware(annotation: Any) -> Any:
+    """A ``datetime`` parameter (alone, optional or annotated) as pydantic's ``AwareDatetime``:
+    the model is told to write the UTC offset ("with its UTC offset, like
+    2026-10-16T09:30:00+02:00"), so a value without one is refused in those words rather than
+    handed to the tool as a naive time nobody placed in a zone."""
+    if annotation is datetime.datetime:
+        return pydantic.AwareDatetime
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        base, *meta = typing.get_args(annotation)
+        aware = _aware(base)
+        return annotation if aware is base else typing.Annotated.__class_getitem__((aware, *meta))  # type: ignore[attr-defined]
+    if origin in (typing.Union, types.UnionType):
+        members = typing.get_args(annotation)
+        aware_members = tuple(_aware(member) for member in members)
+        if aware_members != members:
+            return typing.Union[aware_members]  # type: ignore[return-value]
+    return annotation
 
 
 def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> InvalidArguments:
@@ -482,7 +503,7 @@ def local_tool(
     else:
         fields: dict[str, Any] = {}
         for parameter in parameters:
-            annotation = hints[parameter.name]
+            annotation = _aware(hints[parameter.name])
             text = argument_docs.get(parameter.name)
             if text and not _has_description(annotation):
                 annotation = typing.Annotated[annotation, Field(description=text)]

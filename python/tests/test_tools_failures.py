@@ -58,7 +58,7 @@ async def test_a_tool_raising_tool_error_of_a_number_fails_with_the_reference_te
         result, _ = await run_once(ToolRegistry([local_tool(book)]), "book", {})
     assert result.model_result == {"error": "book failed before completing. Do not claim success."}
     # The author finds why in the log, with the traceback.
-    assert "a tool raised TypeError" in caplog.text
+    assert "book raised TypeError" in caplog.text
     assert "message is the words the model reads" in caplog.text
 
 

@@ -155,6 +155,31 @@ async def test_a_result_that_is_not_json_fails_without_breaking_the_call():
     assert not_a_number.model_result == {"error": "nan failed before completing. Do not claim success."}
 
 
+async def test_a_whole_number_result_beyond_64_bits_fails_rather_than_reach_the_model_rounded(caplog):
+    """JSON here holds a whole number beyond -2**63..2**64-1 only as a rounded float: the model
+    read ``{"cents":1e+20}`` for 10**20. Such a result fails (the log says why); the largest that
+    fit pass exactly."""
+
+    class Balance(BaseModel):
+        cents: int
+
+    values = [10**20, 2**64, -(2**63) - 1, 2**64 - 1, -(2**63)]
+
+    def balance(k: int) -> Balance:
+        """The balance in cents."""
+        return Balance(cents=values[k])
+
+    registry = ToolRegistry([local_tool(balance)])
+    for k in range(3):
+        result, _ = await run_once(registry, "balance", {"k": k})
+        assert result.model_result == {"error": "balance failed before completing. Do not claim success."}
+    assert "whole number outside -9223372036854775808 to 18446744073709551615" in caplog.text
+    largest, _ = await run_once(registry, "balance", {"k": 3})
+    assert largest.model_text == '{"cents":18446744073709551615}'
+    smallest, _ = await run_once(registry, "balance", {"k": 4})
+    assert smallest.model_text == '{"cents":-9223372036854775808}'
+
+
 async def test_speech_that_raises_never_fails_the_call():
     from recording_speech import RecordingSpeech
 

@@ -112,3 +112,29 @@ async def test_a_validator_still_runs():
     result = await run(local_tool(greet), '{"name": "ada"}')
     assert result.succeeded
     assert seen == ["ADA"]
+
+
+async def test_a_date_and_time_without_its_utc_offset_is_refused_as_the_description_says():
+    """The model reads "A date and time written YYYY-MM-DDTHH:MM:SS with its UTC offset"; a value
+    without one reached the tool as a naive datetime, placed in no zone."""
+    from datetime import datetime, timedelta, timezone
+
+    seen: list[datetime | None] = []
+
+    def remind(when: datetime, until: Annotated[datetime | None, Field(description="The end.")] = None) -> Done:
+        """Set a reminder."""
+        seen.append(when)
+
+    result = await run(local_tool(remind), '{"when": "2026-10-16T09:00:00"}')
+    assert result.status == "refused"
+    assert json.loads(result.model_text)["refused"].startswith(
+        'when: "2026-10-16T09:00:00" has no UTC offset: give the date and time with one, '
+        "like 2026-10-16T09:30:00+02:00\n"
+    )
+    optional = await run(local_tool(remind), '{"when": "2026-10-16T09:00:00Z", "until": "2026-10-16T10:00:00"}')
+    assert optional.status == "refused"
+    assert 'until: "2026-10-16T10:00:00" has no UTC offset' in json.loads(optional.model_text)["refused"]
+    assert seen == []
+    ok = await run(local_tool(remind), '{"when": "2026-10-16T09:00:00+02:00"}')
+    assert ok.succeeded
+    assert seen == [datetime(2026, 10, 16, 9, 0, tzinfo=timezone(timedelta(hours=2)))]

@@ -80,3 +80,36 @@ async def test_a_dict_holding_a_value_json_has_no_form_for_is_a_type_error_namin
     # The call goes on: the next call of the same reply runs.
     result = await live.run("note", {"text": "b"}, live.generation())
     assert result.succeeded and ran == ["b"]
+
+
+WHOLE = (
+    '{"refused":"The arguments of note hold a whole number outside -9223372036854775808 to '
+    '18446744073709551615, which cannot be read exactly. Call note again with whole numbers in that range."}'
+)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"text": "a", "extra": 123456789012345678901234567890},
+        {"text": "a", "extra": [-(2**63) - 1]},
+        '{"text": "a", "extra": 18446744073709551616}',
+    ],
+    ids=["dict-big", "dict-below", "text-big"],
+)
+async def test_a_whole_number_beyond_64_bits_is_refused_not_handed_over_rounded(arguments: object) -> None:
+    """The tool got 123456789012345677877719597056 for 123456789012345678901234567890, and
+    -9223372036854775808 for -9223372036854775809: the core reads such a number as a float."""
+    ran: list[object] = []
+
+    def note(text: str, extra: object = None) -> Out:
+        """Take a note."""
+        ran.append(extra)
+        return Out()
+
+    live = ToolRegistry([local_tool(note)]).start_call(RecordingSpeech())
+    result = await live.run("note", arguments, live.generation())
+    assert (result.status, result.model_text) == ("refused", WHOLE)
+    assert ran == []
+    fits = await live.run("note", {"text": "a", "extra": [2**64 - 1, -(2**63)]}, live.generation())
+    assert fits.succeeded and ran == [[2**64 - 1, -(2**63)]]

@@ -104,9 +104,16 @@ impl hark_ui::CommandSink for NullSink {
 /// `(node structs, string and vector capacities)` of a tree, in bytes.
 fn tree_bytes(node: &A11yNode) -> (usize, usize) {
     let mut inline = std::mem::size_of::<A11yNode>();
-    let mut heap = node.ref_.capacity()
-        + node.role.capacity()
-        + node.name.as_ref().map_or(0, String::capacity)
+    let text = |s: &hark_rtvi::CompactString| {
+        if s.is_heap_allocated() {
+            s.capacity()
+        } else {
+            0
+        }
+    };
+    let mut heap = text(&node.ref_)
+        + text(&node.role)
+        + node.name.as_ref().map_or(0, text)
         + node.rare().map_or(0, |r| {
             std::mem::size_of::<hark_rtvi::NodeRare>()
                 + r.value.as_ref().map_or(0, String::capacity)

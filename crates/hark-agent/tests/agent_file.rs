@@ -834,7 +834,7 @@ type = "string"
     let refused: Value = serde_json::from_str(&outcome.model_text()).unwrap();
     assert_eq!(
         refused,
-        json!({"refused": "at: \"half past nine\" is not written hours:minutes: give it on a 24-hour clock, like 09:30\n\
+        json!({"refused": "at: \"half past nine\" is not written hours:minutes:seconds: give it on a 24-hour clock, like 09:30:00\n\
          day: \"next Friday\" is not written year-month-day: give the day like 2026-10-16\n\
          guests.0.born: \"1990-02-30\" is not a day on the calendar: February 1990 has days 01 to 28\n\
          phone: \"555\" has no country code: give it starting with + and the country code, like +14155550123\n\

@@ -199,7 +199,7 @@ fn run(
             let children = tree.children();
             let at: Vec<usize> = named_elements(&snap.root)
                 .iter()
-                .filter_map(|n| tree.by_ref.get(&n.ref_).copied())
+                .filter_map(|n| tree.by_ref.get(n.ref_.as_str()).copied())
                 .collect();
             let texts: Vec<OptionTexts> = at
                 .iter()

@@ -73,7 +73,19 @@ pub fn repair_arguments(raw: &str) -> Result<Value, RepairError> {
 /// the log. The tool layer refuses an unreadable call in a sentence the model reads.
 pub fn read_arguments(raw: &str) -> ToolArguments {
     match repair_arguments(raw) {
-        Ok(Value::Object(map)) => ToolArguments::Object(map),
+        Ok(Value::Object(map)) => {
+            let value = Value::Object(map);
+            if hark_schema::inexact_whole_number(&value, raw) {
+                return ToolArguments::Unreadable {
+                    reason: ArgumentsFault::WholeNumberTooLarge.event_text().to_owned(),
+                    fault: ArgumentsFault::WholeNumberTooLarge,
+                };
+            }
+            match value {
+                Value::Object(map) => ToolArguments::Object(map),
+                _ => ToolArguments::empty(),
+            }
+        }
         Ok(_) => ToolArguments::empty(),
         Err(error) => ToolArguments::Unreadable {
             reason: error.message,
@@ -263,6 +275,15 @@ mod tests {
             (deep.as_str(), ArgumentsFault::TooDeep),
             (r#"{"a": "#, ArgumentsFault::NotAnObject),
             ("[1]", ArgumentsFault::NotAnObject),
+            (
+                r#"{"n": 123456789012345678901234567890}"#,
+                ArgumentsFault::WholeNumberTooLarge,
+            ),
+            // Repaired first (a trailing comma), then found.
+            (
+                r#"{"n": -9223372036854775809,}"#,
+                ArgumentsFault::WholeNumberTooLarge,
+            ),
         ] {
             match read_arguments(raw) {
                 ToolArguments::Unreadable { fault: got, .. } => assert_eq!(got, fault, "{raw}"),

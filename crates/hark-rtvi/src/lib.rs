@@ -69,6 +69,9 @@ pub use audio::{
     AudioFrameError, AudioFramer, AudioLimits, AudioPace, InputAudio, MAX_AUDIO_AHEAD,
     encode_audio, input_audio,
 };
+/// The text type of a node's `ref_`, `role` and `name`: a string kept inline (no allocation)
+/// up to 24 bytes, which most refs, roles and names are; it derefs to `str`.
+pub use compact_str::CompactString;
 pub use dtmf::DtmfData;
 pub use fields::FieldError;
 pub use frame::{Frame, FrameError, FrameKind, decode_frame, encode_message_json};

@@ -7,6 +7,7 @@
 //! serde's own error type carries only text, so the structured problem travels beside it in
 //! [`Ctx::problem`].
 
+use compact_str::CompactString;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
@@ -417,49 +418,49 @@ struct StrV<'c> {
 }
 
 impl<'de> DeserializeSeed<'de> for StrV<'_> {
-    type Value = Option<String>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+    type Value = Option<CompactString>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<CompactString>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for StrV<'_> {
-    type Value = Option<String>;
+    type Value = Option<CompactString>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.expected)
     }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
-        Ok(Some(s.to_string()))
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<CompactString>, E> {
+        Ok(Some(CompactString::new(s)))
     }
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Option<String>, E> {
-        Ok(Some(s))
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Option<CompactString>, E> {
+        Ok(Some(CompactString::from(s)))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Option<CompactString>, E> {
         if self.null_ok {
             Ok(None)
         } else {
             Err(self.ctx.wrong_type(self.expected, "null"))
         }
     }
-    fn visit_none<E: de::Error>(self) -> Result<Option<String>, E> {
+    fn visit_none<E: de::Error>(self) -> Result<Option<CompactString>, E> {
         self.visit_unit()
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<String>, E> {
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<CompactString>, E> {
         Err(self.ctx.wrong_type(self.expected, "a boolean"))
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<String>, E> {
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<CompactString>, E> {
         Err(self.ctx.wrong_type(self.expected, "a number"))
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<String>, E> {
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<CompactString>, E> {
         Err(self.ctx.wrong_type(self.expected, "a number"))
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<String>, E> {
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<CompactString>, E> {
         Err(self.ctx.wrong_type(self.expected, "a number"))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Option<String>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Option<CompactString>, A::Error> {
         Err(self.ctx.wrong_type(self.expected, "an array"))
     }
-    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Option<String>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Option<CompactString>, A::Error> {
         Err(self.ctx.wrong_type(self.expected, "an object"))
     }
 }
@@ -469,7 +470,7 @@ fn req_str<'de, A: MapAccess<'de>>(
     ctx: &mut Ctx,
     map: &mut A,
     key: &'static str,
-) -> Result<String, A::Error> {
+) -> Result<CompactString, A::Error> {
     let r = map.next_value_seed(StrV {
         ctx: &mut *ctx,
         expected: "a string",
@@ -483,7 +484,7 @@ fn opt_str<'de, A: MapAccess<'de>>(
     ctx: &mut Ctx,
     map: &mut A,
     key: &'static str,
-) -> Result<Option<String>, A::Error> {
+) -> Result<Option<CompactString>, A::Error> {
     let r = map.next_value_seed(StrV {
         ctx: &mut *ctx,
         expected: "a string or null",
@@ -526,7 +527,7 @@ impl<'de> Visitor<'de> for StrListV<'_> {
                 null_ok: false,
             });
             match ctx.at(item, || Seg::Index(i))? {
-                Some(Some(s)) => ctx.strs.push(s),
+                Some(Some(s)) => ctx.strs.push(s.into_string()),
                 Some(None) => {}
                 // Exactly sized (one `String` for the usual single state), nothing when empty.
                 None => return Ok(ctx.strs.drain(..).collect()),
@@ -840,7 +841,7 @@ impl<'de> Visitor<'de> for NodeV<'_> {
                 NodeKey::Value => {
                     let v = opt_str(ctx, &mut map, "value")?;
                     if v.is_some() || node.rare.is_some() {
-                        node.rare_mut().value = v;
+                        node.rare_mut().value = v.map(CompactString::into_string);
                     }
                 }
                 NodeKey::State => {
@@ -1045,11 +1046,11 @@ impl<'de> Visitor<'de> for SelectionV<'_> {
         while let Some(key) = next_key::<SelectionKey, _>(&mut map)? {
             match key {
                 Key::Known(SelectionKey::Ref) => {
-                    sel.ref_ = req_str(ctx, &mut map, "ref")?;
+                    sel.ref_ = req_str(ctx, &mut map, "ref")?.into_string();
                     has_ref = true;
                 }
                 Key::Known(SelectionKey::Text) => {
-                    sel.text = req_str(ctx, &mut map, "text")?;
+                    sel.text = req_str(ctx, &mut map, "text")?.into_string();
                     has_text = true;
                 }
                 Key::Known(SelectionKey::StartOffset) => {

@@ -20,7 +20,7 @@ fn snapshot_of(json: &str) -> Box<A11ySnapshot> {
 
 /// Every node's name, depth first, from the decoded tree.
 fn names(node: &A11yNode, out: &mut Vec<Option<String>>) {
-    out.push(node.name.clone());
+    out.push(node.name.as_deref().map(str::to_owned));
     for c in &node.children {
         names(c, out);
     }

@@ -67,4 +67,4 @@ pub use dialect::{
 pub use error::{SchemaError, SchemaErrors};
 pub use normalise::{MAX_DEPTH, MAX_SCHEMAS, normalise};
 pub use provider_rules::{GEMINI_PARAMETERS_FIELDS, conform, provider_rule_breaks};
-pub use tool::{ArgumentsFault, ToolArguments, ToolDefinition, no_arguments};
+pub use tool::{ArgumentsFault, ToolArguments, ToolDefinition, inexact_whole_number, no_arguments};

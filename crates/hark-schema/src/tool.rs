@@ -63,6 +63,10 @@ pub enum ArgumentsFault {
     NotANumber,
     /// An invalid `\u` escape (a lone UTF-16 surrogate like `\ud800`).
     BadEscape,
+    /// A whole number written beyond the 64-bit range (`123456789012345678901234567890`): JSON
+    /// here holds it only as a rounded float, so the value the tool would get is not the one
+    /// written ([`inexact_whole_number`]).
+    WholeNumberTooLarge,
 }
 
 impl ArgumentsFault {
@@ -94,8 +98,71 @@ impl ArgumentsFault {
             Self::NumberOutOfRange => "arguments hold a number out of range",
             Self::NotANumber => "arguments hold NaN or Infinity",
             Self::BadEscape => "arguments hold an invalid \\u escape",
+            Self::WholeNumberTooLarge => "arguments hold a whole number out of range",
         }
     }
+}
+
+/// The smallest magnitude (2^63) at which a float read from JSON text may stand for an integer
+/// literal beyond `i64`/`u64`: serde_json reads such a literal as the nearest `f64`.
+const BEYOND_64_BITS: f64 = 9.223_372_036_854_776e18;
+
+/// True when `text` writes a whole number outside `i64::MIN..=u64::MAX` (no fraction, no
+/// exponent) and `value`, read from it, holds the rounded float serde_json made of it: the
+/// number the model or a tool wrote is not the one that would be used. A float written as one
+/// (`1e300`, `2.5e20`) is not such a number. Costs a walk of `value` for a float of 2^63 or
+/// more; only then is `text` scanned.
+pub fn inexact_whole_number(value: &Value, text: &str) -> bool {
+    holds_big_float(value) && writes_big_integer(text)
+}
+
+fn holds_big_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n
+            .as_f64()
+            .is_some_and(|x| !n.is_i64() && !n.is_u64() && x.abs() >= BEYOND_64_BITS),
+        Value::Array(items) => items.iter().any(holds_big_float),
+        Value::Object(map) => map.values().any(holds_big_float),
+        _ => false,
+    }
+}
+
+/// Whether `text`, outside its strings, has an integer literal outside `i64::MIN..=u64::MAX`.
+fn writes_big_integer(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string, its escapes included.
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                if !literal.contains(['.', 'e', 'E'])
+                    && literal.parse::<i64>().is_err()
+                    && literal.parse::<u64>().is_err()
+                    && literal.len() > 1
+                    && literal[1..].bytes().all(|b| b.is_ascii_digit())
+                {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// True when `text` holds `NaN` or `Infinity` where a value starts (after `:`, `[` or `,`).
@@ -135,6 +202,31 @@ pub fn no_arguments(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_number_written_beyond_64_bits_is_found_and_nothing_else() {
+        let found = |text: &str| {
+            let value: Value = serde_json::from_str(text).unwrap();
+            inexact_whole_number(&value, text)
+        };
+        for text in [
+            r#"{"n": 123456789012345678901234567890}"#,
+            r#"{"n": -9223372036854775809}"#,
+            r#"{"a": [1, {"b": 18446744073709551616}]}"#,
+            r#"{"s": "12345678901234567890123", "n": 99999999999999999999}"#,
+        ] {
+            assert!(found(text), "{text}");
+        }
+        for text in [
+            r#"{"n": 18446744073709551615, "m": -9223372036854775808}"#,
+            r#"{"n": 1e300, "m": 9223372036854775808.0, "k": -2.5E20}"#,
+            // Digits in a string (an escaped quote inside it) next to a float written as one.
+            r#"{"s": "say \"123456789012345678901234567890\"", "n": 1e30}"#,
+            r#"{"n": 12}"#,
+        ] {
+            assert!(!found(text), "{text}");
+        }
+    }
 
     #[test]
     fn blank_and_null_mean_no_arguments_and_nothing_else_does() {

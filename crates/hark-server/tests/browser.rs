@@ -58,10 +58,10 @@ async fn demo_page_handshakes_snapshots_and_obeys_commands() {
     assert!(server.sessions.latest_snapshot(id).is_some());
 
     // Set the Email textbox and tick Gift wrap by ref; later snapshots show both.
-    let email = one(&first, "textbox", "Email").ref_.clone();
+    let email = one(&first, "textbox", "Email").ref_.to_string();
     let gift = one(&first, "checkbox", "Gift wrap");
     assert!(!gift.has_state("checked"), "Gift wrap starts unchecked");
-    let gift = gift.ref_.clone();
+    let gift = gift.ref_.to_string();
     server
         .sessions
         .send(

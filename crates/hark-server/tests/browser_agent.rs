@@ -180,8 +180,8 @@ async fn the_voice_agent_shops_fills_a_form_and_survives_an_interruption_in_the_
             && !find(&s.root, "textbox", "Email").is_empty()
     })
     .await;
-    let add = add_button(&first, "Blue mug €22.00").ref_.clone();
-    let email = one(&first, "textbox", "Email").ref_.clone();
+    let add = add_button(&first, "Blue mug €22.00").ref_.to_string();
+    let email = one(&first, "textbox", "Email").ref_.to_string();
 
     // 1. "add the blue mug to my cart" → screen click → the cart count changes → the answer.
     llm.push(Turn::tool_call(

@@ -179,7 +179,7 @@ async fn pipecats_python_ui_worker_answers_the_sessions_respond_job_and_fills_th
         !find(&s.root, "textbox", "Email").is_empty()
     })
     .await;
-    let email = one(&snapshot, "textbox", "Email").ref_.clone();
+    let email = one(&snapshot, "textbox", "Email").ref_.to_string();
 
     // Pipecat's UIWorker on the session's channel (prefix + session id); the session sends a
     // runner it has not seen the page's latest snapshot.

@@ -155,8 +155,10 @@ async fn the_ui_worker_drives_the_demo_page_and_reports_job_groups() {
             && !find(&s.root, "textbox", "Email").is_empty()
     })
     .await;
-    let gift = one(first.snapshot(), "checkbox", "Gift wrap").ref_.clone();
-    let email = one(first.snapshot(), "textbox", "Email").ref_.clone();
+    let gift = one(first.snapshot(), "checkbox", "Gift wrap")
+        .ref_
+        .to_string();
+    let email = one(first.snapshot(), "textbox", "Email").ref_.to_string();
     assert!(!has_state(
         first.snapshot(),
         "checkbox",
@@ -234,7 +236,7 @@ async fn the_ui_worker_drives_the_demo_page_and_reports_job_groups() {
         if yes {
             expected.push(name.to_string());
         }
-        answers.insert(node.ref_.clone(), json!({"probability": p}));
+        answers.insert(node.ref_.to_string(), json!({"probability": p}));
     }
     assert_eq!(
         expected.len(),

@@ -293,7 +293,7 @@ async fn the_caller_says_add_the_blue_mug_and_the_page_changes_and_the_bot_answe
         !find(&s.root, "listitem", "Blue mug €22.00").is_empty()
     })
     .await;
-    let add = add_button(&first, "Blue mug €22.00").ref_.clone();
+    let add = add_button(&first, "Blue mug €22.00").ref_.to_string();
     page_until(
         &browser,
         "the page is connected",

@@ -40,7 +40,15 @@ pub fn format_refused(format: &str, value: Option<&Value>) -> Option<String> {
     match format {
         "date" => date_refused(&quoted, value.as_str()),
         "time" => time_refused(&quoted, value.as_str()),
-        "date-time" => Some(messages::not_a_date_time_quoted(&quoted)),
+        "date-time" => Some(match value.as_str() {
+            Some(text)
+                if !crate::schema::has_offset(text)
+                    && text.parse::<jiff::civil::DateTime>().is_ok() =>
+            {
+                messages::date_time_without_offset(&quoted)
+            }
+            _ => messages::not_a_date_time_quoted(&quoted),
+        }),
         "local-date-time" => Some(match value.as_str() {
             Some(text) if crate::schema::has_offset(text) => {
                 messages::local_date_time_with_offset(&quoted)
@@ -173,7 +181,7 @@ mod tests {
         );
         assert_eq!(
             words("time", json!("noonish")).unwrap(),
-            "\"noonish\" is not written hours:minutes: give it on a 24-hour clock, like 09:30"
+            "\"noonish\" is not written hours:minutes:seconds: give it on a 24-hour clock, like 09:30:00"
         );
         assert_eq!(words("time", json!("09:30")), None);
         assert_eq!(words("time", json!("09:30:15.5")), None);

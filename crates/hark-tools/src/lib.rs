@@ -152,7 +152,7 @@ pub use builtin::{current_datetime_tool, end_call_tool, user_phone_number_tool};
 pub use call::{CALL_VALUES, CallInfo, CallType};
 pub use context::{Arguments, ToolContext, TranscriptMessage};
 pub use error::{ArgumentsFault, PhoneFault, ToolError, ToolErrorKind};
-pub use executor::ToolExecutor;
+pub use executor::{ToolExecutor, Validated};
 pub use format_words::format_refused;
 pub use hark_macros::tool;
 pub use hark_schema::{ToolArguments, ToolDefinition};

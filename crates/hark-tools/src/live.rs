@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::{Arguments, ToolContext};
 use crate::error::ToolError;
+use crate::executor::Validated;
 use crate::hooks::{CallHooks, HookCall};
 use crate::lines::View;
 use crate::messages;
@@ -216,7 +217,7 @@ impl ToolRegistry {
     pub(crate) async fn run_in_call(
         &self,
         tool: &ToolSpec,
-        arguments: Arguments,
+        validated: Validated,
         context: ToolContext,
         live: &LiveCall,
         generation: &Generation,
@@ -225,11 +226,11 @@ impl ToolRegistry {
         let source = Source::Model;
         let started = Instant::now();
         let executor = tool.executor().clone();
-        let hook_arguments = arguments.clone();
+        let hook_arguments = validated.arguments.clone();
         let (run, ms) = if tool.interruption_rule() == Interruption::Continue {
             let mut task = Box::pin(async move {
                 let started = Instant::now();
-                let run = AssertUnwindSafe(executor.run(arguments, &context))
+                let run = AssertUnwindSafe(executor.run_validated(validated, &context))
                     .catch_unwind()
                     .await
                     .unwrap_or_else(|_| Err(ToolError::internal("the tool panicked")));
@@ -277,7 +278,7 @@ impl ToolRegistry {
                 }
             }
         } else {
-            let run = AssertUnwindSafe(executor.run(arguments, &context)).catch_unwind();
+            let run = AssertUnwindSafe(executor.run_validated(validated, &context)).catch_unwind();
             tokio::select! {
                 run = run => (
                     run.unwrap_or_else(|_| Err(ToolError::internal("the tool panicked"))),

@@ -117,6 +117,13 @@ pub fn not_a_field(path: &str, parent: &str, root: &str) -> String {
 /// An unknown tool name: names the tools that exist. The name the model sent is cut to 60
 /// characters then `…`.
 pub fn unknown_tool(called: &str, tools: &[String]) -> String {
+    if called.trim().is_empty() && !tools.is_empty() {
+        // "There is no tool named ." read as a sentence cut short.
+        return format!(
+            "The call names no tool. The tools are: {}. Call one of them by its name.",
+            tools.join(", ")
+        );
+    }
     let called = bounds::name(called);
     if tools.is_empty() {
         format!(
@@ -156,6 +163,13 @@ pub fn fits_no_choice(value: &serde_json::Value) -> String {
     format!("{} fits none of the choices here", bounds::quote(value))
 }
 
+/// A value of a type its schema does not take, `types` as `"array"` or `"string" or
+/// "integer"` (`null` left out beside another type: the model's schema does not show it):
+/// `5 is not of type "array"`.
+pub fn not_of_type(value: &serde_json::Value, types: &str) -> String {
+    format!("{} is not of type {types}", bounds::quote(value))
+}
+
 /// A value that fits several choices of a `oneOf` where exactly one must fit.
 pub fn fits_several_choices(value: &serde_json::Value) -> String {
     format!(
@@ -175,9 +189,18 @@ pub fn arguments_unreadable(tool: &str, fault: crate::error::ArgumentsFault) -> 
         ArgumentsFault::NumberOutOfRange => "hold a number too large to read, like 1e400",
         ArgumentsFault::NotANumber => "hold NaN or Infinity, which is not a JSON number",
         ArgumentsFault::BadEscape => "hold an invalid \\u escape, like a lone surrogate \\ud800",
+        ArgumentsFault::WholeNumberTooLarge => {
+            return format!(
+                "The arguments of {tool} hold a whole number outside {MIN_WHOLE} to {MAX_WHOLE}, which cannot be read exactly. Call {tool} again with whole numbers in that range."
+            );
+        }
     };
     format!("The arguments of {tool} {why}. Call {tool} again with valid JSON.")
 }
+
+/// The whole numbers arguments and results may hold exactly: `i64::MIN` to `u64::MAX`.
+const MIN_WHOLE: i64 = i64::MIN;
+const MAX_WHOLE: u64 = u64::MAX;
 
 /// The arguments were not a JSON object (or not JSON at all).
 pub fn arguments_not_an_object(tool: &str) -> String {
@@ -333,7 +356,8 @@ pub fn not_a_date() -> String {
 
 /// A `time` argument that is not a time of day `HH:MM`.
 pub fn not_a_time() -> String {
-    "is not a time of day: give it as hours:minutes on a 24-hour clock, like 09:30".to_string()
+    "is not a time of day: give it as hours:minutes:seconds on a 24-hour clock, like 09:30:00"
+        .to_string()
 }
 
 /// A `date-time` argument that is not a date and time (RFC 3339).
@@ -394,7 +418,9 @@ pub fn time_not_on_the_clock(quoted: &str) -> String {
 
 /// A `time` not written hours:minutes.
 pub fn time_not_written_as_one(quoted: &str) -> String {
-    format!("{quoted} is not written hours:minutes: give it on a 24-hour clock, like 09:30")
+    format!(
+        "{quoted} is not written hours:minutes:seconds: give it on a 24-hour clock, like 09:30:00"
+    )
 }
 
 /// A civil date-time argument (`format: "local-date-time"`) that is not a local date and time.
@@ -408,6 +434,14 @@ pub fn not_a_local_date_time() -> String {
 pub fn local_date_time_with_offset(quoted: &str) -> String {
     format!(
         "{quoted} has a UTC offset: give the local date and time without one, like 2026-10-16T09:30:00"
+    )
+}
+
+/// A `date-time` written without its UTC offset (a local date and time): the moment it names
+/// depends on a zone nobody gave.
+pub fn date_time_without_offset(quoted: &str) -> String {
+    format!(
+        "{quoted} has no UTC offset: give the date and time with one, like 2026-10-16T09:30:00+02:00"
     )
 }
 
@@ -941,6 +975,10 @@ mod tests {
         assert!(
             unknown_tool("book_tabel", &v(&["book_table", "lookup"]))
                 .contains("book_table, lookup")
+        );
+        assert_eq!(
+            unknown_tool(" ", &v(&["book_table", "lookup"])),
+            "The call names no tool. The tools are: book_table, lookup. Call one of them by its name."
         );
     }
 

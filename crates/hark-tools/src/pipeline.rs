@@ -15,8 +15,9 @@ use std::time::Instant;
 
 use futures::FutureExt;
 
-use crate::context::{Arguments, ToolContext};
+use crate::context::ToolContext;
 use crate::error::ToolError;
+use crate::executor::Validated;
 use crate::hooks::{CallHooks, HookCall, Next};
 use crate::lines::View;
 use crate::live::{Checked, Generation, LiveCall};
@@ -66,7 +67,7 @@ impl<'a> Mode<'a> {
 /// What the steps before a run found: the tool, its arguments and the context to run it in, or
 /// the call's end (a refusal or a precheck outcome).
 enum Prepared<'s, 'a> {
-    Ready(&'s ToolSpec, Arguments, Cow<'a, ToolContext>),
+    Ready(&'s ToolSpec, Validated, Cow<'a, ToolContext>),
     Done(CallResult),
 }
 
@@ -135,7 +136,8 @@ impl ToolRegistry {
         discarded(name, generation)?;
         let mode = Mode::Live(live, generation);
         Ok(match self.checks(name, raw_arguments.into(), mode).await {
-            Prepared::Ready(tool, arguments, context) => {
+            Prepared::Ready(tool, validated, context) => {
+                let arguments = validated.arguments;
                 let view = View {
                     state: &context.state,
                     state_schema: self.state_model().map(StateModel::schema),
@@ -161,17 +163,19 @@ impl ToolRegistry {
     /// The whole path: checks → announce → run (inside the hooks) → output check → assign →
     /// replies. On its own, the steps that speak or save are skipped.
     async fn pipeline(&self, name: &str, raw: RawArguments<'_>, mode: Mode<'_>) -> CallResult {
-        let (tool, arguments, context) = match self.checks(name, raw, mode).await {
-            Prepared::Ready(tool, arguments, context) => (tool, arguments, context),
+        let (tool, validated, context) = match self.checks(name, raw, mode).await {
+            Prepared::Ready(tool, validated, context) => (tool, validated, context),
             Prepared::Done(result) => return result,
         };
         let source = mode.source();
         let announced = match mode {
             Mode::Alone(_) => None,
-            Mode::Live(live, _) => match self.announce_line(tool, &arguments, &context, live) {
-                Ok(line) => line,
-                Err(error) => return self.ended(mode, self.refuse(name, source, error)),
-            },
+            Mode::Live(live, _) => {
+                match self.announce_line(tool, &validated.arguments, &context, live) {
+                    Ok(line) => line,
+                    Err(error) => return self.ended(mode, self.refuse(name, source, error)),
+                }
+            }
         };
         if let (Some(line), Mode::Live(live, _)) = (&announced, mode) {
             // A tool that ends the call always lets its goodbye play out first; a line waited
@@ -194,14 +198,14 @@ impl ToolRegistry {
         let outcome = if hooks.has_tool_hooks() {
             let hook_call = HookCall {
                 tool: name.to_string(),
-                arguments: arguments.clone(),
+                arguments: validated.arguments.clone(),
                 source,
             };
-            let inner: Next<'_> = Box::pin(self.run(tool, arguments, context, mode));
+            let inner: Next<'_> = Box::pin(self.run(tool, validated, context, mode));
             self.hooked(tool, &hook_call, hooks, inner).await
         } else {
             // No hook sees the call: no copy of the arguments, no boxed future.
-            self.run(tool, arguments, context, mode).await
+            self.run(tool, validated, context, mode).await
         };
         // The run reported its own end (or, still running, reports it with its late result).
         running.ended = true;
@@ -230,13 +234,13 @@ impl ToolRegistry {
     ) -> Prepared<'s, 'a> {
         let source = mode.source();
         let context = mode.context();
-        let (tool, arguments) = match self.prepare(name, raw, &context) {
+        let (tool, validated) = match self.prepare(name, raw, &context) {
             Ok(prepared) => prepared,
             Err(error) => {
                 return Prepared::Done(self.ended(mode, self.refuse(name, source, error)));
             }
         };
-        match self.run_precheck(tool, &arguments) {
+        match self.run_precheck(tool, &validated.arguments) {
             Ok(Some(outcome)) => {
                 let outcome = self.finish(tool, Ok(outcome), 0, source, false);
                 Prepared::Done(match mode {
@@ -247,7 +251,7 @@ impl ToolRegistry {
                     Mode::Live(live, _) => self.after(tool, outcome, live, None, true).await,
                 })
             }
-            Ok(None) => Prepared::Ready(tool, arguments, context),
+            Ok(None) => Prepared::Ready(tool, validated, context),
             Err(error) => {
                 let error = finish_error(name, error);
                 Prepared::Done(self.ended(mode, self.refuse(name, source, error)))
@@ -260,14 +264,14 @@ impl ToolRegistry {
     async fn run(
         &self,
         tool: &ToolSpec,
-        arguments: Arguments,
+        validated: Validated,
         context: Cow<'_, ToolContext>,
         mode: Mode<'_>,
     ) -> ToolOutcome {
         match mode {
             Mode::Alone(_) => {
                 let started = Instant::now();
-                let run = AssertUnwindSafe(tool.executor().run(arguments, &context))
+                let run = AssertUnwindSafe(tool.executor().run_validated(validated, &context))
                     .catch_unwind()
                     .await;
                 let ms = elapsed_ms(started);
@@ -275,7 +279,7 @@ impl ToolRegistry {
                 self.finish(tool, run, ms, mode.source(), true)
             }
             Mode::Live(live, generation) => {
-                self.run_in_call(tool, arguments, context.into_owned(), live, generation)
+                self.run_in_call(tool, validated, context.into_owned(), live, generation)
                     .await
             }
         }

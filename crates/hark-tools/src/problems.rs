@@ -90,6 +90,12 @@ pub(crate) fn describe(error: &ValidationError<'_>, root: &str, out: &mut Vec<Pr
                         describe(e, root, out);
                     }
                 }
+                // No branch takes the value's type: name the types, as a one-type schema's
+                // error does (`5 is not of type "array"` for an optional list, whose `null`
+                // the model's schema does not show).
+                (None, _) if let Some(types) = branch_types(context, instance) => {
+                    out.push(not_of_type(error, &types, path, keyword));
+                }
                 _ => out.push(Problem {
                     line: messages::argument_error_line(
                         &path,
@@ -108,12 +114,68 @@ pub(crate) fn describe(error: &ValidationError<'_>, root: &str, out: &mut Vec<Pr
             field: path,
             keyword,
         }),
+        ValidationErrorKind::Type { .. }
+            if let Some(types) = type_names(error).and_then(types_words) =>
+        {
+            out.push(not_of_type(error, &types, path, keyword));
+        }
         _ => out.push(Problem {
             line: messages::argument_error_line(&path, &validator_words(error)),
             field: path,
             keyword,
         }),
     }
+}
+
+/// `path: <value> is not of type <types>` for `error`'s value (quoted and cut as
+/// [`crate::bounds::quote`] cuts it).
+fn not_of_type(error: &ValidationError<'_>, types: &str, path: String, keyword: String) -> Problem {
+    Problem {
+        line: messages::argument_error_line(&path, &messages::not_of_type(error.instance(), types)),
+        field: path,
+        keyword,
+    }
+}
+
+/// The types the branches of an `anyOf`/`oneOf` take when each refused the value at `instance`
+/// for its type alone: `"array"`, or `"string" or "integer"`; `null` is left out when another
+/// type is there. `None` when a branch refused it for something else.
+fn branch_types(context: &[Vec<ValidationError<'_>>], instance: &str) -> Option<String> {
+    let mut types: Vec<String> = Vec::new();
+    for errors in context {
+        let [error] = errors.as_slice() else {
+            return None;
+        };
+        if !matches!(error.kind(), ValidationErrorKind::Type { .. })
+            || error.instance_path().as_str() != instance
+        {
+            return None;
+        }
+        for name in type_names(error)? {
+            if !types.contains(&name) {
+                types.push(name);
+            }
+        }
+    }
+    types_words(types)
+}
+
+/// The quoted type names of a type error (`"array"`, `"null"`), from the validator's words.
+fn type_names(error: &ValidationError<'_>) -> Option<Vec<String>> {
+    let words = error.to_string();
+    let (_, named) = words
+        .rsplit_once(" is not of types ")
+        .or_else(|| words.rsplit_once(" is not of type "))?;
+    Some(named.split(", ").map(str::to_string).collect())
+}
+
+/// `"array"`, or `"string" or "integer"`: `null` left out beside another type (an optional
+/// value's `null` is not in the schema the model reads).
+fn types_words(mut types: Vec<String>) -> Option<String> {
+    if types.len() > 1 {
+        types.retain(|t| t != "\"null\"");
+    }
+    (!types.is_empty()).then(|| types.join(" or "))
 }
 
 /// The validator's own words for an error, with the value it quotes cut as

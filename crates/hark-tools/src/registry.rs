@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use crate::context::{Arguments, ToolContext};
 use crate::error::ArgumentsFault;
 use crate::error::{ToolError, ToolErrorKind};
+use crate::executor::Validated;
 use crate::hooks::{CallHooks, HookCall, Next, Wrapped};
 use crate::messages;
 use crate::outcome::{CallStatus, ToolOutcome};
@@ -616,7 +617,7 @@ impl ToolRegistry {
         name: &str,
         raw: RawArguments<'_>,
         context: &ToolContext,
-    ) -> Result<(&'s ToolSpec, Arguments), ToolError> {
+    ) -> Result<(&'s ToolSpec, Validated), ToolError> {
         let Some(tool) = self.get(name) else {
             return Err(
                 ToolError::refused(messages::unknown_tool(name, &self.names()))
@@ -628,10 +629,10 @@ impl ToolRegistry {
                 .with_event_text(fault.event_text())
         })?;
         self.fill_locked(tool, &mut arguments, context)?;
-        let arguments = check_arguments(tool, arguments)
-            .and_then(|arguments| tool.executor().validate(arguments))
+        let validated = check_arguments(tool, arguments)
+            .and_then(|arguments| tool.executor().validate_for_run(arguments))
             .map_err(|error| finish_error(name, error))?;
-        Ok((tool, arguments))
+        Ok((tool, validated))
     }
 
     /// "Locked arguments": replaces whatever the model sent for each locked argument.
@@ -935,6 +936,9 @@ pub(crate) fn parse_arguments(raw: RawArguments<'_>) -> Result<Arguments, Argume
             return Ok(Map::new());
         }
         match serde_json::from_str::<Value>(text.trim()) {
+            Ok(value) if hark_schema::inexact_whole_number(&value, text) => {
+                Err(ArgumentsFault::WholeNumberTooLarge)
+            }
             Ok(value) => from_value(value, depth),
             Err(error) => Err(ArgumentsFault::of(&error, text)),
         }

@@ -21,7 +21,7 @@ use hark_speak::Template;
 use crate::arguments::ArgumentShape;
 use crate::context::{Arguments, ToolContext};
 use crate::error::ToolError;
-use crate::executor::ToolExecutor;
+use crate::executor::{ToolExecutor, Validated};
 use crate::messages;
 use crate::output::Output;
 use crate::reply::ToolReply;
@@ -825,10 +825,11 @@ struct TypedExecutor<I> {
     /// `I`'s schema: a value the type refuses reads the words of its `format`.
     schema: Arc<Value>,
     /// The schema has a string `format` (a date, a time, a phone number…), which the schema
-    /// check lets through as any string and only the type reads: the arguments are decoded once
-    /// before anything is said or run ([`ToolExecutor::validate`]), so a day that does not exist
-    /// is refused before the announce line, the precheck, the sinks' `tool.started` or a flow's
-    /// read-back.
+    /// check lets through as any string and only the type reads: the arguments are decoded
+    /// before anything is said or run ([`ToolExecutor::validate_for_run`]), so a day that does
+    /// not exist is refused before the announce line, the precheck, the sinks' `tool.started` or
+    /// a flow's read-back, and the run takes that decode ([`ToolExecutor::run_validated`]): once
+    /// per call.
     decode_early: bool,
     _input: PhantomData<fn() -> I>,
 }
@@ -871,15 +872,33 @@ where
     }
 
     fn validate(&self, arguments: Arguments) -> Result<Arguments, ToolError> {
+        self.validate_for_run(arguments)
+            .map(|validated| validated.arguments)
+    }
+
+    fn validate_for_run(&self, arguments: Arguments) -> Result<Validated, ToolError> {
         if !self.decode_early {
-            return Ok(arguments);
+            return Ok(Validated::new(arguments));
         }
         let mut value = Value::Object(arguments);
-        decode_value::<I>(&mut value, Some(&self.schema))?;
-        Ok(match value {
+        let input = decode_value::<I>(&mut value, Some(&self.schema))?;
+        let arguments = match value {
             Value::Object(arguments) => arguments,
             _ => Arguments::new(),
-        })
+        };
+        Ok(Validated::with_decoded(arguments, input))
+    }
+
+    fn run_validated<'a>(
+        &'a self,
+        mut validated: Validated,
+        context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Value, ToolError>> {
+        match validated.take_decoded::<I>() {
+            // Decoded by the check: not decoded again.
+            Some(input) => (self.run)(input, context),
+            None => self.run(validated.arguments, context),
+        }
     }
 }
 

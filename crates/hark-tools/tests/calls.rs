@@ -393,6 +393,51 @@ fn arguments_read_by_the_stream_are_taken_as_read() {
     }
 }
 
+/// A whole number written beyond the 64-bit range is read by JSON here as a rounded float: it
+/// is refused in words, never handed to the tool changed (123456789012345678901234567890 became
+/// 123456789012345677877719597056; -9223372036854775809 became -9223372036854775808). The
+/// largest whole numbers that fit, and floats written as floats, pass as they are.
+#[test]
+fn a_whole_number_beyond_64_bits_is_refused_not_rounded() {
+    let refused = "The arguments of set_guests hold a whole number outside -9223372036854775808 to 18446744073709551615, which cannot be read exactly. Call set_guests again with whole numbers in that range.";
+    for text in [
+        r#"{"count": 123456789012345678901234567890}"#,
+        r#"{"count": -9223372036854775809}"#,
+        r#"{"count": 18446744073709551616, "note": "1e400"}"#,
+    ] {
+        let out = block(registry().call("set_guests", text, &ToolContext::default()));
+        assert_eq!(out.status, CallStatus::Refused, "{text}");
+        assert_eq!(out.model_result["refused"], refused, "{text}");
+    }
+    // What a provider's stream reads (hark-llm) carries the fault; the registry says it so.
+    let read = hark_tools::ToolArguments::Unreadable {
+        reason: "arguments hold a whole number out of range".into(),
+        fault: hark_tools::ArgumentsFault::WholeNumberTooLarge,
+    };
+    let out = block(registry().call("set_guests", &read, &ToolContext::default()));
+    assert_eq!(out.model_result["refused"], refused);
+    // In range, or a float written as one: read as written (then checked as usual).
+    for (text, reason) in [
+        (
+            r#"{"count": 18446744073709551615}"#,
+            "count: 18446744073709551615 is greater than the maximum of 12",
+        ),
+        (
+            r#"{"count": -9223372036854775808}"#,
+            "count: -9223372036854775808 is less than the minimum of 1",
+        ),
+        (
+            r#"{"count": 1e300}"#,
+            "count: 1e+300 is greater than the maximum of 12",
+        ),
+    ] {
+        let out = block(registry().call("set_guests", text, &ToolContext::default()));
+        assert_eq!(out.status, CallStatus::Refused, "{text}");
+        let said = out.model_result["refused"].as_str().unwrap();
+        assert!(said.starts_with(reason), "{text}: {said}");
+    }
+}
+
 // ---- results that do not fit -------------------------------------------------------------------
 
 #[derive(Debug)]

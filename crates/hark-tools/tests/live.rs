@@ -351,6 +351,87 @@ async fn a_day_not_on_the_calendar_is_refused_before_the_announce_line() {
     assert!(matches!(checked, hark_tools::Checked::Done(_)));
 }
 
+/// How many times a [`Counted`] was decoded (one counter per test: each test names its own).
+static DECODED: [std::sync::atomic::AtomicUsize; 3] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+/// A string that counts its decodes in `DECODED[index]`, the index being the text itself.
+struct Counted;
+
+impl<'de> serde::Deserialize<'de> for Counted {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let index: usize = String::deserialize(d)?.parse().unwrap();
+        DECODED[index].fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(Counted)
+    }
+}
+
+impl schemars::JsonSchema for Counted {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Counted".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CountedDay {
+    #[schemars(schema_with = "hark_tools::schema::date")]
+    day: Date,
+    counter: Counted,
+}
+
+/// A typed tool whose input has a format decodes it during the checks (above); the run takes
+/// that decode: the arguments are decoded once per call, on its own, live, and live with
+/// `continue`.
+#[tokio::test]
+async fn a_typed_input_checked_early_is_decoded_once_per_call() {
+    let tool = |name: &str| {
+        ToolSpec::local(name, "Check a day.", |q: CountedDay| async move {
+            let _ = q.counter;
+            Ok::<_, ToolError>(json!({"ok": q.day.year() == 2026}))
+        })
+        .unwrap()
+    };
+    let registry = ToolRegistry::new(vec![
+        tool("alone"),
+        tool("live"),
+        tool("kept").interruption(Interruption::Continue),
+    ])
+    .unwrap();
+    let alone = registry
+        .call(
+            "alone",
+            r#"{"day": "2026-10-16", "counter": "0"}"#,
+            &ToolContext::default(),
+        )
+        .await;
+    assert!(alone.succeeded(), "{:?}", alone.model_result);
+    let (live, _speech) = live(St::default());
+    for (index, name) in [(1, "live"), (2, "kept")] {
+        let generation = live.generation();
+        let arguments = format!(r#"{{"day": "2026-10-16", "counter": "{index}"}}"#);
+        let result = registry
+            .call_live(name, arguments.as_str(), &live, &generation)
+            .await
+            .unwrap();
+        assert!(
+            result.outcome.succeeded(),
+            "{:?}",
+            result.outcome.model_result
+        );
+    }
+    let counts: Vec<usize> = DECODED
+        .iter()
+        .map(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+        .collect();
+    assert_eq!(counts, vec![1, 1, 1]);
+}
+
 // ------------------------------------------------------------------ 3 + 4. locked and hints
 
 fn customer_tool() -> (ToolSpec, Arc<Mutex<Vec<Value>>>) {

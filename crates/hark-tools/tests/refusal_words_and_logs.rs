@@ -359,7 +359,7 @@ async fn a_value_its_type_refuses_reads_the_words_of_its_format() {
         ),
         (
             json!({"day": "2026-10-16", "at": "noonish"}),
-            "at: \"noonish\" is not written hours:minutes: give it on a 24-hour clock, like 09:30",
+            "at: \"noonish\" is not written hours:minutes:seconds: give it on a 24-hour clock, like 09:30:00",
             "at (format)",
         ),
         (

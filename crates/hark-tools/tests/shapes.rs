@@ -446,3 +446,40 @@ fn a_choice_no_branch_of_fits_reads_without_schema_words() {
          Fix these arguments, asking the caller if needed, then call find again."
     );
 }
+
+/// A value no branch of a choice takes by its type reads as a one-type schema's error does, the
+/// `null` of an optional value left out (the model's schema does not show it): was "5 fits none
+/// of the choices here", naming choices the model never saw.
+#[test]
+fn a_value_of_a_type_no_choice_takes_names_the_types() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Lookup {
+        ids: Option<Vec<i64>>,
+    }
+    let tool = ToolSpec::local("lookup", "Look up.", |_: Lookup| async {
+        Ok::<(), ToolError>(())
+    })
+    .unwrap();
+    assert_eq!(
+        refused(&call(tool.clone(), r#"{"ids": 5}"#)),
+        "ids: 5 is not of type \"array\"\n\
+         Fix these arguments, asking the caller if needed, then call lookup again."
+    );
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(untagged)]
+    enum Key {
+        Name(String),
+        Number(i64),
+    }
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Find {
+        key: Key,
+    }
+    let tool =
+        ToolSpec::local("find", "Find.", |_: Find| async { Ok::<(), ToolError>(()) }).unwrap();
+    assert_eq!(
+        refused(&call(tool, r#"{"key": true}"#)),
+        "key: true is not of type \"string\" or \"integer\"\n\
+         Fix these arguments, asking the caller if needed, then call find again."
+    );
+}

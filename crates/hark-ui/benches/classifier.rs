@@ -68,13 +68,9 @@ fn screen(round: usize) -> A11ySnapshot {
     ];
     for i in 0..hark_ui::screen::MAX_ELEMENT_OPTIONS.saturating_sub(named) {
         snapshot.root.children.push(A11yNode {
-            ref_: format!("p{i}"),
+            ref_: format!("p{i}").into(),
             role: "link".into(),
-            name: Some(format!(
-                "{} {} batch {round}-{i}",
-                ADJ[i % 8],
-                NOUN[(i / 8) % 8]
-            )),
+            name: Some(format!("{} {} batch {round}-{i}", ADJ[i % 8], NOUN[(i / 8) % 8]).into()),
             ..A11yNode::default()
         });
     }
@@ -88,7 +84,7 @@ async fn ask(c: &LocalClassifier, snapshot: &A11ySnapshot) -> Duration {
         .map(|n| {
             let name = n.name.as_deref().unwrap_or("");
             (
-                n.ref_.clone(),
+                n.ref_.to_string(),
                 Some(messages::element_option(&n.role, name)),
             )
         })
@@ -110,7 +106,7 @@ async fn ask(c: &LocalClassifier, snapshot: &A11ySnapshot) -> Duration {
 fn renumbered(base: &A11ySnapshot, round: usize) -> A11ySnapshot {
     fn walk(n: &mut A11yNode, round: usize, k: &mut usize) {
         if !n.ref_.is_empty() {
-            n.ref_ = format!("s{round}e{k}");
+            n.ref_ = format!("s{round}e{k}").into();
             *k += 1;
         }
         for c in &mut n.children {
@@ -235,7 +231,7 @@ fn click_question(
         .map(|n| {
             let name = n.name.as_deref().unwrap_or("");
             (
-                n.ref_.clone(),
+                n.ref_.to_string(),
                 Some(messages::element_option(&n.role, name)),
             )
         })

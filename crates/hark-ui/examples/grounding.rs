@@ -463,9 +463,9 @@ fn pad_to_255(mut snapshot: A11ySnapshot) -> A11ySnapshot {
         let role = if i % 3 == 0 { "link" } else { "button" };
         let name = format!("{} {} {}", WORDS[i % 16], WORDS[(i / 16) % 16], i);
         snapshot.root.children.push(A11yNode {
-            ref_: format!("p{i}"),
+            ref_: format!("p{i}").into(),
             role: role.into(),
-            name: Some(name),
+            name: Some(name.into()),
             ..A11yNode::default()
         });
     }

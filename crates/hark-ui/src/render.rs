@@ -358,13 +358,13 @@ Review your order
 
     fn chain(depth: usize) -> A11ySnapshot {
         let mut node = A11yNode {
-            ref_: format!("e{depth}"),
+            ref_: format!("e{depth}").into(),
             role: "button".into(),
             ..Default::default()
         };
         for i in (1..depth).rev() {
             node = A11yNode {
-                ref_: format!("e{i}"),
+                ref_: format!("e{i}").into(),
                 role: "group".into(),
                 children: vec![node],
                 ..Default::default()

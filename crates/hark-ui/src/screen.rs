@@ -698,7 +698,7 @@ impl UiWorker {
             .iter()
             .map(|n| {
                 (
-                    n.ref_.clone(),
+                    n.ref_.to_string(),
                     Some(messages::element_option(&n.role, name_of(n))),
                 )
             })
@@ -722,12 +722,12 @@ impl UiWorker {
         let label = element_labels(root, &all).swap_remove(k);
         Ok(Some(Picked {
             found: FoundElement {
-                ref_: node.ref_.clone(),
+                ref_: node.ref_.to_string(),
                 label,
                 confidence: choice.confidence,
             },
             name: name_of(node).to_string(),
-            role: node.role.clone(),
+            role: node.role.to_string(),
             disabled: node.state().iter().any(|t| t == "disabled"),
         }))
     }
@@ -790,7 +790,7 @@ impl UiWorker {
             .iter()
             .map(|n| {
                 (
-                    n.ref_.clone(),
+                    n.ref_.to_string(),
                     Question::yes_no(messages::select_element_question(
                         criteria,
                         &n.role,
@@ -809,7 +809,7 @@ impl UiWorker {
             let result = yes_no_answer(&answers, &node.ref_)?;
             if result.is_yes() {
                 matches.push(ElementMatch {
-                    ref_: node.ref_.clone(),
+                    ref_: node.ref_.to_string(),
                     label,
                     probability: result.probability,
                 });
@@ -970,7 +970,7 @@ impl UiWorker {
                 .collect();
             if let [k] = twins[..] {
                 return Ok(FoundElement {
-                    ref_: all[k].ref_.clone(),
+                    ref_: all[k].ref_.to_string(),
                     label: element_labels(root, &all).swap_remove(k),
                     confidence: p.found.confidence,
                 });
@@ -997,7 +997,7 @@ impl UiWorker {
             .into_iter()
             .filter(|n| role.is_none_or(|r| n.role == r))
             .map(|n| ListedElement {
-                role: n.role.clone(),
+                role: n.role.to_string(),
                 name: name_of(n).to_string(),
                 state: n.state().to_vec(),
                 value: n.value().map(str::to_string),

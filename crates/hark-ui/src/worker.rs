@@ -397,7 +397,7 @@ impl UiWorker {
         let sel = screen.snapshot.selection.as_ref()?;
         let text = sel.text.trim();
         (!sel.ref_.is_empty() && !text.is_empty()).then(|| UiSelection {
-            ref_: sel.ref_.clone(),
+            ref_: sel.ref_.to_string(),
             text: text.to_string(),
         })
     }

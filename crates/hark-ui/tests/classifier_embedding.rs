@@ -89,7 +89,7 @@ async fn pick(c: &LocalClassifier, description: &str) -> (String, f64) {
         .filter(|n| !n.ref_.is_empty() && !n.name.is_empty())
         .map(|n| {
             (
-                n.ref_.clone(),
+                n.ref_.to_string(),
                 Some(messages::element_option(&n.role, &n.name)),
             )
         })
@@ -328,7 +328,7 @@ async fn ask_directly(c: &LocalClassifier, snapshot: &A11ySnapshot, description:
         .map(|n| {
             let name = n.name.as_deref().unwrap_or("");
             (
-                n.ref_.clone(),
+                n.ref_.to_string(),
                 Some(messages::element_option(&n.role, name)),
             )
         })
@@ -343,7 +343,7 @@ async fn ask_directly(c: &LocalClassifier, snapshot: &A11ySnapshot, description:
         panic!("a choice answer")
     };
     let chosen = named.iter().find(|n| n.ref_ == r.choice).unwrap();
-    chosen.name.clone().unwrap_or_default()
+    chosen.name.as_deref().unwrap_or_default().to_owned()
 }
 
 /// Without `prepare` the first question embeds every name itself (what `prepare` saves).

@@ -222,7 +222,7 @@ async fn pick(c: &LocalClassifier, screen: &str, description: &str) -> (String, 
         .filter(|n| !n.ref_.is_empty() && !n.name.is_empty())
         .map(|n| {
             (
-                n.ref_.clone(),
+                n.ref_.to_string(),
                 Some(messages::element_option(&n.role, &n.name)),
             )
         })
@@ -818,7 +818,7 @@ fn run(split: &str, c: &LocalClassifier) -> Vec<Sample> {
                 .filter(|n| !n.ref_.is_empty() && !n.name.is_empty())
                 .map(|n| {
                     (
-                        n.ref_.clone(),
+                        n.ref_.to_string(),
                         Some(messages::element_option(&n.role, &n.name)),
                     )
                 })
@@ -1103,7 +1103,7 @@ async fn fit_choice_calibration() {
         .skip(1)
         .map(|n| {
             (
-                n.ref_.clone(),
+                n.ref_.to_string(),
                 Some(messages::element_option(&n.role, &n.name)),
             )
         })
@@ -1276,7 +1276,7 @@ async fn a_position_past_the_end_is_none() {
 fn renumbered(snapshot: &A11ySnapshot, prefix: &str) -> A11ySnapshot {
     fn walk(n: &mut hark_ui::A11yNode, prefix: &str) {
         if !n.ref_.is_empty() {
-            n.ref_ = format!("{prefix}{}", n.ref_);
+            n.ref_ = format!("{prefix}{}", n.ref_).into();
         }
         n.children.iter_mut().for_each(|c| walk(c, prefix));
     }
@@ -1334,7 +1334,7 @@ async fn cached_screens_answer_as_a_fresh_parse() {
                     .map(|n| {
                         let name = n.name.as_deref().unwrap_or("");
                         (
-                            n.ref_.clone(),
+                            n.ref_.to_string(),
                             Some(messages::element_option(&n.role, name)),
                         )
                     })
@@ -1391,7 +1391,7 @@ async fn the_tree_answers_as_its_rendered_text() {
                     .map(|n| {
                         let name = n.name.as_deref().unwrap_or("");
                         (
-                            n.ref_.clone(),
+                            n.ref_.to_string(),
                             Some(messages::element_option(&n.role, name)),
                         )
                     })
@@ -1435,7 +1435,7 @@ async fn select_questions_on_a_renumbered_screen() {
             .iter()
             .map(|n| {
                 (
-                    n.ref_.clone(),
+                    n.ref_.to_string(),
                     Question::yes_no(messages::select_element_question(
                         "checked boxes",
                         &n.role,

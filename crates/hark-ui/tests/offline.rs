@@ -71,7 +71,7 @@ fn ref_of(worker: &UiWorker, role: &str, name: &str) -> String {
     find(&screen.snapshot().root, role, name)
         .unwrap_or_else(|| panic!("no {role} {name:?} on the page"))
         .ref_
-        .clone()
+        .to_string()
 }
 
 /// The "Add to cart" button inside the product row named `row`.
@@ -81,7 +81,7 @@ fn add_button_of(worker: &UiWorker, row: &str) -> String {
     find(item, "button", "Add to cart")
         .expect("its Add to cart button")
         .ref_
-        .clone()
+        .to_string()
 }
 
 #[tokio::test]

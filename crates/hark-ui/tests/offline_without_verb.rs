@@ -104,7 +104,7 @@ fn ref_of(worker: &UiWorker, role: &str, name: &str) -> String {
     find(&screen.snapshot().root, role, name)
         .unwrap_or_else(|| panic!("no {role} {name:?}"))
         .ref_
-        .clone()
+        .to_string()
 }
 
 /// The words of the demo shop's products and cart: none may be in the help of another page.

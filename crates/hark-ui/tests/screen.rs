@@ -166,7 +166,7 @@ fn assert_no_refs(answer: &Value, snapshot: &A11ySnapshot) {
     let mut stack = vec![&snapshot.root];
     while let Some(n) = stack.pop() {
         if !n.ref_.is_empty() {
-            refs.push(n.ref_.clone());
+            refs.push(n.ref_.to_string());
         }
         stack.extend(n.children.iter());
     }

@@ -301,7 +301,7 @@ fn labels_tell_same_named_elements_apart() {
     let elements = named_elements(root);
     let labels: Vec<(String, String)> = elements
         .iter()
-        .map(|n| n.ref_.clone())
+        .map(|n| n.ref_.to_string())
         .zip(element_labels(root, &elements))
         .filter(|(r, _)| ["e43", "e48", "e62", "e66", "e68"].contains(&r.as_str()))
         .collect();

@@ -141,14 +141,14 @@ impl ScreenTree {
             nodes.push(Node {
                 depth,
                 parent,
-                role: n.role.clone(),
-                name: n.name.clone().unwrap_or_default(),
+                role: n.role.to_string(),
+                name: n.name.as_deref().unwrap_or_default().to_string(),
                 value: n.value().unwrap_or_default().to_string(),
                 state: n.state().iter().fold(0, |acc, t| acc | state::bit(t)),
                 level: n.level(),
                 cols: n.colcount(),
                 rows: n.rowcount(),
-                ref_: n.ref_.clone(),
+                ref_: n.ref_.to_string(),
                 ..Node::default()
             });
             stack.extend(n.children.iter().rev().map(|c| (c, depth + 1, Some(index))));
@@ -162,7 +162,7 @@ impl ScreenTree {
             n.name_tokens = tokenize(&n.name);
             n.value_tokens = tokenize(&n.value);
             if !n.ref_.is_empty() {
-                by_ref.entry(n.ref_.clone()).or_insert(i);
+                by_ref.entry(n.ref_.to_string()).or_insert(i);
             }
         }
         // Children lists, for sibling context.
@@ -249,7 +249,7 @@ impl ScreenTree {
             n.ref_.clear();
             n.ref_.push_str(r);
             if !r.is_empty() {
-                by_ref.entry(n.ref_.clone()).or_insert(i);
+                by_ref.entry(n.ref_.to_string()).or_insert(i);
             }
         }
         ScreenTree { nodes, by_ref }

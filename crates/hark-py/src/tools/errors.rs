@@ -16,12 +16,13 @@ pub fn build_error(error: BuildError) -> PyErr {
 /// What a Python exception raised by a tool (or its `validate`, or a precheck) becomes: a
 /// `hark.ToolError` keeps its words and kind (`ToolRefused`, `ArgumentsMissing`, the checked
 /// arguments' own refusal), `asyncio.CancelledError` is a cancelled call, and any other
-/// exception is a failure whose details the model never reads ("failed before completing").
-pub fn tool_error(error: PyErr) -> ToolError {
+/// exception is a failure whose details the model never reads ("failed before completing");
+/// the log names `tool` and the exception, with its traceback.
+pub fn tool_error(tool: &str, error: PyErr) -> ToolError {
     gate::attach(|py| {
         let parts = bridge(py).and_then(|b| {
             b.getattr("tool_error_parts")?
-                .call1((error.value(py),))?
+                .call1((error.value(py), tool))?
                 .extract::<(String, String, Option<String>, Vec<String>)>()
         });
         match parts {

@@ -94,8 +94,11 @@ impl ToolExecutor for PyExecutor {
                 )?;
                 bridge::awaiting(py, &coroutine)
             })
-            .map_err(tool_error)?;
-            let result = awaiting.result().await.map_err(tool_error)?;
+            .map_err(|error| tool_error(&self.tool, error))?;
+            let result = awaiting
+                .result()
+                .await
+                .map_err(|error| tool_error(&self.tool, error))?;
             gate::attach_py(|py| {
                 to_value(result.bind(py)).inspect_err(|error| {
                     // The core logs through `tracing`, which a Python program does not see:
@@ -122,7 +125,7 @@ impl ToolExecutor for PyExecutor {
             let validate = pyo3::intern!(py, "validate");
             let checked = match self.object.bind(py).call_method1(validate, (given,)) {
                 Ok(checked) => checked,
-                Err(error) => return Ok(Err(tool_error(error))),
+                Err(error) => return Ok(Err(tool_error(&self.tool, error))),
             };
             match to_value(&checked)? {
                 Value::Object(map) => Ok(Ok(map)),
@@ -131,7 +134,7 @@ impl ToolExecutor for PyExecutor {
                 ))),
             }
         })
-        .unwrap_or_else(|error| Err(tool_error(error)))
+        .unwrap_or_else(|error| Err(tool_error(&self.tool, error)))
     }
 
     fn checks_extra_arguments(&self) -> bool {

@@ -36,8 +36,15 @@ fn encoded(value: &Bound<'_, PyAny>) -> PyResult<Value> {
         .getattr("dumps")?
         .call1((value,))?
         .extract()?;
-    serde_json::from_str(&text)
-        .map_err(|e| PyValueError::new_err(format!("the value is not JSON Hark can read: {e}")))
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| PyValueError::new_err(format!("the value is not JSON Hark can read: {e}")))?;
+    if hark_schema::inexact_whole_number(&value, &text) {
+        return Err(PyValueError::new_err(
+            "the value holds a whole number outside -9223372036854775808 to \
+             18446744073709551615, which JSON here cannot carry exactly; return it as a string",
+        ));
+    }
+    Ok(value)
 }
 
 /// The value converted without the encoder, or `None` when some part of it needs the encoder

@@ -142,10 +142,15 @@ pub fn apply(mut spec: ToolSpec, options: Option<&Bound<'_, PyDict>>) -> PyResul
     }
     if let Some(precheck) = get("precheck")? {
         let function = precheck.unbind();
+        let tool = format!("the precheck of {}", spec.name());
         spec = spec.precheck_json(move |arguments| {
             gate::attach(|py| -> Result<Option<Value>, ToolError> {
-                let given = to_py(py, &Value::Object(arguments.clone())).map_err(tool_error)?;
-                let outcome = function.bind(py).call1((given,)).map_err(tool_error)?;
+                let given = to_py(py, &Value::Object(arguments.clone()))
+                    .map_err(|error| tool_error(&tool, error))?;
+                let outcome = function
+                    .bind(py)
+                    .call1((given,))
+                    .map_err(|error| tool_error(&tool, error))?;
                 if outcome.is_none() {
                     return Ok(None);
                 }

@@ -307,7 +307,9 @@ async fn accept(
         }
         ClientMessage::UiSnapshot(snapshot) => {
             let snapshot: Arc<A11ySnapshot> = Arc::from(snapshot);
-            info!(
+            // At debug, as ui-event: a client sends several a second, and the count walks the
+            // tree (evaluated only when the line is on).
+            debug!(
                 nodes = snapshot.root.count(),
                 captured_at = snapshot.captured_at,
                 "ui-snapshot"

@@ -236,7 +236,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// The kind of an element for positions: its role and the roles of up to four ancestors
 /// ("link < listitem < list < main").
 fn kind_key(tree: &ScreenTree, i: usize) -> String {
-    let mut key = tree.nodes[i].role.clone();
+    let mut key = tree.nodes[i].role.to_string();
     let mut p = tree.nodes[i].parent;
     let mut hops = 0;
     while let Some(pi) = p {
@@ -395,7 +395,7 @@ pub fn compute(
             .push(c);
         let key = match cand.index {
             Some(i) => kind_key(tree, i),
-            None => cand.node.role.clone(),
+            None => cand.node.role.to_string(),
         };
         by_kind.entry(key).or_default().push(c);
     }
