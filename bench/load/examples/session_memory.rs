@@ -305,7 +305,8 @@ async fn main() -> Result<(), String> {
         )
         .await;
         for g in 0..pages.len() {
-            h.handle(SessionInput::Snapshot(decode(g)), &outbox).await;
+            h.handle(SessionInput::Snapshot(decode(g).into()), &outbox)
+                .await;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -659,7 +660,8 @@ async fn main() -> Result<(), String> {
     // 5. The worker's side of the first snapshot (the Arc itself is counted in 1).
     let t = allocated();
     for ((h, (outbox, _)), s) in handlers.iter_mut().zip(&outboxes).zip(&snaps) {
-        h.handle(SessionInput::Snapshot(s.clone()), outbox).await;
+        h.handle(SessionInput::Snapshot(s.clone().into()), outbox)
+            .await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     row(

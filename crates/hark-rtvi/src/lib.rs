@@ -59,6 +59,7 @@ pub mod message;
 pub mod messages;
 pub mod payload;
 mod recover;
+pub mod shared_snapshot;
 pub mod snapshot;
 mod snapshot_decode;
 mod surrogates;
@@ -81,6 +82,7 @@ pub use message::{
     parse_server_message,
 };
 pub use payload::Payload;
+pub use shared_snapshot::SharedSnapshot;
 pub use snapshot::{A11yNode, A11ySelection, A11ySnapshot, NodeRare, SnapshotLimits, WideInts};
 pub use surrogates::replace_lone_surrogates;
 pub use ui::{JobGroupEnvelope, JobStatus, UiCancelJobGroup, UiCommand, UiEvent};

@@ -1,5 +1,7 @@
 //! The edge between socket bytes and typed RTVI values (hark-rtvi's codec), in one place.
 
+use axum::body::Bytes;
+use hark_rtvi::SharedSnapshot;
 use hark_rtvi::audio::{AudioFrameError, AudioLimits, InputAudio, input_audio};
 use hark_rtvi::frame::FrameKind;
 use hark_rtvi::message::{
@@ -56,6 +58,13 @@ fn cut(mut text: String, max: usize) -> String {
 pub(crate) enum Decoded {
     /// An RTVI client message (or a transcription frame, as a `send-text`).
     Message(Inbound),
+    /// A `ui-snapshot`: its request id and the snapshot, kept as the frame's slice of JSON with
+    /// the tree decoded from it held until the session has given it to its handler
+    /// ([`SharedSnapshot::release_tree`]).
+    Snapshot {
+        id: Option<String>,
+        snapshot: SharedSnapshot,
+    },
     /// Microphone audio: an `AudioRawFrame` checked against the audio limits.
     Audio(InputAudio),
     /// An `AudioRawFrame` that is not usable: what was wrong (the reader tells the client, at
@@ -76,7 +85,7 @@ pub(crate) enum Decoded {
 /// `Err`: what to tell the client (truncated protobuf, invalid JSON, unknown type, bad data, a
 /// snapshot over the limits of `limits`: nodes, depth, or bytes — the last found by reading only
 /// the message's `type` and `id`, before the tree is decoded).
-pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Decoded>, Refusal> {
+pub(crate) fn decode(bytes: &Bytes, limits: &DecodeLimits) -> Result<Option<Decoded>, Refusal> {
     let snapshot = &limits.snapshot;
     // The WebSocket layer already enforces the configured size limit.
     let frame = hark_rtvi::frame::decode_frame_with_limit(bytes, usize::MAX)
@@ -120,12 +129,31 @@ pub(crate) fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Option<Decod
         ));
     }
     match parse_client_message_with(json, snapshot) {
+        Ok(Inbound {
+            id,
+            message: ClientMessage::UiSnapshot(tree),
+        }) => {
+            let text = frame_slice(bytes, json);
+            let snapshot = SharedSnapshot::from_message(text, *snapshot, tree.into());
+            Ok(Some(Decoded::Snapshot { id, snapshot }))
+        }
         Ok(inbound) => Ok(Some(Decoded::Message(inbound))),
         Err(ParseError::WrongLabel(label)) => {
             info!(label, "message with another label ignored");
             Ok(None)
         }
         Err(err) => Err(Refusal::new(err.id().map(str::to_owned), err.to_string())),
+    }
+}
+
+/// `json` (the frame's `MessageFrame.data`) as a slice of the frame `bytes`, sharing its
+/// memory: the protobuf ends with the string, so it is the frame's tail (a copy of it when some
+/// other encoder put something after it).
+fn frame_slice(bytes: &Bytes, json: &str) -> Bytes {
+    if bytes.ends_with(json.as_bytes()) {
+        bytes.slice(bytes.len() - json.len()..)
+    } else {
+        Bytes::copy_from_slice(json.as_bytes())
     }
 }
 
@@ -208,10 +236,10 @@ mod tests {
     use hark_rtvi::frame::encode_message_json;
 
     fn decode_default(bytes: &[u8]) -> Result<Option<Inbound>, Refusal> {
-        decode(bytes, &DecodeLimits::default()).map(|d| {
+        decode(&Bytes::copy_from_slice(bytes), &DecodeLimits::default()).map(|d| {
             d.map(|d| match d {
                 Decoded::Message(m) => m,
-                other => panic!("audio where a message was expected: {other:?}"),
+                other => panic!("audio or a snapshot where a message was expected: {other:?}"),
             })
         })
     }
@@ -229,7 +257,7 @@ mod tests {
             r#"{{"label":"rtvi-ai","type":"ui-snapshot","id":"s1","data":{{"tree":"{}"}}}}"#,
             "x".repeat(2000)
         );
-        let err = decode(&encode_message_json(&big), &limits).unwrap_err();
+        let err = decode(&Bytes::from(encode_message_json(&big)), &limits).unwrap_err();
         assert_eq!(err.id.as_deref(), Some("s1"));
         assert_eq!(
             err.text,
@@ -237,17 +265,43 @@ mod tests {
         );
         let small = r#"{"label":"rtvi-ai","type":"ui-snapshot","id":"s2","data":{"tree":{"root":{"ref":"e1","role":"main"},"captured_at":1}}}"#;
         assert!(matches!(
-            decode(&encode_message_json(small), &limits),
-            Ok(Some(_))
+            decode(&Bytes::from(encode_message_json(small)), &limits),
+            Ok(Some(Decoded::Snapshot { .. }))
         ));
         let ping = format!(
             r#"{{"label":"rtvi-ai","type":"client-message","id":"c1","data":{{"t":"ping","d":"{}"}}}}"#,
             "x".repeat(2000)
         );
         assert!(matches!(
-            decode(&encode_message_json(&ping), &limits),
+            decode(&Bytes::from(encode_message_json(&ping)), &limits),
             Ok(Some(_))
         ));
+    }
+
+    /// A snapshot is kept as the frame's own slice of JSON (no copy), and reads back the tree
+    /// that arrived, with its request id.
+    #[test]
+    fn a_snapshot_is_kept_as_its_frames_json() {
+        let json = r#"{"label":"rtvi-ai","type":"ui-snapshot","id":"s3","data":{"tree":{"root":{"ref":"e1","role":"main","children":[{"ref":"e2","role":"button","name":"Pay"}]},"captured_at":7}}}"#;
+        let frame = Bytes::from(encode_message_json(json));
+        let Ok(Some(Decoded::Snapshot { id, snapshot })) = decode(&frame, &DecodeLimits::default())
+        else {
+            panic!("not a snapshot");
+        };
+        assert_eq!(id.as_deref(), Some("s3"));
+        let kept = snapshot.message_json().expect("kept as text");
+        assert_eq!(kept, json);
+        let start = kept.as_ptr() as usize - frame.as_ptr() as usize;
+        assert_eq!(
+            start,
+            frame.len() - json.len(),
+            "a slice of the frame itself"
+        );
+        snapshot.release_tree();
+        assert!(!snapshot.is_decoded());
+        let tree = snapshot.tree();
+        assert_eq!(tree.captured_at, 7);
+        assert_eq!(tree.root.children[0].name.as_deref(), Some("Pay"));
     }
 
     /// The node-level limit is configurable (and still names the path).
@@ -261,14 +315,16 @@ mod tests {
             ..DecodeLimits::default()
         };
         let deep = r#"{"label":"rtvi-ai","type":"ui-snapshot","id":"d1","data":{"tree":{"root":{"ref":"e1","role":"main","children":[{"ref":"e2","role":"list","children":[{"ref":"e3","role":"listitem"}]}]},"captured_at":1}}}"#;
-        let err = decode(&encode_message_json(deep), &limits).unwrap_err();
+        let err = decode(&Bytes::from(encode_message_json(deep)), &limits).unwrap_err();
         assert_eq!(err.id.as_deref(), Some("d1"));
         assert!(err.text.contains('2'), "{}", err.text);
-        assert!(
-            decode_default(&encode_message_json(deep))
-                .unwrap()
-                .is_some()
-        );
+        assert!(matches!(
+            decode(
+                &Bytes::from(encode_message_json(deep)),
+                &DecodeLimits::default()
+            ),
+            Ok(Some(Decoded::Snapshot { .. }))
+        ));
     }
 
     #[test]
@@ -366,7 +422,7 @@ mod tests {
             .collect();
         let frame = hark_rtvi::frame::Frame::audio(pcm, 16_000, 1).to_bytes();
         assert_eq!(
-            decode(&frame, &limits),
+            decode(&Bytes::from(frame), &limits),
             Ok(Some(Decoded::Audio(InputAudio {
                 samples: vec![1, -2, 300],
                 sample_rate: 16_000,
@@ -374,9 +430,12 @@ mod tests {
         );
         // An empty frame carries nothing to hear.
         let empty = hark_rtvi::frame::Frame::audio(Vec::new(), 16_000, 1).to_bytes();
-        assert_eq!(decode(&empty, &limits), Ok(None));
+        assert_eq!(decode(&Bytes::from(empty), &limits), Ok(None));
         // Each unusable frame says what was wrong.
-        let bad = |frame: hark_rtvi::frame::Frame| match decode(&frame.to_bytes(), &limits) {
+        let bad = |frame: hark_rtvi::frame::Frame| match decode(
+            &Bytes::from(frame.to_bytes()),
+            &limits,
+        ) {
             Ok(Some(Decoded::BadAudio(e))) => e,
             other => panic!("not refused: {other:?}"),
         };

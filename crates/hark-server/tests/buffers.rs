@@ -42,7 +42,7 @@ async fn snapshots_much_larger_than_the_read_buffer_arrive_whole() {
         );
         send_json(&mut ws, &text).await;
         let nodes = wait_for(&mut events, |e| match &e.kind {
-            SessionEventKind::Snapshot(s) => Some(s.root.count()),
+            SessionEventKind::Snapshot(s) => Some(s.tree().root.count()),
             _ => None,
         })
         .await;

@@ -300,7 +300,7 @@ async fn snapshots_and_cancels_reach_the_registry() {
     )
     .await;
     let snap = wait_for(&mut events, |e| match &e.kind {
-        SessionEventKind::Snapshot(s) => Some(s.clone()),
+        SessionEventKind::Snapshot(s) => Some(s.tree()),
         _ => None,
     })
     .await;
@@ -742,7 +742,7 @@ async fn a_plugged_in_handler_gets_typed_inputs() {
                     SessionInput::Snapshot(s) => {
                         let _ = outbox
                             .send(ServerMessage::ServerMessage(
-                                json!({"nodes": s.root.count()}),
+                                json!({"nodes": s.tree().root.count()}),
                             ))
                             .await;
                     }

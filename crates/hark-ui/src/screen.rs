@@ -1038,7 +1038,7 @@ impl UiWorker {
         let action = text("action");
         let target = text("target").trim();
         let needs_screen = |action: &str| {
-            if self.snapshot().is_none() {
+            if self.shared_snapshot().is_none() {
                 Err(ScreenError::NoSnapshot(action.to_string()))
             } else {
                 Ok(())

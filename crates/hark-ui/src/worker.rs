@@ -19,7 +19,7 @@ use hark_rtvi::ui::{
     Click, Focus, Highlight, Navigate, ScrollTo, SelectText, SetInputValue, Toast, UiCommand,
     UiEvent,
 };
-use hark_rtvi::{A11yNode, A11ySnapshot};
+use hark_rtvi::{A11yNode, A11ySnapshot, SharedSnapshot};
 use serde_json::{Map, Value};
 
 use crate::context::UiContextOptions;
@@ -88,8 +88,10 @@ pub enum CommandError {
     },
 }
 
-/// The latest snapshot, shared with whoever else holds it (the server session keeps the same
-/// `Arc`, so a snapshot is held once in memory). Cheap to clone (behind an `Arc`).
+/// The latest snapshot's tree, as a piece of work reads it ([`UiWorker::snapshot`]), shared
+/// with whoever else holds it (no copy is made). A snapshot kept as its JSON
+/// ([`hark_rtvi::SharedSnapshot`]) is decoded by the first read after its arrival and kept
+/// decoded until the next snapshot replaces it.
 ///
 /// Refs are looked up by walking the tree (iteratively, any depth; at most
 /// [`hark_rtvi::snapshot::MAX_SNAPSHOT_NODES`] nodes): commands are rare next to snapshots, so
@@ -270,7 +272,8 @@ pub struct UiSelection {
 pub struct UiWorker {
     name: String,
     options: UiContextOptions,
-    screen: RwLock<Option<Arc<Screen>>>,
+    /// The latest snapshot, kept as the session keeps it (as its JSON, for a server session).
+    screen: RwLock<Option<SharedSnapshot>>,
     /// The refs of the latest snapshots (stale vs made-up refs; [`RefMemory`]).
     seen_refs: Mutex<RefMemory>,
     sink: Arc<dyn CommandSink>,
@@ -329,29 +332,31 @@ impl UiWorker {
     /// Stores a snapshot from the client (`ui-snapshot`); it replaces the previous one, and from
     /// now on only its refs are accepted.
     ///
-    /// Takes an owned [`A11ySnapshot`] or the `Arc<A11ySnapshot>` a server session already
-    /// holds (no copy of the tree is made). Then calls the classifiers'
+    /// Takes an owned [`A11ySnapshot`], an `Arc<A11ySnapshot>`, or the [`SharedSnapshot`] a
+    /// server session already holds (no copy of the tree is made; a snapshot kept as JSON is
+    /// read through its tree held since arrival). Then calls the classifiers'
     /// [`Classifier::prepare`](hark_classify::Classifier::prepare) hook on it, which must
     /// return at once (the local classifier starts its embedding work in the background).
-    pub fn on_snapshot(&self, snapshot: impl Into<Arc<A11ySnapshot>>) {
-        let screen = Arc::new(Screen::new(snapshot));
+    pub fn on_snapshot(&self, snapshot: impl Into<SharedSnapshot>) {
+        let snapshot = snapshot.into();
+        let tree = snapshot.tree();
         // Remembered before it is published, so every ref a question can read from the
         // latest snapshot is known to have been shown (unknown vs stale).
         self.seen_refs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .add_tree(&screen.snapshot.root);
+            .add_tree(&tree.root);
         let previous = {
             let mut slot = self.screen.write().unwrap_or_else(|e| e.into_inner());
-            slot.replace(Arc::clone(&screen))
+            slot.replace(snapshot)
         };
-        // The old tree is freed here, outside the lock, when this was its last holder.
+        // The old snapshot is freed here, outside the lock, when this was its last holder.
         drop(previous);
         for classifier in [&self.classifiers.primary, &self.classifiers.fallback]
             .into_iter()
             .flatten()
         {
-            classifier.prepare(screen.snapshot());
+            classifier.prepare(&tree);
         }
     }
 
@@ -382,8 +387,20 @@ impl UiWorker {
             .seen(ref_)
     }
 
-    /// The latest snapshot and its refs, or `None` before the first one arrives.
+    /// The latest snapshot and its refs, or `None` before the first one arrives. A snapshot
+    /// kept as JSON is decoded here by the first read after its arrival (and kept decoded
+    /// until it is replaced).
     pub fn snapshot(&self) -> Option<Arc<Screen>> {
+        let snapshot = self
+            .screen
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()?;
+        Some(Arc::new(Screen::new(snapshot.tree())))
+    }
+
+    /// The latest snapshot as it is kept (as JSON for a server session), without decoding it.
+    pub fn shared_snapshot(&self) -> Option<SharedSnapshot> {
         self.screen
             .read()
             .unwrap_or_else(|e| e.into_inner())

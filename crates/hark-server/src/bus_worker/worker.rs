@@ -245,7 +245,7 @@ impl Worker {
         if let Some((sender, from_known)) = &self.page_from
             && *from_known
             && names.contains(&sender.as_str())
-            && self.ui.snapshot().is_some()
+            && self.ui.shared_snapshot().is_some()
         {
             tracing::info!(
                 channel = %self.channel(),

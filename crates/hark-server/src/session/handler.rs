@@ -2,11 +2,10 @@
 //! [`HandlerFactory`] that makes one per session, and the built-in [`NoAgentHandler`].
 
 use std::fmt;
-use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use hark_rtvi::SharedSnapshot;
 use hark_rtvi::message::BotCapabilities;
-use hark_rtvi::snapshot::A11ySnapshot;
 use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
 use hark_rtvi::version::VersionCheck;
 
@@ -42,8 +41,11 @@ pub enum SessionInput {
         /// writes them back unchanged).
         d: Option<hark_rtvi::Payload>,
     },
-    /// A `ui-snapshot`, already stored as the session's latest.
-    Snapshot(Arc<A11ySnapshot>),
+    /// A `ui-snapshot`, already stored as the session's latest. Its tree
+    /// ([`SharedSnapshot::tree`]) is held for the handler; once [`SessionHandler::handle`]
+    /// returns, the session lets it go and the snapshot is kept as its JSON
+    /// ([`SharedSnapshot::release_tree`]), decoded again when read.
+    Snapshot(SharedSnapshot),
     /// A `ui-event`.
     UiEvent(UiEvent),
     /// A `ui-cancel-job-group`. A cancel the handler cannot honour (unknown or not

@@ -35,9 +35,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::{Sink, Stream};
+use hark_rtvi::SharedSnapshot;
 use hark_rtvi::audio::InputAudio;
 use hark_rtvi::message::{BotCapabilities, ClientMessage, Inbound};
-use hark_rtvi::snapshot::A11ySnapshot;
 use hark_rtvi::version::check_client_version;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -214,6 +214,7 @@ async fn session_loop(
                 } = *audio;
                 SessionInput::Audio(hark_voice::AudioChunk::new(samples, sample_rate))
             }
+            ReaderItem::Snapshot(snapshot) => accept_snapshot(id, sessions, snapshot),
             ReaderItem::Message(inbound) => {
                 let capabilities = handler.capabilities();
                 match accept(id, sessions, &outbox, *inbound, capabilities).await {
@@ -224,6 +225,12 @@ async fn session_loop(
             }
         };
         let last = matches!(input, SessionInput::Disconnect);
+        // A snapshot's tree, decoded on arrival, is let go once the handler has had it: the
+        // session and its holders keep the text (memory per idle session).
+        let arrived = match &input {
+            SessionInput::Snapshot(snapshot) => Some(snapshot.clone()),
+            _ => None,
+        };
         tokio::select! {
             biased;
             () = shutdown.cancelled() => return,
@@ -232,6 +239,9 @@ async fn session_loop(
                 return;
             }
             () = handler.handle(input, &outbox) => {}
+        }
+        if let Some(snapshot) = arrived {
+            snapshot.release_tree();
         }
         if last {
             // The handler was told; inputs after disconnect-bot are not served.
@@ -305,19 +315,7 @@ async fn accept(
                 d: m.d,
             }
         }
-        ClientMessage::UiSnapshot(snapshot) => {
-            let snapshot: Arc<A11ySnapshot> = Arc::from(snapshot);
-            // At debug, as ui-event: a client sends several a second, and the count walks the
-            // tree (evaluated only when the line is on).
-            debug!(
-                nodes = snapshot.root.count(),
-                captured_at = snapshot.captured_at,
-                "ui-snapshot"
-            );
-            sessions.store_snapshot(id, snapshot.clone());
-            sessions.publish(id, SessionEventKind::Snapshot(snapshot.clone()));
-            SessionInput::Snapshot(snapshot)
-        }
+        ClientMessage::UiSnapshot(snapshot) => accept_snapshot(id, sessions, snapshot.into()),
         ClientMessage::UiEvent(event) => {
             debug!(event = %event.event, "ui-event");
             sessions.publish(id, SessionEventKind::UiEvent(event.clone()));
@@ -357,6 +355,20 @@ async fn accept(
             return Ok(None);
         }
     }))
+}
+
+/// A `ui-snapshot`: stored as the session's latest, published, and handed to the handler.
+fn accept_snapshot(id: SessionId, sessions: &Sessions, snapshot: SharedSnapshot) -> SessionInput {
+    // At debug, as ui-event: a client sends several a second, and the count walks the tree
+    // (evaluated only when the line is on).
+    debug!(
+        nodes = snapshot.tree().root.count(),
+        captured_at = snapshot.captured_at(),
+        "ui-snapshot"
+    );
+    sessions.store_snapshot(id, snapshot.clone());
+    sessions.publish(id, SessionEventKind::Snapshot(snapshot.clone()));
+    SessionInput::Snapshot(snapshot)
 }
 
 #[cfg(test)]

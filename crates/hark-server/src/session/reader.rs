@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
+use hark_rtvi::SharedSnapshot;
 use hark_rtvi::audio::{AudioFrameError, AudioLimits, AudioPace, InputAudio};
 use hark_rtvi::message::{ClientMessage, Inbound};
 use hark_rtvi::snapshot::SnapshotLimits;
@@ -33,6 +34,8 @@ use super::wait::{tick, until};
 #[derive(Debug)]
 pub(crate) enum ReaderItem {
     Message(Box<Inbound>),
+    /// A `ui-snapshot` (kept as its frame's JSON, the tree held until the handler had it).
+    Snapshot(SharedSnapshot),
     /// Microphone audio (checked).
     Audio(Box<InputAudio>),
     Refused(Box<wire::Refusal>),
@@ -358,6 +361,7 @@ where
                         }
                         ReaderItem::Message(Box::new(inbound))
                     }
+                    Ok(Some(Decoded::Snapshot { snapshot, .. })) => ReaderItem::Snapshot(snapshot),
                     Ok(Some(Decoded::Audio(audio))) => {
                         match pace.admit(&audio, Instant::now().into_std()) {
                             Ok(()) => ReaderItem::Audio(Box::new(audio)),

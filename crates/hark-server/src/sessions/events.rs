@@ -1,10 +1,9 @@
 //! What the registry tells about a session: its [`SessionEvent`]s, why it closed ([`CloseCause`])
 //! and its [`SessionStats`], counted in [`Counters`] by the session's stages.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use hark_rtvi::snapshot::A11ySnapshot;
+use hark_rtvi::SharedSnapshot;
 use hark_rtvi::ui::{UiCancelJobGroup, UiEvent};
 
 use super::id::SessionId;
@@ -34,7 +33,7 @@ pub enum SessionEventKind {
     /// A `send-text` reached the session as a user turn.
     UserText(String),
     /// A `ui-snapshot` was received; it is now [`Sessions::latest_snapshot`](super::Sessions::latest_snapshot).
-    Snapshot(Arc<A11ySnapshot>),
+    Snapshot(SharedSnapshot),
     /// A `ui-event` was received.
     UiEvent(UiEvent),
     /// A `ui-cancel-job-group` was received.

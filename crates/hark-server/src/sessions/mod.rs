@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use hark_rtvi::SharedSnapshot;
 use hark_rtvi::message::ServerMessage;
 use hark_rtvi::snapshot::A11ySnapshot;
 use tokio::sync::{broadcast, mpsc};
@@ -31,7 +32,7 @@ struct Entry {
     inbound: mpsc::WeakSender<crate::session::reader::ReaderItem>,
     inbound_capacity: usize,
     counters: Arc<Counters>,
-    latest_snapshot: Option<Arc<A11ySnapshot>>,
+    latest_snapshot: Option<SharedSnapshot>,
     /// Registration order, for [`Sessions::ids`] (the ids themselves are random).
     seq: u64,
 }
@@ -74,9 +75,11 @@ impl Sessions {
         self.inner.events.subscribe()
     }
 
-    /// The last `ui-snapshot` the session sent (`None`: no snapshot yet or no such session).
+    /// The last `ui-snapshot` the session sent (`None`: no snapshot yet or no such session),
+    /// decoded from the JSON it is kept as unless a reader holds its tree now.
     pub fn latest_snapshot(&self, id: SessionId) -> Option<Arc<A11ySnapshot>> {
-        self.lock().get(&id).and_then(|e| e.latest_snapshot.clone())
+        let snapshot = self.lock().get(&id).and_then(|e| e.latest_snapshot.clone());
+        snapshot.map(|s| s.tree())
     }
 
     /// Sends a server message (e.g. a `ui-command`) to the session, without an `id`.
@@ -166,7 +169,7 @@ impl Sessions {
         self.publish(id, SessionEventKind::Closed(cause));
     }
 
-    pub(crate) fn store_snapshot(&self, id: SessionId, snapshot: Arc<A11ySnapshot>) {
+    pub(crate) fn store_snapshot(&self, id: SessionId, snapshot: SharedSnapshot) {
         if let Some(e) = self.lock().get_mut(&id) {
             e.latest_snapshot = Some(snapshot);
         }

@@ -115,7 +115,7 @@ impl SessionHandler for UiSessionHandler {
             match input {
                 SessionInput::Snapshot(snapshot) => {
                     if let Some(remote) = &self.session.remote {
-                        remote.snapshot(&snapshot);
+                        remote.snapshot(&snapshot.tree());
                     }
                     self.session.worker.on_snapshot(snapshot);
                 }

@@ -88,7 +88,7 @@
 //! let (outbox, _to_client) = Outbox::channel(SessionId(1), 8);
 //! let snapshot = A11ySnapshot::from_json(r#"{"root":{"ref":"e1","role":"form","children":[
 //!     {"ref":"e2","role":"checkbox","name":"Gift wrap","state":["checked"]}]},"captured_at":1}"#)?;
-//! handler.handle(SessionInput::Snapshot(Arc::new(snapshot)), &outbox).await;
+//! handler.handle(SessionInput::Snapshot(snapshot.into()), &outbox).await;
 //!
 //! // The voice side's `screen` tool reaches the session's worker through its bus.
 //! let session = factory.session(SessionId(1)).expect("running");

@@ -75,7 +75,8 @@ async fn snapshots_events_and_commands_go_through_the_worker() {
     let session = factory.session(SessionId(7)).expect("registered");
     assert!(session.worker().snapshot().is_none());
 
-    h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+    h.handle(SessionInput::Snapshot(snapshot().into()), &outbox)
+        .await;
     assert_eq!(
         session.worker().render_ui_state(),
         "<ui_state>\n- form [ref=e1]:\n  - checkbox \"Gift wrap\" [ref=e2]\n</ui_state>"
@@ -152,7 +153,8 @@ async fn an_event_handler_acts_on_the_page() {
     let factory = UiHandlerFactory::new(config).unwrap();
     let mut h = factory.handler(SessionId(1));
     let (outbox, mut rx) = Outbox::channel(SessionId(1), 8);
-    h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+    h.handle(SessionInput::Snapshot(snapshot().into()), &outbox)
+        .await;
     h.handle(
         SessionInput::UiEvent(UiEvent {
             event: "wrap_it".into(),
@@ -180,7 +182,8 @@ async fn the_client_cancels_a_group_and_the_unfinished_worker_reads_cancelled() 
     let factory = UiHandlerFactory::new(config).unwrap();
     let mut h = factory.handler(SessionId(2));
     let (outbox, mut rx) = Outbox::channel(SessionId(2), 16);
-    h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+    h.handle(SessionInput::Snapshot(snapshot().into()), &outbox)
+        .await;
     let session = h.session().clone();
     let groups = session.job_groups().clone();
     let run = tokio::spawn(async move {
@@ -253,7 +256,8 @@ async fn a_cancel_that_cannot_be_honoured_gets_an_error_response() {
     let factory = UiHandlerFactory::new(config).unwrap();
     let mut h = factory.handler(SessionId(3));
     let (outbox, mut rx) = Outbox::channel(SessionId(3), 16);
-    h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+    h.handle(SessionInput::Snapshot(snapshot().into()), &outbox)
+        .await;
     let cancel = |id: &str, job: &str| SessionInput::CancelJobGroup {
         request_id: Some(id.into()),
         cancel: UiCancelJobGroup {
@@ -312,7 +316,8 @@ async fn offline_mode_announces_itself_and_answers_text_with_screen_jobs() {
         panic!("the mode's server-message")
     };
     assert_eq!(notice, hark_ui::offline::mode_message());
-    h.handle(SessionInput::Snapshot(snapshot()), &outbox).await;
+    h.handle(SessionInput::Snapshot(snapshot().into()), &outbox)
+        .await;
 
     h.handle(
         SessionInput::UserText {

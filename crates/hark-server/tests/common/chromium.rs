@@ -197,7 +197,7 @@ pub async fn next_snapshot(
     mut pick: impl FnMut(&A11ySnapshot) -> bool,
 ) -> Arc<A11ySnapshot> {
     wait_for(events, |e| match &e.kind {
-        SessionEventKind::Snapshot(s) if e.session == id && pick(s) => Some(s.clone()),
+        SessionEventKind::Snapshot(s) if e.session == id => Some(s.tree()).filter(|s| pick(s)),
         _ => None,
     })
     .await
